@@ -1,0 +1,176 @@
+"""One playthrough of a world: commands in, observations and goal changes out.
+
+The engine applies every command it is given and never decides that a game is
+over: a win or a ``done`` only sets ``done`` on that step. Turn limits, abort
+rules and scoring belong to the episode loop above it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .facts import State, format_fact
+from .parser import Failure, Parsed, Question
+from .world import World
+
+
+@dataclass
+class StepResult:
+    command: str
+    observation: str
+    fail: dict | None = None          # {"phase": "parsing"|"resolution", "type": ...}
+    done: bool = False
+    goals_achieved: list[str] = field(default_factory=list)
+    goal_score: int = 0               # change in the number of achieved goals (can be negative)
+    changed: bool = False
+    action: str | None = None         # the action's id, when the command parsed
+    args: dict = field(default_factory=dict)
+
+    def as_json(self, turn: int) -> dict:
+        return {"turn": turn, "command": self.command, "observation": self.observation,
+                "goals_achieved": self.goals_achieved, "goal_score": self.goal_score,
+                "fail": self.fail, "done": self.done}
+
+
+@dataclass
+class _Undo:
+    added: frozenset
+    removed: frozenset
+    pending: Question | None
+    last: list
+    achieved: frozenset
+    command: str
+
+
+class Game:
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.parser = world.parser
+        self.state: State = world.initial
+        self.turn = 0
+        self.pending: Question | None = None
+        self.commands: list[str] = []
+        self._log: list[_Undo] = []
+        self.achieved = frozenset(g for g in world.goals if g.holds(self.state))
+        self.finished = False
+
+    # reading -------------------------------------------------------------
+    def first_observation(self) -> str:
+        return self.world.style.first_observation(self.state)
+
+    def goals_achieved(self, st: State | None = None) -> list[str]:
+        st = st or self.state
+        return sorted(str(g) for g in self.world.goals if g.holds(st))
+
+    def goal_facts(self) -> list[str]:
+        return [str(g) for g in self.world.goals]
+
+    def all_goals_achieved(self) -> bool:
+        return len(self.achieved) == len(self.world.goals)
+
+    # playing -------------------------------------------------------------
+    def step(self, command: str) -> StepResult:
+        command = command if isinstance(command, str) else str(command)
+        before = self.state
+        undo = _Undo(frozenset(), frozenset(), self.pending, list(self.parser.last), self.achieved, command)
+        result = self._run(command)
+        if self.state is not before:
+            added, removed = before.diff(self.state)
+            undo.added, undo.removed = added, removed
+            result.changed = True
+        self._log.append(undo)
+        self.commands.append(command)
+        self.turn += 1
+        achieved = frozenset(g for g in self.world.goals if g.holds(self.state))
+        result.goal_score = len(achieved) - len(self.achieved)
+        self.achieved = achieved
+        result.goals_achieved = sorted(str(g) for g in achieved)
+        if self.world.goals and len(achieved) == len(self.world.goals) and not self.finished:
+            result.done = True  # the step that wins; later steps are ordinary
+            self.finished = True
+        return result
+
+    def _run(self, command: str) -> StepResult:
+        st = self.state
+        parsed = None
+        if self.pending is not None:
+            parsed = self.parser.answer(command, self.pending, st)
+            self.pending = None
+        if parsed is None:
+            parsed = self.parser.parse(command, st)
+        if isinstance(parsed, Question):
+            self.pending = parsed
+            return StepResult(command, parsed.message, {"phase": "parsing", "type": "ambiguous"})
+        if isinstance(parsed, Failure):
+            return StepResult(command, parsed.message, {"phase": parsed.phase, "type": parsed.type})
+        assert isinstance(parsed, Parsed)
+        action = parsed.action
+        if parsed.all_slot:
+            return self._run_all(command, parsed)
+        new, message, fail_type = action.attempt(st, parsed.env)
+        self._remember(parsed.env, action)
+        if fail_type is not None:
+            return StepResult(command, message, {"phase": "resolution", "type": fail_type},
+                              action=action.id, args=dict(parsed.env))
+        self.state = new
+        return StepResult(command, message, None, done=action.ends, action=action.id, args=dict(parsed.env))
+
+    def _run_all(self, command: str, parsed: Parsed) -> StepResult:
+        action, slot = parsed.action, parsed.all_slot
+        lines, ok = [], False
+        first_fail = None
+        for item in parsed.env[slot]:
+            env = dict(parsed.env)
+            env[slot] = item
+            new, message, fail_type = action.attempt(self.state, env)
+            lines.append(f"{self.world.name_of(item)}: {message}")
+            if fail_type is None:
+                self.state, ok = new, True
+            elif first_fail is None:
+                first_fail = fail_type
+        self.parser.last = list(parsed.env[slot])
+        fail = None if ok else {"phase": "resolution", "type": first_fail or "nothing"}
+        return StepResult(command, "\n".join(lines), fail, action=action.id, args={slot: list(parsed.env[slot])})
+
+    def _remember(self, env: dict, action) -> None:
+        for p in action.params:
+            if action.spec.params.get(p) == "thing" and isinstance(env.get(p), str):
+                self.parser.last = [env[p]]
+                return
+
+    # time travel ---------------------------------------------------------
+    def undo(self, turns: int = 1) -> int:
+        """Go back ``turns`` turns (as far as possible); returns how many were undone."""
+        n = 0
+        while n < turns and self._log:
+            u = self._log.pop()
+            self.state = self.state.apply(set(u.removed), set(u.added))
+            self.pending = u.pending
+            self.parser.last = u.last
+            self.achieved = u.achieved
+            self.commands.pop()
+            self.turn -= 1
+            n += 1
+        self.finished = self.all_goals_achieved()
+        return n
+
+    def goto_turn(self, turn: int) -> None:
+        if turn < self.turn:
+            self.undo(self.turn - turn)
+
+    def restart(self) -> None:
+        self.__init__(self.world)
+        self.parser.last = []
+
+    def set_state(self, st: State, commands: list[str] | None = None) -> None:
+        """Jump to a saved state (history before it is not kept: undo stops there)."""
+        self.state = st
+        self.pending = None
+        self._log = []
+        self.commands = list(commands or [])
+        self.turn = len(self.commands)
+        self.achieved = frozenset(g for g in self.world.goals if g.holds(st))
+        self.finished = self.all_goals_achieved()
+
+    def facts(self) -> list[str]:
+        return sorted(format_fact(f) for f in self.state.facts)

@@ -1,0 +1,237 @@
+"""The command parser for rulesets written with ``syntax`` patterns.
+
+Input is lowercased and cut into words; the first word picks the few patterns
+that could match (a dictionary lookup, not a scan of every action); each
+pattern is an anchored regular expression whose slots are then resolved to
+entities the player can see. A name that fits several visible things becomes a
+question ("Which do you mean, ...?") whose answer is read as the next command.
+Nothing here raises on any input: every outcome is a ``Parsed``, a
+``Failure`` or a ``Question``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .text import english_list
+
+DETERMINERS = frozenset({"the", "a", "an", "some", "my"})
+ALL_WORDS = frozenset({"all", "everything", "every thing"})
+PRONOUNS = frozenset({"it", "them", "him", "her"})
+_CLEAN_RE = re.compile(r"[^a-z0-9' -]+")
+MAX_INPUT = 500  # characters looked at; longer input is cut (a 100 kB line must not stall a turn)
+
+
+@dataclass
+class Parsed:
+    action: object              # ruleset.Action
+    env: dict                   # slot -> value (an id, a direction, or for "all" a list of ids)
+    all_slot: str | None = None
+
+
+@dataclass
+class Failure:
+    phase: str                  # "parsing" | "resolution"
+    type: str
+    message: str
+
+
+@dataclass
+class Question:
+    """An ambiguous name: ask, and remember enough to finish the command with the answer."""
+    message: str
+    action: object
+    env: dict
+    slot: str
+    candidates: list[str]
+    phrases: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Pattern:
+    action: object
+    regex: re.Pattern
+    slots: tuple[str, ...]
+    literals: int
+    text: str
+
+
+def normalise(text: str) -> list[str]:
+    text = _CLEAN_RE.sub(" ", text[:MAX_INPUT].lower().replace("\t", " "))
+    return [w.strip("'-") for w in text.split() if w.strip("'-")]
+
+
+class CommandParser:
+    def __init__(self, world, style) -> None:
+        self.world = world
+        self.style = style
+        self.by_first: dict[str, list[_Pattern]] = {}
+        self.slot_first: list[_Pattern] = []
+        self.verbs: set[str] = set()
+        for action in world.actions:
+            for syn in action.spec.syntax:
+                pat = self._compile(action, syn)
+                words = syn.split()
+                if words[0].startswith("{"):
+                    self.slot_first.append(pat)
+                else:
+                    for alt in words[0].split("|"):
+                        self.by_first.setdefault(alt, []).append(pat)
+                        self.verbs.add(alt)
+        for pats in self.by_first.values():
+            pats.sort(key=lambda p: -p.literals)
+        vocab: dict[str, set[str]] = {}
+        for ent in world.entities.values():
+            if ent.kind == "object" and not ent.hidden:
+                for w in ent.words():
+                    vocab.setdefault(w, set()).add(ent.id)
+        self.vocab = {w: frozenset(ids) for w, ids in vocab.items()}
+        self.known_words = set(self.vocab) | self.verbs | DETERMINERS | PRONOUNS | ALL_WORDS
+        for pats in self.by_first.values():
+            for p in pats:
+                self.known_words.update(w for w in re.findall(r"[a-z']+", p.text) if w not in p.slots)
+        self._phrase_cache: dict[tuple, tuple] = {}
+        self.last: list[str] = []
+
+    @staticmethod
+    def _compile(action, syntax: str) -> _Pattern:
+        parts: list[str] = []
+        slots: list[str] = []
+        literals = 0
+        for word in syntax.split():
+            m = re.fullmatch(r"\{(\w+)\}", word)
+            if m:
+                slots.append(m.group(1))
+                parts.append(f"(?P<{m.group(1)}>.+?)")
+            else:
+                literals += 1
+                alts = "|".join(re.escape(a) for a in word.split("|"))
+                parts.append(f"(?:{alts})")
+        regex = re.compile("^" + " ".join(parts) + "$")
+        return _Pattern(action, regex, tuple(slots), literals, syntax)
+
+    # ------------------------------------------------------------------
+    def parse(self, text: str, st) -> Parsed | Failure | Question:
+        words = normalise(text)
+        if not words:
+            return Failure("parsing", "empty", "I beg your pardon?")
+        line = " ".join(words)
+        patterns = self.by_first.get(words[0], ())
+        best: Failure | Question | None = None
+        for pat in list(patterns) + self.slot_first:
+            m = pat.regex.match(line)
+            if not m:
+                continue
+            result = self._resolve(pat, m.groupdict(), st)
+            if isinstance(result, Parsed):
+                return result
+            if isinstance(result, Question):
+                return result
+            if result is not None and (best is None or _rank(result) > _rank(best)):
+                best = result
+        if best is not None:
+            return best
+        if words[0] in self.verbs:
+            needs = [p for p in patterns if p.slots]
+            if len(words) == 1 and needs:
+                return Failure("parsing", "missing_object", f"What do you want to {words[0]}?")
+            return Failure("parsing", "malformed", "I don't understand that sentence.")
+        if words[0] not in self.known_words:
+            return Failure("parsing", "unknown_verb", f"I don't know the verb '{words[0]}'.")
+        return Failure("parsing", "unknown_verb", "That's not a verb I recognise.")
+
+    def answer(self, text: str, q: Question, st) -> Parsed | None:
+        """Read ``text`` as the answer to ``q``; None when it is a new command instead."""
+        words = [w for w in normalise(text) if w not in DETERMINERS and w != "one"]
+        if not words or (words[0] in self.verbs and len(words) > 1):
+            return None
+        fits = [c for c in q.candidates if set(words) <= self.world.entities[c].words()]
+        if len(fits) != 1:
+            return None
+        env = dict(q.env)
+        env[q.slot] = fits[0]
+        for slot, phrase in q.phrases.items():
+            if slot not in env:
+                got = self._slot(q.action, slot, phrase, st, env)
+                if not isinstance(got, str):
+                    return None
+                env[slot] = got
+        return Parsed(q.action, env)
+
+    # ------------------------------------------------------------------
+    def _resolve(self, pat: _Pattern, groups: dict, st):
+        action = pat.action
+        env: dict = {}
+        all_slot = None
+        for slot in pat.slots:
+            phrase = groups[slot]
+            kind = action.spec.params.get(slot, "thing")
+            if kind == "thing" and action.spec.all_slot == slot and phrase in ALL_WORDS:
+                items = self.style.all_candidates(action, slot, st)
+                if not items:
+                    return Failure("resolution", "nothing", f"There is nothing to {pat.text.split()[0].split('|')[0]}.")
+                env[slot] = items
+                all_slot = slot
+                continue
+            got = self._slot(action, slot, phrase, st, env)
+            if isinstance(got, str):
+                env[slot] = got
+                continue
+            if isinstance(got, list):
+                names = [f"the {self.style.distinct_name(c, got)}" for c in got]
+                phrases = {s: groups[s] for s in pat.slots if s != slot and s not in env}
+                return Question(f"Which do you mean, {english_list(names, 'or')}?", action, env, slot, got, phrases)
+            return got
+        return Parsed(action, env, all_slot)
+
+    def _slot(self, action, slot: str, phrase: str, st, env):
+        """An id (resolved), a list of ids (ambiguous), a Failure, or None (not this pattern)."""
+        kind = action.spec.params.get(slot, "thing")
+        if kind == "dir":
+            return self.style.direction(phrase)
+        if kind == "room":
+            return self.style.room_named(phrase)
+        if kind == "word":
+            return phrase
+        words = [w for w in phrase.split() if w not in DETERMINERS]
+        if not words:
+            return Failure("parsing", "missing_object", "You need to say what.")
+        if len(words) == 1 and words[0] in PRONOUNS:
+            if not self.last:
+                return Failure("parsing", "no_referent", f"I'm not sure what '{words[0]}' refers to.")
+            if self.last[0] in self.style.scope(st):
+                return self.last[0]
+            return Failure("resolution", "not_visible", "You can't see that any more.")
+        for w in words:
+            if w not in self.known_words:
+                return Failure("parsing", "unknown_word", f"I don't know the word '{w}'.")
+        cands = self._candidates(tuple(words))
+        if not cands:
+            return Failure("resolution", "not_visible", "You can't see any such thing.")
+        scope = self.style.scope(st)
+        seen = [c for c in cands if c in scope]
+        if not seen:
+            return Failure("resolution", "not_visible", "You can't see any such thing.")
+        if len(seen) == 1:
+            return seen[0]
+        exact = [c for c in seen if self.world.entities[c].name == " ".join(words)]
+        if len(exact) == 1:
+            return exact[0]
+        return seen
+
+    def _candidates(self, words: tuple) -> tuple:
+        hit = self._phrase_cache.get(words)
+        if hit is None:
+            sets = [self.vocab.get(w, frozenset()) for w in words if w not in PRONOUNS]
+            ids = frozenset.intersection(*sets) if sets else frozenset()
+            hit = tuple(self.world.sort_ids(ids))
+            if len(self._phrase_cache) < 50_000:
+                self._phrase_cache[words] = hit
+        return hit
+
+
+def _rank(f) -> int:
+    if isinstance(f, Question):
+        return 5
+    return {"not_visible": 4, "no_referent": 3, "unknown_word": 2, "nothing": 3}.get(f.type, 1)

@@ -1,0 +1,161 @@
+"""The exact planner: the shortest command sequence that reaches every goal.
+
+A* over engine states with an admissible heuristic (a lower bound on the turns
+still needed), re-opening states when a shorter way to them turns up, so the
+first goal state taken off the queue is optimal. The heuristic counts the
+puts, takes and opens that the unmet goals still need, plus a lower bound on
+walking: every room the player must still visit, joined by a minimum spanning
+tree over shortest room distances (any walk through those rooms is at least
+that long). Worlds with actions of their own fall back to h = 0 (plain
+breadth-first), since their effects could break the bound.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from dataclasses import dataclass, field
+
+from .facts import State
+from .world import World
+
+
+class PlannerLimit(RuntimeError):
+    """The search grew past its node limit without an answer."""
+
+
+@dataclass
+class Plan:
+    commands: list[str]
+    steps: list[tuple[str, dict]] = field(default_factory=list)
+    expanded: int = 0
+    seconds: float = 0.0
+    optimal: bool = True
+
+    @property
+    def par(self) -> int:
+        return len(self.commands)
+
+    def as_json(self) -> dict:
+        return {"par": self.par, "commands": self.commands, "optimal": self.optimal,
+                "expanded": self.expanded, "seconds": round(self.seconds, 4)}
+
+
+class Planner:
+    def __init__(self, world: World, max_nodes: int = 3_000_000) -> None:
+        self.world = world
+        self.max_nodes = max_nodes
+        self.style = world.style
+        self.moves = [a for a in world.actions if a.effect is not None and not a.ends]
+        self.info = [a for a in world.actions if a.info]
+        self.goals = list(world.goals)
+        self.h = self.style.heuristic(self.goals) if not world.extra_actions and hasattr(self.style, "heuristic") else None
+
+    # successors -------------------------------------------------------
+    def successors(self, st: State):
+        domains = self.style.domains
+        seen: set = set()
+        out = []
+        for action in self.moves:
+            for env in action.ground(st, domains):
+                new = action.successor(st, env)
+                if new is st or new.facts == st.facts or new.facts in seen:
+                    continue
+                seen.add(new.facts)
+                out.append((action, env, new))
+        return out
+
+    def is_goal(self, st: State) -> bool:
+        return all(g.holds(st) for g in self.goals)
+
+    # search -----------------------------------------------------------
+    def solve(self, start: State | None = None) -> Plan | None:
+        """The optimal plan from ``start`` (the initial state by default); None if no plan exists."""
+        t0 = time.perf_counter()
+        start = start or self.world.initial
+        h = self.h or (lambda st: 0)
+        if self.is_goal(start):
+            return Plan([], [], 0, time.perf_counter() - t0)
+        counter = itertools.count()
+        best_g = {start.facts: 0}
+        parent: dict = {start.facts: None}
+        queue = [(h(start), 0, next(counter), start)]
+        expanded = 0
+        while queue:
+            f, neg_g, _, st = heapq.heappop(queue)
+            g = -neg_g
+            if g > best_g.get(st.facts, 1 << 30):
+                continue
+            if self.is_goal(st):
+                return self._plan(parent, st, expanded, time.perf_counter() - t0)
+            expanded += 1
+            if expanded > self.max_nodes:
+                raise PlannerLimit(f"no plan within {self.max_nodes} expanded states")
+            for action, env, new in self.successors(st):
+                ng = g + 1
+                key = new.facts
+                if ng < best_g.get(key, 1 << 30):
+                    best_g[key] = ng
+                    parent[key] = (st, action, env)
+                    heapq.heappush(queue, (ng + h(new), -ng, next(counter), new))
+        return None
+
+    def bfs(self, start: State | None = None) -> Plan | None:
+        """Brute-force breadth-first search: slow, obviously right; the tests compare against it."""
+        t0 = time.perf_counter()
+        start = start or self.world.initial
+        parent: dict = {start.facts: None}
+        frontier = [start]
+        expanded = 0
+        if self.is_goal(start):
+            return Plan([], [], 0, 0.0)
+        while frontier:
+            nxt = []
+            for st in frontier:
+                expanded += 1
+                if expanded > self.max_nodes:
+                    raise PlannerLimit(f"no plan within {self.max_nodes} expanded states")
+                for action, env, new in self.successors(st):
+                    if new.facts in parent:
+                        continue
+                    parent[new.facts] = (st, action, env)
+                    if self.is_goal(new):
+                        return self._plan(parent, new, expanded, time.perf_counter() - t0)
+                    nxt.append(new)
+            frontier = nxt
+        return None
+
+    def _plan(self, parent: dict, st: State, expanded: int, seconds: float) -> Plan:
+        steps = []
+        while parent[st.facts] is not None:
+            prev, action, env = parent[st.facts]
+            steps.append((prev, action, env))
+            st = prev
+        steps.reverse()
+        commands = [self.command_text(action, env, prev) for prev, action, env in steps]
+        return Plan(commands, [(a.id, dict(e)) for _, a, e in steps], expanded, seconds)
+
+    # commands ---------------------------------------------------------
+    def command_text(self, action, env: dict, st: State) -> str:
+        return self.style.command_text(action, env, st)
+
+    def admissible_commands(self, st: State) -> list[str]:
+        """Commands that change the state or give information, from ``st``."""
+        out = []
+        domains = self.style.domains
+        for action in self.world.actions:
+            if action.ends:
+                out.append(self.command_text(action, {}, st))
+                continue
+            if action.effect is None and not action.info:
+                continue
+            for env in action.ground(st, domains):
+                if action.effect is not None and action.successor(st, env).facts == st.facts:
+                    continue
+                out.append(self.command_text(action, env, st))
+        return sorted(set(out))
+
+
+def solve_world(world: World, max_nodes: int = 3_000_000) -> Plan | None:
+    return Planner(world, max_nodes).solve()

@@ -1,0 +1,238 @@
+"""Rulesets: actions declared as data, compiled per world into closures.
+
+A ruleset file names its ``style`` (the Python side that knows how to see,
+describe and parse for that family of games), ``define``s derived predicates
+as macros, and lists ``actions``. Each action has ``syntax`` patterns with
+``{slots}``, ``params`` (slot kinds), ordered ``checks`` (condition, failure
+message, fail type: the first that fails is what the player reads),
+``effects``, and a ``success`` text. Worlds may append actions of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .facts import State
+from .logic import Compiler, LogicError, names_in, parse_condition, parse_effects
+from .text import TemplateError, compile_template
+from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
+
+RULESET_DIR = Path(__file__).resolve().parent.parent / "rulesets"
+ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
+               "all", "all_where", "verbs", "describe"}
+PARAM_KINDS = {"thing", "room", "dir", "word"}
+
+
+@dataclass
+class ActionSpec:
+    id: str
+    syntax: list[str]
+    params: dict[str, str]
+    checks: list[tuple[str, str, str]]
+    effects: list[str]
+    success: str
+    ends: bool = False
+    info: bool = False
+    all_slot: str | None = None
+    all_where: str | None = None
+    source: str = ""
+    pos: object = None
+
+
+@dataclass
+class RulesetSpec:
+    name: str
+    style: str
+    macros: dict[str, tuple[tuple[str, ...], object]]
+    actions: list[ActionSpec]
+    options: dict = field(default_factory=dict)
+    path: str = ""
+
+
+def ruleset_path(name: str, base: Path | None = None) -> Path:
+    if name.endswith((".yaml", ".yml")):
+        p = Path(name)
+        return p if p.is_absolute() or base is None else base / p
+    return RULESET_DIR / f"{name}.yaml"
+
+
+_CACHE: dict[str, RulesetSpec] = {}
+
+
+def load_ruleset(name: str, base: Path | None = None) -> RulesetSpec:
+    path = ruleset_path(name, base)
+    key = str(path)
+    if key not in _CACHE:
+        if not path.exists():
+            raise FileNotFoundError(str(path))
+        data = load_yaml(path.read_text(encoding="utf-8"), str(path))
+        _CACHE[key] = parse_ruleset(data, str(path))
+    return _CACHE[key]
+
+
+def parse_ruleset(data, path: str) -> RulesetSpec:
+    errors: list[SourceError] = []
+    if not isinstance(data, dict):
+        raise SourceErrors([SourceError(path, None, "a ruleset file is a mapping with name, style and actions")])
+    macros = {}
+    defines = data.get("define") or {}
+    for head, body in defines.items():
+        try:
+            ast = parse_condition(head)
+            if ast[0] != "atom":
+                raise LogicError(f"a definition's head is pred(args), not {head!r}")
+            macros[ast[1]] = (ast[2], parse_condition(str(body)))
+        except LogicError as exc:
+            errors.append(SourceError(path, key_pos_of(defines, head), str(exc)))
+    actions = parse_actions(data.get("actions") or [], path, errors)
+    if errors:
+        raise SourceErrors(errors)
+    options = {k: v for k, v in data.items() if k not in ("name", "style", "define", "actions")}
+    return RulesetSpec(name=str(data.get("name", Path(path).stem)), style=str(data.get("style", "classic")),
+                       macros=macros, actions=actions, options=options, path=path)
+
+
+def parse_actions(items, path: str, errors: list[SourceError]) -> list[ActionSpec]:
+    """Read action entries, collecting every mistake rather than stopping at the first."""
+    out: list[ActionSpec] = []
+    if not isinstance(items, list):
+        errors.append(SourceError(path, getattr(items, "pos", None), "actions must be a list"))
+        return out
+    for i, item in enumerate(items):
+        where = pos_of(items, i)
+        if not isinstance(item, dict) or "id" not in item:
+            errors.append(SourceError(path, where, "each action is a mapping with at least an id"))
+            continue
+        unknown = set(item) - ACTION_KEYS
+        for k in sorted(unknown):
+            errors.append(SourceError(path, key_pos_of(item, k),
+                                      f"unknown action key {k!r} (known: {', '.join(sorted(ACTION_KEYS))})"))
+        syntax = item.get("syntax") or []
+        if isinstance(syntax, str):
+            syntax = [syntax]
+        params = dict(item.get("params") or {})
+        for slot, kind in params.items():
+            if kind not in PARAM_KINDS:
+                errors.append(SourceError(path, pos_of(item.get("params"), slot),
+                                          f"parameter {slot!r} has kind {kind!r}; use one of {', '.join(sorted(PARAM_KINDS))}"))
+        checks = []
+        for j, chk in enumerate(item.get("checks") or []):
+            cpos = pos_of(item.get("checks"), j)
+            if isinstance(chk, dict):
+                chk = [chk.get("if"), chk.get("else"), chk.get("type")]
+            if not isinstance(chk, list) or len(chk) not in (2, 3) or not chk[0]:
+                errors.append(SourceError(path, cpos, "a check is [condition, failure message] or [condition, message, fail_type]"))
+                continue
+            checks.append((str(chk[0]), str(chk[1]), str(chk[2]) if len(chk) == 3 and chk[2] else "precondition"))
+            try:
+                parse_condition(str(chk[0]))
+            except LogicError as exc:
+                errors.append(SourceError(path, cpos, str(exc)))
+        effects = item.get("effects") or []
+        if isinstance(effects, str):
+            effects = [effects]
+        for j, eff in enumerate(effects):
+            try:
+                parse_effects(str(eff))
+            except LogicError as exc:
+                errors.append(SourceError(path, pos_of(effects, j), str(exc)))
+        out.append(ActionSpec(
+            id=str(item["id"]), syntax=[str(s) for s in syntax], params=params, checks=checks,
+            effects=[str(e) for e in effects], success=str(item.get("success", "")),
+            ends=bool(item.get("ends", False)), info=bool(item.get("info", False)),
+            all_slot=item.get("all"), all_where=item.get("all_where"), source=path, pos=where))
+    return out
+
+
+class Action:
+    """One compiled action: run its checks in order, then its effects."""
+
+    __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
+                 "all_where", "slot_checks", "order")
+
+    def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
+                 functions: dict) -> None:
+        self.spec = spec
+        self.id = spec.id
+        self.params = tuple(spec.params)
+        bound = frozenset(self.params)
+        self.checks = []
+        for cond_text, message, fail_type in spec.checks:
+            ast = parse_condition(cond_text)
+            cond = compiler.condition(ast, bound)
+            render = compile_template(message, names, types, functions, set(bound))
+            self.checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound)))
+        self.effect = compiler.effects(spec.effects, bound) if spec.effects else None
+        self.success = compile_template(spec.success, names, types, functions, set(bound))
+        self.ends = spec.ends
+        self.info = spec.info
+        self.all_where = compiler.condition(spec.all_where, bound) if spec.all_where else None
+        # For grounding: which checks can run once the first k parameters are bound.
+        self.order = self.params
+        self.slot_checks = []
+        seen: set = set()
+        for p in self.order:
+            seen.add(p)
+            self.slot_checks.append([c for c in self.checks if c[3] <= seen and p in c[3]])
+        self.slot_checks.append([c for c in self.checks if not c[3]])
+
+    def attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
+        """(next state, message, fail type or None). The state is unchanged on failure."""
+        for cond, render, fail_type, _ in self.checks:
+            if not cond(st, env):
+                return st, render(st, env), fail_type
+        if self.effect is None:
+            return st, self.success(st, env), None
+        adds: set = set()
+        dels: set = set()
+        self.effect(st, env, adds, dels)
+        new = st.apply(adds, dels)
+        return new, self.success(new, env), None
+
+    def successor(self, st: State, env: dict) -> State:
+        """The next state, checks assumed already passed (the planner's hot path)."""
+        if self.effect is None:
+            return st
+        adds: set = set()
+        dels: set = set()
+        self.effect(st, env, adds, dels)
+        return st.apply(adds, dels)
+
+    def ground(self, st: State, domains: dict[str, Callable]) -> list[dict]:
+        """Every binding of the parameters for which all checks pass in ``st``."""
+        for cond, _r, _t, _n in self.slot_checks[-1]:
+            if not cond(st, {}):
+                return []
+        out: list[dict] = []
+        params = self.order
+        n = len(params)
+
+        def rec(k: int, env: dict) -> None:
+            if k == n:
+                out.append(dict(env))
+                return
+            p = params[k]
+            for value in domains[self.spec.params[p]](st):
+                env[p] = value
+                if all(c[0](st, env) for c in self.slot_checks[k]):
+                    rec(k + 1, env)
+            env.pop(p, None)
+
+        rec(0, {})
+        return out
+
+
+def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable, types: Callable,
+                    functions: dict) -> list[Action]:
+    out = []
+    errors = []
+    for spec in specs:
+        try:
+            out.append(Action(spec, compiler, names, types, functions))
+        except (LogicError, TemplateError) as exc:
+            errors.append(SourceError(spec.source, spec.pos, f"action {spec.id!r}: {exc}"))
+    if errors:
+        raise SourceErrors(errors)
+    return out

@@ -1,0 +1,342 @@
+"""The classic style: a location tree, doors between rooms, Infocom-like texts."""
+
+from __future__ import annotations
+
+from ..heuristic import transport_heuristic
+from ..parser import CommandParser
+from ..text import capitalise, english_list
+
+DIRECTIONS = {
+    "n": "north", "s": "south", "e": "east", "w": "west",
+    "ne": "northeast", "nw": "northwest", "se": "southeast", "sw": "southwest",
+    "u": "up", "d": "down", "north": "north", "south": "south", "east": "east", "west": "west",
+    "northeast": "northeast", "northwest": "northwest", "southeast": "southeast",
+    "southwest": "southwest", "up": "up", "down": "down", "upstairs": "up", "downstairs": "down",
+    "north east": "northeast", "north west": "northwest", "south east": "southeast",
+    "south west": "southwest", "in": "in", "out": "out", "inside": "in", "outside": "out",
+}
+COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
+           "up", "down", "in", "out")
+
+
+class ClassicStyle:
+    def __init__(self, world) -> None:
+        self.world = world
+        ents = world.entities
+        self.passages = {}
+        for f in world.initial_facts:
+            if f[0] == "exit" and f[2] not in COMPASS:
+                self.passages[f[2].replace("_", " ")] = f[2]
+        self.room_names = {}
+        for e in ents.values():
+            if e.kind == "room":
+                self.room_names[e.name] = e.id
+                self.room_names.setdefault(e.id.replace("_", " "), e.id)
+        self.builtins = {"visible": self.visible, "encloses": self.encloses}
+        self.functions = {
+            "room_description": self.room_description,
+            "inventory_text": self.inventory_text,
+            "examine": self.examine,
+            "revealed": self.revealed,
+            "door_on": self.door_on,
+            "door_to": self.door_to,
+        }
+        self.domains = {
+            "thing": self.scope_list,
+            "room": self.neighbour_rooms,
+            "dir": self.exit_labels,
+            "word": lambda st: (),
+        }
+
+    def make_parser(self) -> CommandParser:
+        return CommandParser(self.world, self)
+
+    # where things are -------------------------------------------------
+    def player_room(self, st) -> str | None:
+        for r in st.by1.get(("at", "player"), ()):
+            return r[0]
+        return None
+
+    def closed(self, st, x: str) -> bool:
+        return ("openable", x) in st.facts and ("open", x) not in st.facts
+
+    def scope(self, st) -> frozenset:
+        """What the player can see (and so name): the room's contents through open containers, and what is held."""
+        hit = st.cache.get("scope")
+        if hit is not None:
+            return hit
+        room = self.player_room(st)
+        firsts = st.by2.get
+        stack = [x for x in firsts(("at", room), ()) if x != "player"]
+        stack.extend(firsts(("held", ""), ()))
+        seen: set = set()
+        facts = st.facts
+        while stack:
+            x = stack.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            stack.extend(firsts(("on", x), ()))
+            if ("openable", x) not in facts or ("open", x) in facts:
+                stack.extend(firsts(("in", x), ()))
+        hit = frozenset(seen)
+        st.cache["scope"] = hit
+        return hit
+
+    def scope_list(self, st) -> list[str]:
+        hit = st.cache.get("scope_list")
+        if hit is None:
+            hit = self.world.sort_ids(self.scope(st))
+            st.cache["scope_list"] = hit
+        return hit
+
+    def visible(self, st, x: str) -> bool:
+        return x in self.scope(st)
+
+    def parent(self, st, x: str) -> str | None:
+        for pred in ("in", "on", "at"):
+            for r in st.by1.get((pred, x), ()):
+                return r[0]
+        return None
+
+    def encloses(self, st, outer: str, inner: str) -> bool:
+        x = self.parent(st, inner)
+        for _ in range(64):
+            if x is None:
+                return False
+            if x == outer:
+                return True
+            x = self.parent(st, x)
+        return False
+
+    def neighbour_rooms(self, st) -> list[str]:
+        room = self.player_room(st)
+        return self.world.sort_ids({r[1] for r in st.by1.get(("exit", room), ()) if len(r) > 1})
+
+    def exit_labels(self, st) -> list[str]:
+        room = self.player_room(st)
+        return sorted({r[0] for r in st.by1.get(("exit", room), ())}, key=_dir_order)
+
+    def all_candidates(self, action, slot: str, st) -> list[str]:
+        env: dict = {}
+        out = []
+        for x in self.scope_list(st):
+            env[slot] = x
+            if self.world.entities[x].kind == "object" and ("door", x) not in st.facts \
+                    and action.all_where(st, env):
+                out.append(x)
+        return out
+
+    # names for the parser ----------------------------------------------
+    def direction(self, phrase: str) -> str | None:
+        return DIRECTIONS.get(phrase) or self.passages.get(phrase)
+
+    def room_named(self, phrase: str) -> str | None:
+        words = " ".join(w for w in phrase.split() if w not in ("the", "a", "an"))
+        return self.room_names.get(words)
+
+    def distinct_name(self, eid: str, among: list[str]) -> str:
+        """The shortest phrase (adjectives + name) that tells ``eid`` apart from the others."""
+        ent = self.world.entities[eid]
+        for adj in ent.adjectives:
+            if not any(adj in self.world.entities[o].words() for o in among if o != eid):
+                return f"{adj} {ent.name}" if adj not in ent.name.split() else ent.name
+        return ent.name
+
+    # texts ---------------------------------------------------------------
+    def first_observation(self, st) -> str:
+        intro = self.world.intro
+        return f"{intro}\n\n{self.room_description(st)}" if intro else self.room_description(st)
+
+    def a(self, eid: str) -> str:
+        ent = self.world.entities[eid]
+        if ent.article is not None:
+            return f"{ent.article} {ent.name}".strip()
+        return f"{'an' if ent.name[:1] in 'aeiou' else 'a'} {ent.name}"
+
+    def _listed(self, st, ids) -> str:
+        parts = []
+        for x in self.world.sort_ids(ids):
+            if ("openable", x) in st.facts and ("door", x) not in st.facts:
+                parts.append(f"{self.a(x)} ({'open' if ('open', x) in st.facts else 'closed'})")
+            else:
+                parts.append(self.a(x))
+        return english_list(parts)
+
+    def room_description(self, st) -> str:
+        room = self.player_room(st)
+        ent = self.world.entities[room]
+        lines = [capitalise(ent.name)]
+        if ent.description:
+            lines.append(ent.description)
+        facts = st.facts
+        top = [x for x in st.by2.get(("at", room), ()) if x != "player" and ("door", x) not in facts]
+        sentences = []
+        if top:
+            sentences.append(f"You see {self._listed(st, top)} here.")
+        sentences.extend(self._contents_sentences(st, top))
+        if sentences:
+            lines.append(" ".join(sentences))
+        lines.append(self.exits_text(st, room))
+        return "\n".join(lines)
+
+    def _contents_sentences(self, st, holders) -> list[str]:
+        out = []
+        queue = self.world.sort_ids(holders)
+        while queue:
+            x = queue.pop(0)
+            on = st.by2.get(("on", x), ())
+            if on:
+                out.append(f"On {self._the(x)} you see {self._listed(st, on)}.")
+                queue.extend(self.world.sort_ids(on))
+            if not self.closed(st, x):
+                inside = st.by2.get(("in", x), ())
+                if inside:
+                    out.append(f"In {self._the(x)} you see {self._listed(st, inside)}.")
+                    queue.extend(self.world.sort_ids(inside))
+        return out
+
+    def _the(self, eid: str) -> str:
+        ent = self.world.entities[eid]
+        return ent.name if ent.article == "" else f"the {ent.name}"
+
+    def exits_list(self, st, room: str | None = None) -> list[tuple[str, str, str | None]]:
+        """(label, target room, door or None) for every exit of the room."""
+        room = room or self.player_room(st)
+        out = []
+        for r in st.by1.get(("exit", room), ()):
+            door = next((v[1] for v in st.by1.get(("via", room), ()) if v[0] == r[0]), None)
+            out.append((r[0], r[1], door))
+        return sorted(out, key=lambda e: _dir_order(e[0]))
+
+    def exits_text(self, st, room: str) -> str:
+        parts = []
+        for label, _target, door in self.exits_list(st, room):
+            label = label.replace("_", " ")
+            if door:
+                state = "open" if ("open", door) in st.facts else "closed"
+                parts.append(f"{label} ({self.world.name_of(door)}, {state})")
+            else:
+                parts.append(label)
+        return f"Exits: {english_list(parts)}." if parts else "There is no obvious way out."
+
+    def inventory_text(self, st) -> str:
+        held = st.by2.get(("held", ""), ())
+        if not held:
+            return "You are carrying nothing."
+        return f"You are carrying {self._listed(st, held)}."
+
+    def examine(self, st, x: str) -> str:
+        ent = self.world.entities[x]
+        parts = [ent.description or f"You see nothing special about the {ent.name}."]
+        facts = st.facts
+        if ("openable", x) in facts:
+            parts.append(f"It is {'open' if ('open', x) in facts else 'closed'}.")
+        if ("locked", x) in facts:
+            parts.append("It is locked.")
+        parts.extend(self._contents_sentences(st, [x]))
+        if ("container", x) in facts and not self.closed(st, x) and not st.by2.get(("in", x)):
+            parts.append(f"The {ent.name} is empty.")
+        return " ".join(parts)
+
+    def revealed(self, st, x: str) -> str:
+        inside = st.by2.get(("in", x), ())
+        if not inside:
+            return ""
+        return f" Inside you see {self._listed(st, inside)}."
+
+    def door_on(self, st, label: str) -> str:
+        room = self.player_room(st)
+        for v in st.by1.get(("via", room), ()):
+            if v[0] == label:
+                return f"The {self.world.name_of(v[1])}"
+        return "The way"
+
+    def door_to(self, st, target: str) -> str:
+        for label, t, door in self.exits_list(st):
+            if t == target and door:
+                return f"The {self.world.name_of(door)}"
+        return "The way"
+
+    # for the planner -----------------------------------------------------
+    put_needs_held = True
+
+    def heuristic(self, goals):
+        return transport_heuristic(self, goals)
+
+    def room_graph(self) -> dict[str, set[str]]:
+        graph: dict[str, set[str]] = {r: set() for r in self.world.rooms()}
+        for f in self.world.initial_facts:
+            if f[0] == "exit":
+                graph.setdefault(f[1], set()).add(f[3])
+        return graph
+
+    def is_held(self, st, x: str) -> bool:
+        return ("held", x) in st.facts
+
+    def is_door(self, x: str) -> bool:
+        return ("door", x) in self.world.initial.facts
+
+    def room_of(self, st, x: str) -> str | None:
+        """The room x is in (through containers and supports); None when carried or gone."""
+        for _ in range(64):
+            if ("held", x) in st.facts:
+                return None
+            for r in st.by1.get(("at", x), ()):
+                return r[0]
+            x = self.parent(st, x)
+            if x is None:
+                return None
+        return None
+
+    def closed_chain(self, st, x: str, include_self: bool = False) -> set:
+        out = set()
+        if include_self and self.closed(st, x):
+            out.add(x)
+        for _ in range(64):
+            parent = None
+            for r in st.by1.get(("in", x), ()):
+                parent = r[0]
+            if parent is None:
+                for r in st.by1.get(("on", x), ()):
+                    parent = r[0]
+            if parent is None:
+                return out
+            if self.closed(st, parent):
+                out.add(parent)
+            x = parent
+        return out
+
+    def command_text(self, action, env: dict, st) -> str:
+        """A command the parser reads back as exactly this action (names told apart where needed)."""
+        want = set(action.params)
+        syntax = next((s for s in action.spec.syntax if set(_slots(s)) == want), action.spec.syntax[0])
+        words = []
+        for word in syntax.split():
+            if word.startswith("{"):
+                slot = word[1:-1]
+                value = env.get(slot)
+                kind = action.spec.params.get(slot)
+                if kind == "thing":
+                    scope = [o for o in self.scope_list(st) if o != value]
+                    same = [o for o in scope if self.world.entities[value].name.split()[-1] in self.world.entities[o].words()]
+                    words.append(self.distinct_name(value, [value, *same]) if same else self.world.name_of(value))
+                elif kind == "room":
+                    words.append(self.world.name_of(value))
+                else:
+                    words.append(str(value).replace("_", " "))
+            else:
+                words.append(word.split("|")[0])
+        return " ".join(words)
+
+    # for the panels ------------------------------------------------------
+    def held(self, st) -> list[str]:
+        return self.world.sort_ids(st.by2.get(("held", ""), ()))
+
+
+def _slots(syntax: str) -> list[str]:
+    return [w[1:-1] for w in syntax.split() if w.startswith("{")]
+
+
+def _dir_order(label: str) -> tuple:
+    return (COMPASS.index(label), "") if label in COMPASS else (len(COMPASS), label)

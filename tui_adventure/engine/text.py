@@ -1,0 +1,108 @@
+"""Message templates and English lists.
+
+A template such as ``"You take {the obj}. {inventory_text()}"`` is compiled
+once into a list of parts; rendering is a join. Placeholders:
+``{obj}`` the name, ``{Obj}`` capitalised, ``{the obj}`` / ``{The obj}``,
+``{a obj}`` / ``{A obj}``, ``{type obj}`` / ``{Type obj}`` (the entity's type
+name, as clembench words some messages), and ``{fn(arg, ...)}`` for a text
+function the ruleset's style provides (room descriptions, contents).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+_PLACE_RE = re.compile(r"\{([^{}]*)\}")
+
+
+class TemplateError(ValueError):
+    pass
+
+
+def english_list(items: list[str], conj: str = "and", oxford: bool = False) -> str:
+    """``a, b and c`` (no Oxford comma unless asked: clembench writes none)."""
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    comma = "," if oxford and len(items) > 2 else ""
+    return f"{', '.join(items[:-1])}{comma} {conj} {items[-1]}"
+
+
+def capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def compile_template(template: str, names: Callable[[str], str], types: Callable[[str], str],
+                     functions: dict[str, Callable], known_vars: set[str]) -> Callable:
+    """Returns ``render(state, env) -> str``; unknown placeholders fail at load, not in play."""
+    parts: list = []
+    pos = 0
+    for m in _PLACE_RE.finditer(template):
+        if m.start() > pos:
+            parts.append(template[pos:m.start()])
+        parts.append(_placeholder(m.group(1).strip(), template, names, types, functions, known_vars))
+        pos = m.end()
+    if pos < len(template):
+        parts.append(template[pos:])
+    if all(isinstance(p, str) for p in parts):
+        text = "".join(parts)
+        return lambda st, env: text
+
+    def render(st, env) -> str:
+        return "".join(p if isinstance(p, str) else p(st, env) for p in parts)
+    return render
+
+
+def _placeholder(body: str, template: str, names, types, functions, known_vars):
+    fm = re.fullmatch(r"(\w+)\(\s*([\w\s,]*)\)", body)
+    if fm:
+        fn = functions.get(fm.group(1))
+        if fn is None:
+            raise TemplateError(f"unknown text function {fm.group(1)}() in {template!r}"
+                                f" (known: {', '.join(sorted(functions)) or 'none'})")
+        args = [a.strip() for a in fm.group(2).split(",") if a.strip()]
+        for a in args:
+            if a not in known_vars:
+                raise TemplateError(f"{{{body}}} uses {a!r}, which is no parameter of this action")
+        if not args:
+            return lambda st, env: fn(st)
+        return lambda st, env: fn(st, *[env.get(a) for a in args])
+    words = body.split()
+    if len(words) == 1:
+        var, form = words[0], None
+    elif len(words) == 2:
+        form, var = words
+    else:
+        raise TemplateError(f"cannot read {{{body}}} in {template!r}")
+    cap = var[:1].isupper() and var.lower() in known_vars
+    if cap:
+        var = var.lower()
+    if var not in known_vars:
+        raise TemplateError(f"{{{body}}} in {template!r} names {var!r}, which is no parameter of this action")
+
+    def name_of(env):
+        value = env.get(var)
+        return names(value) if value is not None else ""
+
+    if form is None:
+        if cap:
+            return lambda st, env: capitalise(name_of(env))
+        return lambda st, env: name_of(env)
+    low = form.lower()
+    up = form[:1].isupper()
+    if low == "the":
+        word = "The" if up else "the"
+        return lambda st, env: f"{word} {name_of(env)}"
+    if low == "a":
+        def article(st, env):
+            name = name_of(env)
+            a = "an" if name[:1] in "aeiou" else "a"
+            return f"{a.capitalize() if up else a} {name}"
+        return article
+    if low == "type":
+        if up:
+            return lambda st, env: capitalise(types(env.get(var)))
+        return lambda st, env: types(env.get(var))
+    raise TemplateError(f"unknown form {form!r} in {{{body}}} (use the, a, type, or a capital letter)")

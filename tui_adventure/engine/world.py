@@ -1,0 +1,108 @@
+"""A loaded world: its entities and names, its initial facts and goals, its compiled rules.
+
+A World is built once (from a YAML file, or from a clembench instance) and is
+then read-only: games, planners and front ends share it freely.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .facts import Fact, State, format_fact
+from .logic import Compiler
+from .ruleset import Action, ActionSpec, RulesetSpec, compile_actions
+
+
+@dataclass
+class Entity:
+    id: str
+    name: str
+    kind: str = "object"          # "object" | "room" | "player"
+    adjectives: tuple[str, ...] = ()
+    synonyms: tuple[str, ...] = ()
+    description: str = ""
+    type: str = ""                # clembench type name ("sidetable"); the id when none
+    hidden: bool = False          # never named by the player (floors, the inventory)
+    article: str | None = None    # "some", "the"; None: a / an
+
+    def words(self) -> frozenset[str]:
+        out = set(self.name.split()) | set(self.adjectives)
+        for s in self.synonyms:
+            out.update(s.split())
+        return frozenset(out)
+
+    def nouns(self) -> frozenset[str]:
+        """Words that may end a noun phrase naming this entity."""
+        out = {self.name.split()[-1]} if self.name else set()
+        out.update(s.split()[-1] for s in self.synonyms if s)
+        return frozenset(out)
+
+
+@dataclass(frozen=True)
+class Goal:
+    fact: Fact
+    positive: bool = True
+
+    def holds(self, st: State) -> bool:
+        return (self.fact in st.facts) == self.positive
+
+    def __str__(self) -> str:
+        text = format_fact(self.fact)
+        return text if self.positive else f"not {text}"
+
+
+@dataclass
+class World:
+    path: str
+    game: str
+    title: str
+    ruleset: RulesetSpec
+    start: str
+    entities: dict[str, Entity]
+    initial_facts: list[Fact]
+    goals: list[Goal]
+    max_turns: int = 100
+    par: int | None = None
+    intro: str = ""
+    extra_actions: list[ActionSpec] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)   # e.g. the original clembench instance
+    strict: bool = False
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        from .styles import make_style
+
+        self.order = {eid: i for i, eid in enumerate(self.entities)}
+        self.initial = State.of(self.initial_facts)
+        self.style = make_style(self.ruleset.style, self)
+        compiler = Compiler(builtins=self.style.builtins, macros=self.ruleset.macros,
+                            domain=tuple(self.entities))
+        self.compiler = compiler
+        self.actions: list[Action] = compile_actions(
+            self.ruleset.actions + self.extra_actions, compiler, self.name_of, self.type_of,
+            self.style.functions)
+        self.action_by_id = {a.id: a for a in self.actions}
+        self.parser = self.style.make_parser()
+
+    # names -----------------------------------------------------------
+    def name_of(self, eid: str) -> str:
+        ent = self.entities.get(eid)
+        return ent.name if ent else str(eid)
+
+    def type_of(self, eid: str) -> str:
+        ent = self.entities.get(eid)
+        return (ent.type or ent.id) if ent else str(eid)
+
+    def sort_ids(self, ids) -> list[str]:
+        order = self.order
+        return sorted(ids, key=lambda i: order.get(i, 1 << 30))
+
+    def rooms(self) -> list[str]:
+        return [e.id for e in self.entities.values() if e.kind == "room"]
+
+    def goals_achieved(self, st: State) -> list[Goal]:
+        return [g for g in self.goals if g.holds(st)]
+
+    def is_clembench(self) -> bool:
+        return self.ruleset.style == "clembench"
