@@ -7,15 +7,63 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="adventure", description=__doc__)
-    parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="adventure", description="A terminal workbench for text adventures.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("play", help="play a world in the terminal")
+    p.add_argument("world")
+    p.add_argument("--player", default="human")
+    p.add_argument("--records", default="records")
+
+    p = sub.add_parser("check", help="validate world files")
+    p.add_argument("worlds", nargs="+")
+
+    p = sub.add_parser("solve", help="the exact optimal plan (par)")
+    p.add_argument("world")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("script", help="replay commands (stdin or a file, one a line)")
+    p.add_argument("world")
+    p.add_argument("--commands", metavar="FILE")
+    p.add_argument("--jsonl", action="store_true")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return 0
+    from . import headless
+
+    if args.command == "check":
+        return headless.check(args.worlds)
+    if args.command == "solve":
+        return headless.solve(args.world, args.json)
+    if args.command == "script":
+        if args.commands:
+            with open(args.commands, encoding="utf-8") as fh:
+                lines = fh.read().splitlines()
+        else:
+            lines = sys.stdin.read().splitlines()
+        return headless.script(args.world, lines, args.jsonl)
+    if args.command == "play":
+        from .lineplay import play
+        return play(args.world)
+    return 2
+
+
+def run() -> None:
+    """Console entry point: a closed pipe (``| head``) ends quietly, as Unix tools do."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

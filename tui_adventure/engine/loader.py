@@ -112,7 +112,8 @@ class _Builder:
                          title=str(d.get("title") or d.get("game") or Path(self.path).stem),
                          ruleset=ruleset, start=start, entities=entities, initial_facts=facts,
                          goals=goals, max_turns=max_turns, par=par, intro=str(d.get("intro") or "").strip(),
-                         extra_actions=extra, strict=bool(d.get("strict", False)), seed=int(d.get("seed") or 0))
+                         extra_actions=extra, strict=bool(d.get("strict", False)), seed=int(d.get("seed") or 0),
+                         meta={"goal_pos": pos_of(d, "goal"), "par_pos": pos_of(d, "par")})
         except SourceErrors:
             raise
         except (ValueError, KeyError) as exc:
