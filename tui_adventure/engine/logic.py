@@ -499,3 +499,28 @@ def predicates_in(ast) -> set[str]:
     if kind in ("and", "or"):
         return predicates_in(ast[1]) | predicates_in(ast[2])
     return set()
+
+
+def effect_predicates(asts) -> set[str]:
+    """Predicates some effect adds or deletes: everything else is fixed for a whole game."""
+    out: set[str] = set()
+    for ast in asts:
+        kind = ast[0]
+        if kind in ("add", "del"):
+            out.add(ast[1][1])
+        elif kind == "when":
+            out |= effect_predicates([ast[2]])
+        elif kind == "forall":
+            out |= effect_predicates([ast[3]])
+    return out
+
+
+def expanded_predicates(ast, macros: dict) -> set[str]:
+    """Predicates a condition reads, looking through macros."""
+    out: set[str] = set()
+    for pred in predicates_in(ast):
+        if pred in macros:
+            out |= expanded_predicates(macros[pred][1], macros)
+        else:
+            out.add(pred)
+    return out

@@ -205,7 +205,8 @@ class CommandParser:
             return Failure("resolution", "not_visible", "You can't see that any more.")
         for w in words:
             if w not in self.known_words:
-                return Failure("parsing", "unknown_word", f"I don't know the word '{w}'.")
+                # Same text as for a real but unseen thing: the answer must not tell them apart.
+                return Failure("parsing", "unknown_word", "You can't see any such thing.")
         cands = self._candidates(tuple(words))
         if not cands:
             return Failure("resolution", "not_visible", "You can't see any such thing.")

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Callable
 
 from .facts import State
-from .logic import Compiler, LogicError, names_in, parse_condition, parse_effects
+from .logic import (Compiler, LogicError, effect_predicates, expanded_predicates, names_in,
+                    parse_condition, parse_effects)
 from .text import TemplateError, compile_template
 from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
@@ -150,10 +151,10 @@ class Action:
     """One compiled action: run its checks in order, then its effects."""
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
-                 "all_where", "slot_checks", "order")
+                 "all_where", "slot_checks", "order", "allowed")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
-                 functions: dict) -> None:
+                 functions: dict, static: tuple | None = None) -> None:
         self.spec = spec
         self.id = spec.id
         self.params = tuple(spec.params)
@@ -169,14 +170,31 @@ class Action:
         self.ends = spec.ends
         self.info = spec.info
         self.all_where = compiler.condition(spec.all_where, bound) if spec.all_where else None
-        # For grounding: which checks can run once the first k parameters are bound.
+        # For grounding: checks of one parameter over facts no effect ever changes are
+        # decided once, at load, as a set of allowed values ("put_in: dst is a container").
+        self.allowed: dict[str, frozenset] = {}
+        static_checks: set[int] = set()
+        if static is not None:
+            dynamic, builtins, macros, initial, domain = static
+            for i, (cond_text, _m, _t) in enumerate(spec.checks):
+                ast = parse_condition(cond_text)
+                used = names_in(ast) & bound
+                preds = expanded_predicates(ast, macros)
+                if len(used) == 1 and not (preds & dynamic) and not (preds & builtins):
+                    (p,) = used
+                    cond = self.checks[i][0]
+                    ok = frozenset(x for x in domain if cond(initial, {p: x}))
+                    self.allowed[p] = self.allowed.get(p, ok) & ok
+                    static_checks.add(i)
+        # Which remaining checks can run once the first k parameters are bound.
         self.order = self.params
         self.slot_checks = []
         seen: set = set()
+        live = [c for i, c in enumerate(self.checks) if i not in static_checks]
         for p in self.order:
             seen.add(p)
-            self.slot_checks.append([c for c in self.checks if c[3] <= seen and p in c[3]])
-        self.slot_checks.append([c for c in self.checks if not c[3]])
+            self.slot_checks.append([c[0] for c in live if c[3] <= seen and p in c[3]])
+        self.slot_checks.append([c[0] for c in live if not c[3]])
 
     def attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
         """(next state, message, fail type or None). The state is unchanged on failure."""
@@ -202,21 +220,31 @@ class Action:
 
     def ground(self, st: State, domains: dict[str, Callable]) -> list[dict]:
         """Every binding of the parameters for which all checks pass in ``st``."""
-        for cond, _r, _t, _n in self.slot_checks[-1]:
+        for cond in self.slot_checks[-1]:
             if not cond(st, {}):
                 return []
         out: list[dict] = []
         params = self.order
         n = len(params)
+        kinds = self.spec.params
+        allowed = self.allowed
+        slot_checks = self.slot_checks
 
         def rec(k: int, env: dict) -> None:
             if k == n:
                 out.append(dict(env))
                 return
             p = params[k]
-            for value in domains[self.spec.params[p]](st):
+            ok = allowed.get(p)
+            checks = slot_checks[k]
+            for value in domains[kinds[p]](st):
+                if ok is not None and value not in ok:
+                    continue
                 env[p] = value
-                if all(c[0](st, env) for c in self.slot_checks[k]):
+                for cond in checks:
+                    if not cond(st, env):
+                        break
+                else:
                     rec(k + 1, env)
             env.pop(p, None)
 
@@ -225,12 +253,20 @@ class Action:
 
 
 def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable, types: Callable,
-                    functions: dict) -> list[Action]:
+                    functions: dict, initial: State | None = None) -> list[Action]:
     out = []
     errors = []
+    static = None
+    if initial is not None:
+        try:
+            dynamic = effect_predicates([a for spec in specs for e in spec.effects for a in parse_effects(e)])
+        except LogicError:
+            dynamic = None
+        if dynamic is not None:
+            static = (dynamic, set(compiler.builtins), compiler.macros, initial, compiler.domain)
     for spec in specs:
         try:
-            out.append(Action(spec, compiler, names, types, functions))
+            out.append(Action(spec, compiler, names, types, functions, static))
         except (LogicError, TemplateError) as exc:
             errors.append(SourceError(spec.source, spec.pos, f"action {spec.id!r}: {exc}"))
     if errors:

@@ -1,0 +1,23 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+WORLDS = ROOT / "worlds"
+TEST_WORLDS = ROOT / "tests" / "worlds"
+
+
+@pytest.fixture
+def mini():
+    from tui_adventure.engine.loader import load_world
+
+    return load_world(TEST_WORLDS / "mini.yaml")
+
+
+@pytest.fixture
+def game(mini):
+    from tui_adventure.engine.game import Game
+
+    return Game(mini)

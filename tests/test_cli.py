@@ -1,0 +1,52 @@
+"""The command-line contract of DESIGN.md: scripts and checks depend on these shapes."""
+
+import json
+import subprocess
+import sys
+
+from conftest import TEST_WORLDS
+
+MINI = str(TEST_WORLDS / "mini.yaml")
+
+
+def adventure(*args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_solve_json_shape():
+    out = adventure("solve", MINI, "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert set(data) >= {"par", "commands", "optimal", "expanded", "seconds"}
+    assert data["par"] == 9 == len(data["commands"]) and data["optimal"] is True
+
+
+def test_script_jsonl_shape():
+    out = adventure("script", MINI, "--jsonl", stdin="take book\nxyzzy\n")
+    lines = [json.loads(x) for x in out.stdout.splitlines()]
+    assert lines[0]["turn"] == 0 and lines[0]["goals"] == ["on(book,shelf)"] and lines[0]["goals_achieved"] == []
+    assert "Hall" in lines[0]["observation"]
+    assert lines[1] == {"turn": 1, "command": "take book", "observation": "You take the book.",
+                        "goals_achieved": [], "goal_score": 0, "fail": None, "done": False}
+    assert lines[2]["fail"] == {"phase": "parsing", "type": "unknown_verb"}
+
+
+def test_script_goes_on_after_a_win_and_done(tmp_path):
+    plan = json.loads(adventure("solve", MINI, "--json").stdout)["commands"]
+    cmds = tmp_path / "cmds.txt"
+    cmds.write_text("\n".join(plan + ["done", "take book", "look"]) + "\n")
+    lines = [json.loads(x) for x in adventure("script", MINI, "--commands", str(cmds), "--jsonl").stdout.splitlines()]
+    assert len(lines) == 1 + len(plan) + 3
+    assert lines[len(plan)]["done"] is True and lines[len(plan)]["goal_score"] == 1
+    assert lines[len(plan) + 1]["done"] is True  # done
+    assert lines[len(plan) + 2]["goal_score"] == -1  # the book is taken off the shelf again
+
+
+def test_check_ok_and_bad(tmp_path):
+    assert adventure("check", MINI).returncode == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("start: nowhere\nrooms:\n  hall: {}\ngoal: [at(player, hall)]\n")
+    out = adventure("check", str(bad))
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stdout.startswith(f"{bad}:1:8: start 'nowhere' is not a room")

@@ -1,0 +1,74 @@
+"""The planner is exact: A* with its heuristic agrees with brute-force BFS."""
+
+import pytest
+
+from tui_adventure.engine.game import Game
+from tui_adventure.engine.loader import load_world_text
+from tui_adventure.engine.planner import Planner
+
+BASE = """
+start: a
+rooms:
+  a: {exits: {east: b, north: {to: c, door: gate}}}
+  b: {exits: {west: a, east: d}}
+  c: {exits: {south: {to: a, door: gate}}}
+  d: {exits: {west: b}}
+objects:
+  gate: {traits: [door, openable, lockable], locked: true, key: key}
+  key: {traits: [takeable], in: chest}
+  chest: {traits: [container, openable], at: d}
+  ball: {traits: [takeable], at: b}
+  cup: {traits: [takeable], on: table}
+  table: {traits: [support], at: c}
+  basket: {traits: [container], at: a}
+  pear: {traits: [takeable, edible], at: d}
+"""
+
+GOALS = [
+    ["held(ball)"],
+    ["in(ball, basket)"],
+    ["on(ball, table)"],
+    ["at(player, c)"],
+    ["in(cup, basket)", "eaten(pear)"],
+    ["open(chest)", "held(ball)"],
+    ["not locked(gate)", "at(player, d)"],
+    ["in(ball, chest)", "on(pear, table)"],
+]
+
+
+@pytest.mark.parametrize("goals", GOALS, ids=[" & ".join(g) for g in GOALS])
+def test_astar_matches_bfs(goals):
+    text = BASE + "goal:\n" + "".join(f"  - {g}\n" for g in goals)
+    world = load_world_text(text, "small.yaml")
+    planner = Planner(world)
+    fast, slow = planner.solve(), planner.bfs()
+    assert fast.par == slow.par
+    assert fast.expanded <= slow.expanded
+    game = Game(world)
+    for command in fast.commands:
+        r = game.step(command)
+        assert r.fail is None, (command, r.observation)
+    assert game.all_goals_achieved()
+
+
+def test_plans_from_any_state(mini):
+    planner = Planner(mini)
+    game = Game(mini)
+    for c in ["e", "open box", "take apple"]:
+        game.step(c)
+    assert planner.solve(game.state).par == planner.bfs(game.state).par
+
+
+def test_unreachable_goal_is_proven():
+    text = BASE.replace("in: chest", "on: table") + "goal:\n  - held(key)\n"
+    world = load_world_text(text, "locked_in.yaml")
+    assert Planner(world).solve() is None
+
+
+def test_admissible_commands_all_work(mini):
+    planner = Planner(mini)
+    commands = planner.admissible_commands(mini.initial)
+    assert {"take book", "go east", "look", "inventory"} <= set(commands)
+    for c in commands:
+        r = Game(mini).step(c)
+        assert r.fail is None, (c, r.observation)
