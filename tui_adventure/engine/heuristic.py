@@ -113,6 +113,38 @@ def transport_heuristic(style, goals):
                     need.add(fact[2])
         here = player_room(st)
         walk = walk_bound(here, need, dist) if need else 0
+        if need and doors:
+            other += door_work(st, here, need, takes)
         return puts + len(takes) + len(opens) + other + walk
+
+    doors = style.door_exits() if hasattr(style, "door_exits") else None
+    graph = style.room_graph()
+
+    def reach(st, start, passable) -> set:
+        seen = {start}
+        stack = [start]
+        while stack:
+            r = stack.pop()
+            for n in graph.get(r, ()):
+                if n not in seen:
+                    door = doors.get((r, n))
+                    if door is None or passable(st, door):
+                        seen.add(n)
+                        stack.append(n)
+        return seen
+
+    def door_work(st, here, need, takes) -> int:
+        """Rooms behind a closed door cost an open; behind a locked one, an unlock and a key too."""
+        facts = st.facts
+        if need <= reach(st, here, lambda st, d: ("open", d) in facts):
+            return 0
+        extra = 1  # some door must be opened
+        if need <= reach(st, here, lambda st, d: ("locked", d) not in facts):
+            return extra
+        extra += 1  # and unlocked, with a key in hand
+        keys = style.keys_for_locked_doors(st)
+        if keys and not any(is_held(st, k) or k in takes for k in keys):
+            extra += 1
+        return extra
 
     return h

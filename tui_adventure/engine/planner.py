@@ -43,24 +43,48 @@ class Plan:
 
 
 class Planner:
-    def __init__(self, world: World, max_nodes: int = 3_000_000) -> None:
+    def __init__(self, world: World, max_nodes: int = 3_000_000, prune: bool = True) -> None:
         self.world = world
         self.max_nodes = max_nodes
         self.style = world.style
-        self.moves = [a for a in world.actions if a.effect is not None and not a.ends]
+        self.moves = [a for a in world.actions if a.effect is not None and not a.ends and a.spec.plan]
         self.info = [a for a in world.actions if a.info]
         self.goals = list(world.goals)
-        self.h = self.style.heuristic(self.goals) if not world.extra_actions and hasattr(self.style, "heuristic") else None
+        own_rules = not world.extra_actions
+        self.h = self.style.heuristic(self.goals) if own_rules and hasattr(self.style, "heuristic") else None
+        self.relevant = self.style.relevant_objects(self.goals) if own_rules and prune else None
+        self._plans: list = []
+        for action in self.moves:
+            things = [p for p in action.params if action.spec.params[p] == "thing"]
+            mode = action.spec.plan if prune and own_rules and action.spec.plan in ("goal", "goal_object") else None
+            self._plans.append((action, things, mode))
 
     # successors -------------------------------------------------------
     def successors(self, st: State):
         domains = self.style.domains
+        relevant = self.relevant
+        if relevant is not None:
+            scope = domains["thing"]
+            narrow = dict(domains)
+            narrow["thing"] = lambda st: [x for x in scope(st) if x in relevant]
         seen: set = set()
         out = []
-        for action in self.moves:
-            for env in action.ground(st, domains):
+        goals = self.goals
+        for action, things, goal_only in self._plans:
+            if relevant is None or not things:
+                envs = action.ground(st, domains)
+            elif len(things) == 1:
+                envs = action.ground(st, narrow)
+            else:
+                envs = [e for e in action.ground(st, domains) if any(e[t] in relevant for t in things)]
+            for env in envs:
                 new = action.successor(st, env)
                 if new is st or new.facts == st.facts or new.facts in seen:
+                    continue
+                if goal_only == "goal" and not any(g.holds(new) and not g.holds(st) for g in goals):
+                    continue
+                if goal_only == "goal_object" and not any(
+                        env[t] in g.fact[1:] and not g.holds(st) for t in things for g in goals):
                     continue
                 seen.add(new.facts)
                 out.append((action, env, new))

@@ -22,7 +22,7 @@ from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, lo
 
 RULESET_DIR = Path(__file__).resolve().parent.parent / "rulesets"
 ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
-               "all", "all_where", "verbs", "describe"}
+               "all", "all_where", "plan"}
 PARAM_KINDS = {"thing", "room", "dir", "word"}
 
 
@@ -38,6 +38,8 @@ class ActionSpec:
     info: bool = False
     all_slot: str | None = None
     all_where: str | None = None
+    plan: object = True  # False: an alias the planner skips; "goal": only when it achieves a goal fact;
+    #                      "goal_object": only on a thing an unmet goal names
     source: str = ""
     pos: object = None
 
@@ -143,8 +145,13 @@ def parse_actions(items, path: str, errors: list[SourceError]) -> list[ActionSpe
             id=str(item["id"]), syntax=[str(s) for s in syntax], params=params, checks=checks,
             effects=[str(e) for e in effects], success=str(item.get("success", "")),
             ends=bool(item.get("ends", False)), info=bool(item.get("info", False)),
-            all_slot=item.get("all"), all_where=item.get("all_where"), source=path, pos=where))
+            all_slot=item.get("all"), all_where=item.get("all_where"), plan=_plan_flag(item.get("plan", True)),
+            source=path, pos=where))
     return out
+
+
+def _plan_flag(value):
+    return value if value in ("goal", "goal_object") else bool(value)
 
 
 class Action:

@@ -264,12 +264,54 @@ class ClassicStyle:
     def heuristic(self, goals):
         return transport_heuristic(self, goals)
 
+    def relevant_objects(self, goals) -> frozenset:
+        """Objects whose state can matter to the goals; the planner leaves the others alone.
+
+        Goal objects; whatever holds one of them (it may have to be opened or
+        carried); every door, and the key of any relevant lock; closed under
+        those rules. An action on irrelevant objects only changes facts about
+        irrelevant objects, so dropping it from a plan keeps the plan valid.
+        """
+        ents = self.world.entities
+        facts = self.world.initial.facts
+        st = self.world.initial
+        relevant = {a for g in goals for a in g.fact[1:] if a in ents and ents[a].kind == "object"}
+        relevant |= {x for (p, *rest) in facts if p == "door" for x in rest}
+        changed = True
+        while changed:
+            changed = False
+            for x in list(relevant):
+                parent = self.parent(st, x)
+                movable = ("takeable", parent) in facts or ("openable", parent) in facts
+                if parent is not None and movable and parent not in relevant:
+                    relevant.add(parent)
+                    changed = True
+                for (p, *rest) in facts:
+                    if p == "unlocks" and rest[1] == x and rest[0] not in relevant:
+                        relevant.add(rest[0])
+                        changed = True
+        return frozenset(relevant)
+
     def room_graph(self) -> dict[str, set[str]]:
         graph: dict[str, set[str]] = {r: set() for r in self.world.rooms()}
         for f in self.world.initial_facts:
             if f[0] == "exit":
                 graph.setdefault(f[1], set()).add(f[3])
         return graph
+
+    def door_exits(self) -> dict:
+        """(room, next room) -> the door between them, for exits that have one."""
+        out = {}
+        via = {(f[1], f[2]): f[3] for f in self.world.initial_facts if f[0] == "via"}
+        for f in self.world.initial_facts:
+            if f[0] == "exit" and (f[1], f[2]) in via:
+                out[(f[1], f[3])] = via[(f[1], f[2])]
+        return out
+
+    def keys_for_locked_doors(self, st) -> list[str]:
+        doors = set(self.door_exits().values())
+        return [f[1] for f in self.world.initial_facts
+                if f[0] == "unlocks" and f[2] in doors and ("locked", f[2]) in st.facts]
 
     def is_held(self, st, x: str) -> bool:
         return ("held", x) in st.facts

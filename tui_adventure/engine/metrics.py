@@ -1,0 +1,270 @@
+"""Episode metrics: pure functions over per-turn data, and a cached progress tracker.
+
+The numbers shown live and written to records (see DESIGN.md, "Metrics shown
+live and recorded"):
+
+- ``turns``: turns played (the winning or ``done`` turn included)
+- ``achieved_goal_ratio``: goals achieved at the end / goals (1.0 for a world without goals)
+- ``turns_over_par``: turns - par
+- ``turn_ratio``: 1 - turns_over_par / (max_turns - par), kept within [0, 1]
+  (the clembench formula; it only leaves [0, 1] for a game shorter than par
+  or longer than max_turns, where clembench reports no value at all)
+- ``full_rating``: achieved_goal_ratio * turn_ratio
+- ``main_score``: clembench's Main Score, 100 * achieved_goal_ratio
+- ``progress``: (par_0 - par_now) / par_0 floored at 0, where par_now is the
+  exact planner's optimum from the current state (1.0 when par_0 is 0;
+  0.0 when the goals can no longer be reached)
+- ``repetition_rate``: share of commands that repeat an earlier command of
+  the episode (compared case- and whitespace-insensitively)
+- ``invalid_commands``: turns whose StepResult.fail is set
+- ``goal_score``: the sum of the per-turn goal score changes
+
+Nothing here plays the game; ``ProgressTracker`` is the one piece that runs
+the planner, and it remembers every state it has solved.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import asdict, dataclass
+from typing import Iterable, Sequence
+
+from .facts import State
+from .planner import Planner, PlannerLimit
+from .world import World
+
+
+# single numbers -----------------------------------------------------------------
+def achieved_goal_ratio(achieved: int, total: int) -> float:
+    """Goals achieved / goals; a world without goals counts as fully achieved."""
+    if total <= 0:
+        return 1.0
+    return max(0, min(achieved, total)) / total
+
+
+def turns_over_par(turns: int, par: int) -> int:
+    return turns - par
+
+
+def turn_ratio(turns: int, par: int, max_turns: int) -> float:
+    """1 - turns_over_par / (max_turns - par), kept within [0, 1].
+
+    When max_turns <= par there is no room over par: 1.0 at or under par, 0.0 over it.
+    """
+    over = turns - par
+    room = max_turns - par
+    if room <= 0:
+        return 1.0 if over <= 0 else 0.0
+    return min(1.0, max(0.0, 1.0 - over / room))
+
+
+def full_rating(goal_ratio: float, t_ratio: float) -> float:
+    """The old full rating: achieved_goal_ratio * turn_ratio."""
+    return goal_ratio * t_ratio
+
+
+def main_score(goal_ratio: float) -> float:
+    """clembench's Main Score (100 x achieved_goal_ratio; the episode loop makes it NaN on abort)."""
+    return 100.0 * goal_ratio
+
+
+def progress_rate(par_0: int | None, par_now: int | None) -> float:
+    """(par_0 - par_now) / par_0, floored at 0.
+
+    ``par_now`` None: the goals can no longer be reached (0.0). ``par_0`` 0: the
+    goals held from the start (1.0). ``par_0`` None: the world has no plan at
+    all, so no progress is possible short of reaching the goals (par_now 0).
+    """
+    if par_now is None:
+        return 0.0
+    if par_0 is None:
+        return 1.0 if par_now == 0 else 0.0
+    if par_0 <= 0:
+        return 1.0
+    return max(0.0, min(1.0, (par_0 - par_now) / par_0))
+
+
+def normalise_command(command: str) -> str:
+    """Case- and whitespace-insensitive form used to spot repeated commands."""
+    return " ".join(str(command).split()).casefold()
+
+
+def repeated_flags(commands: Iterable[str]) -> list[bool]:
+    """For each command: does it repeat an earlier command of the episode?"""
+    seen: set[str] = set()
+    out = []
+    for c in commands:
+        key = normalise_command(c)
+        out.append(key in seen)
+        seen.add(key)
+    return out
+
+
+def repetition_rate(commands: Sequence[str]) -> float:
+    """Share of commands that repeat an earlier one (0.0 for no commands)."""
+    flags = repeated_flags(commands)
+    return sum(flags) / len(flags) if flags else 0.0
+
+
+def invalid_count(fails: Iterable) -> int:
+    """Turns that failed: pass StepResults, TurnData or the ``fail`` values themselves."""
+    return sum(1 for f in fails if _fail_of(f) is not None)
+
+
+def goal_score_total(scores: Iterable) -> int:
+    """Sum of per-turn goal score changes: pass StepResults, TurnData or ints."""
+    return sum(s if isinstance(s, int) else s.goal_score for s in scores)
+
+
+def _fail_of(item):
+    return item.fail if hasattr(item, "fail") else item
+
+
+# an episode -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class TurnData:
+    """What the metrics need from one turn."""
+
+    command: str
+    fail: dict | None = None
+    goal_score: int = 0
+    achieved: int = 0                 # goals achieved after the turn
+    par_now: int | None = None        # optimal turns left after the turn (None: unreachable/unknown)
+
+    @classmethod
+    def from_step(cls, result, par_now: int | None = None) -> "TurnData":
+        return cls(result.command, result.fail, result.goal_score, len(result.goals_achieved), par_now)
+
+
+@dataclass(frozen=True)
+class EpisodeMetrics:
+    turns: int
+    goals_total: int
+    goals_achieved: int
+    achieved_goal_ratio: float
+    par: int
+    max_turns: int
+    turns_over_par: int
+    turn_ratio: float
+    full_rating: float
+    main_score: float
+    progress: float
+    repetition_rate: float
+    invalid_commands: int
+    goal_score: int
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+def episode_metrics(turns: Sequence[TurnData], *, par: int, max_turns: int, goals_total: int,
+                    goals_at_start: int = 0, par_0: int | None = None) -> EpisodeMetrics:
+    """Every metric of an episode (or of the episode so far) from its per-turn data.
+
+    ``par`` is the optimum from the start used for turns_over_par; ``par_0`` the
+    one used for progress (defaults to ``par``). Progress is taken from the last
+    turn's ``par_now`` (0.0 when it is unknown; for no turns, from the start).
+    """
+    n = len(turns)
+    achieved = turns[-1].achieved if turns else goals_at_start
+    ratio = achieved_goal_ratio(achieved, goals_total)
+    t_ratio = turn_ratio(n, par, max_turns)
+    p0 = par if par_0 is None else par_0
+    if turns:
+        prog = progress_rate(p0, turns[-1].par_now)
+    else:
+        prog = progress_rate(p0, p0)
+    return EpisodeMetrics(
+        turns=n, goals_total=goals_total, goals_achieved=achieved, achieved_goal_ratio=ratio,
+        par=par, max_turns=max_turns, turns_over_par=turns_over_par(n, par), turn_ratio=t_ratio,
+        full_rating=full_rating(ratio, t_ratio), main_score=main_score(ratio), progress=prog,
+        repetition_rate=repetition_rate([t.command for t in turns]),
+        invalid_commands=invalid_count(turns), goal_score=goal_score_total(turns))
+
+
+def progress_curve(turns: Sequence[TurnData], par_0: int | None) -> list[float]:
+    """The progress rate after each turn."""
+    return [progress_rate(par_0, t.par_now) for t in turns]
+
+
+# progress --------------------------------------------------------------------------
+_UNKNOWN = object()
+
+
+class ProgressTracker:
+    """The exact optimum from any state, cached, for a progress rate after every turn.
+
+    States repeat all the time (looking, examining, failed commands, undo,
+    walking back and forth), and every state on an optimal plan is solved by
+    the same search: when a plan from S has length n, the i-th state along it
+    has optimum n - i, so following the plan costs no further searches.
+
+    ``par(state)`` is None when the goals cannot be reached from ``state`` and
+    also when the planner hit its node limit (``limited(state)`` tells which).
+    """
+
+    def __init__(self, world: World, planner: Planner | None = None, max_cache: int = 100_000,
+                 max_nodes: int = 3_000_000) -> None:
+        self.world = world
+        self.planner = planner or Planner(world, max_nodes=max_nodes)
+        self.max_cache = max_cache
+        self._cache: OrderedDict[frozenset, int | None] = OrderedDict()
+        self._limited: set[frozenset] = set()
+        self.searches = 0
+        self._par_0 = _UNKNOWN
+
+    @property
+    def par_0(self) -> int | None:
+        if self._par_0 is _UNKNOWN:
+            self._par_0 = self.par(self.world.initial)
+        return self._par_0
+
+    def par(self, state: State) -> int | None:
+        key = state.facts
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        self.searches += 1
+        try:
+            plan = self.planner.solve(state)
+        except PlannerLimit:
+            self._limited.add(key)
+            self._store(key, None)
+            return None
+        if plan is None:
+            self._store(key, None)
+            return None
+        self._store(key, plan.par)
+        self._store_along(state, plan)
+        return plan.par
+
+    def limited(self, state: State) -> bool:
+        """True when the planner gave up on ``state`` (its par is unknown, not impossible)."""
+        return state.facts in self._limited
+
+    def progress(self, state: State) -> float:
+        return progress_rate(self.par_0, self.par(state))
+
+    def _store(self, key: frozenset, value: int | None) -> None:
+        self._cache[key] = value
+        self._cache.move_to_end(key)
+        while len(self._cache) > self.max_cache:
+            self._cache.popitem(last=False)
+
+    def _store_along(self, state: State, plan) -> None:
+        st = state
+        left = plan.par
+        by_id = self.world.action_by_id
+        for action_id, env in plan.steps:
+            action = by_id.get(action_id)
+            if action is None:
+                return
+            st = action.successor(st, dict(env))
+            left -= 1
+            if st.facts not in self._cache:
+                self._store(st.facts, left)
+
+    @property
+    def cached(self) -> int:
+        """How many states have a known optimum."""
+        return len(self._cache)
