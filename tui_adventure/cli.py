@@ -15,6 +15,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--player", default="human")
     p.add_argument("--records", default="records")
 
+    p = sub.add_parser("import", help="import clembench instances as world files")
+    p.add_argument("format", choices=["clembench"])
+    p.add_argument("instances")
+    p.add_argument("--out", required=True, metavar="DIR")
+
     p = sub.add_parser("check", help="validate world files")
     p.add_argument("worlds", nargs="+")
 
@@ -44,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
         else:
             lines = sys.stdin.read().splitlines()
         return headless.script(args.world, lines, args.jsonl)
+    if args.command == "import":
+        from .clembench.instances import import_instances
+
+        written = import_instances(args.instances, args.out)
+        print(f"wrote {len(written)} world files under {args.out}")
+        return 0
     if args.command == "play":
         from .lineplay import play
         return play(args.world)

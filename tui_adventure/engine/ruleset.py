@@ -55,6 +55,8 @@ class RulesetSpec:
 
 
 def ruleset_path(name: str, base: Path | None = None) -> Path:
+    if (RULESET_DIR / f"{name}.yaml").exists():
+        return RULESET_DIR / f"{name}.yaml"
     if name.endswith((".yaml", ".yml")):
         p = Path(name)
         return p if p.is_absolute() or base is None else base / p
@@ -92,8 +94,17 @@ def parse_ruleset(data, path: str) -> RulesetSpec:
     actions = parse_actions(data.get("actions") or [], path, errors)
     if errors:
         raise SourceErrors(errors)
-    options = {k: v for k, v in data.items() if k not in ("name", "style", "define", "actions")}
-    return RulesetSpec(name=str(data.get("name", Path(path).stem)), style=str(data.get("style", "classic")),
+    options = {k: v for k, v in data.items() if k not in ("name", "style", "define", "actions", "extends")}
+    style = data.get("style")
+    if data.get("extends"):
+        # a variant: the base ruleset with some actions replaced (by id) or added
+        base = load_ruleset(str(data["extends"]), Path(path).parent)
+        mine = {a.id: a for a in actions}
+        actions = [mine.pop(a.id, a) for a in base.actions] + list(mine.values())
+        macros = {**base.macros, **macros}
+        options = {**base.options, **options}
+        style = style or base.style
+    return RulesetSpec(name=str(data.get("name", Path(path).stem)), style=str(style or "classic"),
                        macros=macros, actions=actions, options=options, path=path)
 
 
@@ -170,10 +181,10 @@ class Action:
         for cond_text, message, fail_type in spec.checks:
             ast = parse_condition(cond_text)
             cond = compiler.condition(ast, bound)
-            render = compile_template(message, names, types, functions, set(bound))
+            render = compile_template(message, names, types, functions, set(bound) | {"prep"})
             self.checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound)))
         self.effect = compiler.effects(spec.effects, bound) if spec.effects else None
-        self.success = compile_template(spec.success, names, types, functions, set(bound))
+        self.success = compile_template(spec.success, names, types, functions, set(bound) | {"prep"})
         self.ends = spec.ends
         self.info = spec.info
         self.all_where = compiler.condition(spec.all_where, bound) if spec.all_where else None

@@ -1,0 +1,1 @@
+"""Everything about clembench's file formats: instances, records, scores, results."""

@@ -1,0 +1,191 @@
+"""clembench adventuregame instances <-> world files.
+
+An imported world file keeps the original instance dict verbatim (records
+need it) plus the names the parser must know, and opens with a comment that
+says in English what the adventure is. The instance, not the comment, is what
+the game is built from, so the two can never disagree in play.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from ..engine.facts import parse_fact
+from ..engine.ruleset import load_ruleset
+from ..engine.world import Entity, Goal, World
+from ..engine.yamlpos import SourceError, SourceErrors, pos_of
+
+HIDDEN_TYPES = {"player", "floor", "inventory"}
+
+
+def load_definitions(instances_path: Path, instance: dict) -> dict:
+    """Surface names and adjectives from the definition files beside the instances file."""
+    base = instances_path.resolve().parent.parent / "resources" / "definitions"
+    entity_names: dict[str, str] = {}
+    room_names: dict[str, str] = {}
+    adjectives: list[str] = []
+    for name in instance.get("entity_definitions", ["home_entities.json"]):
+        for e in json.loads((base / name).read_text(encoding="utf-8")):
+            entity_names[e["repr_str"]] = e["type_name"]
+            adjectives.extend(a for a in e.get("possible_adjs", ()) if a not in adjectives)
+    for name in instance.get("room_definitions", ["home_rooms.json"]):
+        for r in json.loads((base / name).read_text(encoding="utf-8")):
+            room_names[r["repr_str"]] = r["type_name"]
+    return {"entity_names": entity_names, "room_names": room_names, "adjectives": adjectives}
+
+
+def ruleset_for(instance: dict, experiment: str) -> str:
+    limited = "invlimit" in experiment or any("invlimit" in a for a in instance.get("action_definitions", ()))
+    return "adventuregame_invlimit" if limited else "adventuregame"
+
+
+def world_from_document(doc: dict, path: str) -> World:
+    """Build the World of an imported world file (its ``clembench`` section)."""
+    try:
+        cb = doc["clembench"]
+        inst = cb["instance"]
+        return world_from_instance(inst, cb["experiment"], cb, path, ruleset=doc.get("ruleset"))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SourceErrors([SourceError(path, pos_of(doc, "clembench"),
+                                        f"the clembench section is incomplete or damaged ({exc}); re-import the instance")]) from None
+
+
+def world_from_instance(inst: dict, experiment: str, names: dict, path: str = "<instance>",
+                        ruleset: str | None = None) -> World:
+    facts = [parse_fact(f) for f in inst["initial_state"]]
+    entity_repr = {t: s for s, t in names["entity_names"].items()}
+    room_repr = {t: s for s, t in names["room_names"].items()}
+    kinds: dict[str, tuple[str, str]] = {}
+    for f in facts:
+        if f[0] == "room" and len(f) == 3:
+            kinds[f[1]] = ("room", f[2])
+        elif f[0] == "type" and len(f) == 3:
+            kinds[f[1]] = ("player" if f[2] == "player" else "object", f[2])
+    entities: dict[str, Entity] = {}
+    for f in facts:
+        for a in f[1:]:
+            if a in kinds and a not in entities:
+                kind, t = kinds[a]
+                name = room_repr.get(t, t) if kind == "room" else entity_repr.get(t, t)
+                entities[a] = Entity(a, name, kind=kind, type=t, hidden=t in HIDDEN_TYPES)
+    entities["inventory"] = Entity("inventory", "inventory", kind="object", type="inventory", hidden=True)
+    facts += initial_accessible(facts, kinds)
+    start = next(f[2] for f in facts if f[0] == "at" and f[1] == "player1")
+    rs = load_ruleset(ruleset or ruleset_for(inst, experiment))
+    meta = {
+        "clembench": {"entity_names": names["entity_names"], "room_names": names["room_names"],
+                      "adjectives": list(names.get("adjectives", ()))},
+        "experiment": experiment, "game_id": inst.get("game_id", 0), "variant": inst.get("variant", "basic"),
+        "optimal_turns": inst.get("optimal_turns"), "prompt": inst.get("prompt", ""), "instance": inst,
+    }
+    return World(path=path, game="adventuregame", title=f"{experiment} #{inst.get('game_id', 0)}", ruleset=rs,
+                 start=start, entities=entities, initial_facts=facts,
+                 goals=[Goal(parse_fact(g)) for g in inst["goal_state"]],
+                 max_turns=int(inst.get("max_turns", 50)), par=None, meta=meta, strict=True)
+
+
+def initial_accessible(facts: list[tuple], kinds: dict) -> list[tuple]:
+    """What upstream marks accessible at the start: supported, in open containers, held, or free-standing."""
+    present = set(facts)
+    out = []
+    for eid, (kind, t) in kinds.items():
+        if kind != "object" or t == "floor":
+            continue
+        if ("needs_support", eid) in present:
+            ok = any(f[0] == "on" and f[1] == eid for f in facts) or any(
+                f[0] == "in" and f[1] == eid and (f[2] == "inventory" or ("closed", f[2]) not in present)
+                for f in facts)
+        else:
+            ok = True
+        if ok:
+            out.append(("accessible", eid))
+    return out
+
+
+def document(inst: dict, experiment: str, names: dict) -> tuple[str, dict]:
+    """(comment header, YAML mapping) for one instance's world file."""
+    world = world_from_instance(inst, experiment, names)
+    st = world.initial
+    style = world.style
+    name = world.name_of
+    lines = [f"clembench adventuregame v2.1: {experiment}, instance {inst.get('game_id', 0)}"
+             f" ({inst.get('variant', 'basic')} variant).",
+             f"Goal: {', '.join(inst['goal_state'])}.",
+             f"The player starts in the {name(world.start)}."]
+    for room in style.rooms:
+        things = [name(x) for x in world.sort_ids(st.by2.get(("at", room), ()))
+                  if not world.entities[x].hidden]
+        exits = [name(r) for (r,) in style._sorted_rest(st, "exit", room)]
+        lines.append(f"{name(room)}: {', '.join(things) or 'nothing'}; exits to {', '.join(exits) or 'nowhere'}.")
+    lines.append(f"Upstream's solution ({inst.get('optimal_turns')} turns): {'; '.join(inst.get('optimal_commands', []))}.")
+    header = "\n".join(f"# {line}" for line in lines)
+    doc = {
+        "game": "adventuregame",
+        "title": f"{experiment} #{inst.get('game_id', 0)}",
+        "ruleset": ruleset_for(inst, experiment),
+        "max_turns": int(inst.get("max_turns", 50)),
+        "goal": list(inst["goal_state"]),
+        "clembench": {
+            "experiment": experiment,
+            "game_id": inst.get("game_id", 0),
+            "variant": inst.get("variant", "basic"),
+            "optimal_turns": inst.get("optimal_turns"),
+            "prompt": inst.get("prompt", ""),
+            "entity_names": names["entity_names"],
+            "room_names": names["room_names"],
+            "adjectives": list(names.get("adjectives", ())),
+            "instance": inst,
+        },
+    }
+    return header, doc
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str(dumper, value: str):
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def import_instances(instances_path: str | Path, out_dir: str | Path) -> list[Path]:
+    """One world file per instance at ``out/<experiment>/instance_<id:05d>.yaml``."""
+    instances_path = Path(instances_path)
+    data = json.loads(instances_path.read_text(encoding="utf-8"))
+    written = []
+    names_cache: dict = {}
+    for exp in data["experiments"]:
+        for inst in exp["game_instances"]:
+            key = (tuple(inst.get("entity_definitions", ())), tuple(inst.get("room_definitions", ())))
+            if key not in names_cache:
+                names_cache[key] = load_definitions(instances_path, inst)
+            header, doc = document(inst, exp["name"], names_cache[key])
+            target = Path(out_dir) / exp["name"] / f"instance_{inst.get('game_id', 0):05d}.yaml"
+            text = header + "\n" + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+            write_atomic(target, text)
+            written.append(target)
+    return written
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

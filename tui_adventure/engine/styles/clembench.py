@@ -1,0 +1,284 @@
+"""The clembench style: adventuregame v2.1's texts, parser and world layout.
+
+Upstream keeps its state in a Python set, so its lists come out in an order
+that changes between runs; here everything is listed in the order of the
+instance's ``initial_state`` (which is also the world's entity order).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..clem_parser import ClemParser, ParsedAction
+from ..heuristic import transport_heuristic
+from ..parser import Failure, Parsed
+from ..text import english_list
+
+PLAYER = "player1"
+INVENTORY = "inventory"
+
+
+def _a_list(names: list[str]) -> str:
+    return english_list([f"a {n}" for n in names])
+
+
+class ClembenchStyle:
+    put_needs_held = False
+
+    def __init__(self, world) -> None:
+        self.world = world
+        facts = world.initial_facts
+        self.type_of = {f[1]: f[2] for f in facts if f[0] in ("type", "room") and len(f) == 3}
+        self.ids_of_type: dict[str, list[str]] = {}
+        for eid, t in self.type_of.items():
+            self.ids_of_type.setdefault(t, []).append(eid)
+        self.rooms = [f[1] for f in facts if f[0] == "room"]
+        self.floors = {f[1] for f in facts if f[0] == "type" and f[2] == "floor"}
+        self.builtins: dict = {}
+        self.functions = {
+            "room_description": self.room_description,
+            "container_content": self.container_content,
+            "inventory_desc": self.inventory_desc,
+            "examine_desc": self.examine_desc,
+        }
+        self.domains = {"thing": self.things_here, "room": self.room_list, "word": lambda st: ()}
+
+    def make_parser(self):
+        return ClemCommandParser(self.world, self)
+
+    # where things are ------------------------------------------------------
+    def player_room(self, st) -> str | None:
+        for r in st.by1.get(("at", PLAYER), ()):
+            return r[0]
+        return None
+
+    def things_here(self, st) -> list[str]:
+        hit = st.cache.get("here")
+        if hit is None:
+            room = self.player_room(st)
+            hit = self.world.sort_ids(x for x in st.by2.get(("at", room), ()) if x != PLAYER)
+            st.cache["here"] = hit
+        return hit
+
+    def room_list(self, st) -> list[str]:
+        return self.rooms
+
+    def scope(self, st) -> frozenset:
+        return frozenset(x for x in self.things_here(st) if ("accessible", x) in st.facts)
+
+    def held(self, st) -> list[str]:
+        return self.world.sort_ids(st.by2.get(("in", INVENTORY), ()))
+
+    def name(self, eid: str) -> str:
+        return self.world.name_of(eid)
+
+    def _bare(self, eid: str) -> str:
+        """The id without digits: upstream's examine texts speak that way ("sidetable")."""
+        return re.sub(r"\d", "", eid)
+
+    # texts -----------------------------------------------------------------
+    def first_observation(self, st) -> str:
+        return self.room_description(st)
+
+    def listed_here(self, st) -> list[str]:
+        facts = st.facts
+        out = []
+        for x in self.things_here(st):
+            if x in self.floors or x == INVENTORY or (("in", x, INVENTORY) in facts):
+                continue
+            if any(("closed", c) in facts for (c,) in st.by1.get(("in", x), ())):
+                continue
+            out.append(x)
+        return out
+
+    def room_description(self, st) -> str:
+        room = self.player_room(st)
+        parts = [f"You are in a {self.name(room)} now."]
+        things = self.listed_here(st)
+        names = [self.name(x) for x in things]
+        if len(names) == 1:
+            parts.append(f"There is a {names[0]}.")
+        elif names:
+            parts.append(f"There are {_a_list(names)}.")
+        facts = st.facts
+        for x in things:
+            n = self.name(x)
+            if ("closed", x) in facts:
+                parts.append(f"The {n} is closed.")
+            if ("open", x) in facts:
+                parts.append(f"The {n} is open.")
+            for (c,) in self._sorted_rest(st, "in", x):
+                parts.append(f"The {n} is in the {self.name(c)}.")
+            for (s,) in self._sorted_rest(st, "on", x):
+                parts.append(f"The {n} is on the {'floor' if s in self.floors else self.name(s)}.")
+        exits = [self.name(r) for (r,) in self._sorted_rest(st, "exit", room)]
+        if len(exits) == 1:
+            parts.append(f"There is a passage to a {exits[0]} here.")
+        elif exits:
+            parts.append(f"There are passages to {_a_list(exits)} here.")
+        return " ".join(parts)
+
+    def _sorted_rest(self, st, pred: str, first: str) -> list[tuple]:
+        order = self.world.order
+        return sorted(st.by1.get((pred, first), ()), key=lambda r: order.get(r[0], 1 << 30))
+
+    def container_content(self, st, c: str) -> str:
+        inside = [self.name(x) for x in self.world.sort_ids(st.by2.get(("in", c), ()))]
+        if not inside:
+            return f"The {self.name(c)} is empty."
+        if len(inside) == 1:
+            return f"In the {self.name(c)} there is a {inside[0]}."
+        return f"In the {self.name(c)} there are {_a_list(inside)}."
+
+    def inventory_desc(self, st) -> str:
+        held = [self.name(x) for x in self.held(st)]
+        if not held:
+            return "Your inventory is empty."
+        return f"In your inventory you have {_a_list(held)}."
+
+    def examine_desc(self, st, e: str) -> str:
+        facts = st.facts
+        bare = self._bare(e)
+        out = []
+        if ("in", e, INVENTORY) in facts:
+            out.append(f"The {bare} is in your inventory.")
+        else:
+            for (s,) in self._sorted_rest(st, "on", e):
+                out.append(f"The {bare} is on the {self._bare(s)}.")
+            for (c,) in self._sorted_rest(st, "in", e):
+                out.append(f"The {bare} is in the {self._bare(c)}.")
+        if ("takeable", e) in facts:
+            out.append(f"The {bare} is takeable.")
+        if ("openable", e) in facts:
+            state = "open" if ("open", e) in facts else "closed"
+            out.append(f"The {bare} is openable and currently {state}.")
+        if ("container", e) in facts and e != INVENTORY:
+            if ("closed", e) in facts:
+                out.append(f"You can't see the {bare}'s contents because it is closed.")
+            else:
+                inside = [self._bare(x) for x in self.world.sort_ids(st.by2.get(("in", e), ()))]
+                if not inside:
+                    out.append(f"The {bare} is empty.")
+                elif len(inside) == 1:
+                    out.append(f"There is a {inside[0]} in the {bare}.")
+                else:
+                    out.append(f"There are {_a_list(inside)} in the {bare}.")
+        if ("support", e) in facts:
+            on = [self._bare(x) for x in self.world.sort_ids(st.by2.get(("on", e), ()))]
+            if not on:
+                out.append(f"There is nothing on the {bare}.")
+            elif len(on) == 1:
+                out.append(f"There is a {on[0]} on the {bare}.")
+            else:
+                out.append(f"There are {_a_list(on)} on the {bare}.")
+        return " ".join(out)
+
+    # for the parser ------------------------------------------------------------
+    def id_for_type(self, t: str | None, st) -> str | None:
+        ids = self.ids_of_type.get(t or "")
+        return ids[0] if ids else None
+
+    def receptacle_of(self, st, e: str) -> str | None:
+        """``take X`` without ``from``: X's first on/in fact, in initial-state order."""
+        rests = self._sorted_rest(st, "on", e) + self._sorted_rest(st, "in", e)
+        rests.sort(key=lambda r: self.world.order.get(r[0], 1 << 30))
+        return rests[0][0] if rests else None
+
+    def command_text(self, action, env: dict, st) -> str:
+        n = self.name
+        if action.id == "go":
+            return f"go {n(env['d'])}"
+        if action.id == "take":
+            return f"take {n(env['e'])}"
+        if action.id == "put":
+            prep = "in" if ("container", env["t"]) in st.facts else "on"
+            return f"put {n(env['e'])} {prep} {n(env['t'])}"
+        if action.id in ("open", "close", "examine"):
+            return f"{action.id} {n(env['e'])}"
+        return action.id
+
+    # for the planner ---------------------------------------------------------
+    def heuristic(self, goals):
+        return transport_heuristic(self, goals)
+
+    def room_graph(self) -> dict[str, set[str]]:
+        graph: dict[str, set[str]] = {r: set() for r in self.rooms}
+        for f in self.world.initial_facts:
+            if f[0] == "exit":
+                graph.setdefault(f[1], set()).add(f[2])
+        return graph
+
+    def is_held(self, st, x: str) -> bool:
+        return ("in", x, INVENTORY) in st.facts
+
+    def is_door(self, x: str) -> bool:
+        return False
+
+    def room_of(self, st, x: str) -> str | None:
+        for r in st.by1.get(("at", x), ()):
+            return r[0]
+        return None
+
+    def closed_chain(self, st, x: str, include_self: bool = False) -> set:
+        out = {x} if include_self and ("closed", x) in st.facts else set()
+        for (c,) in st.by1.get(("in", x), ()):
+            if ("closed", c) in st.facts:
+                out.add(c)
+        return out
+
+    def relevant_objects(self, goals) -> frozenset:
+        """Goal things and the containers holding them; moving anything else never helps."""
+        st = self.world.initial
+        relevant = {a for g in goals for a in g.fact[1:] if a not in self.rooms}
+        for x in list(relevant):
+            relevant.update(c for (c,) in st.by1.get(("in", x), ()) if ("openable", c) in st.facts)
+        return frozenset(relevant)
+
+
+class ClemCommandParser:
+    """Upstream's parsing phase (``ClemParser``), resolved to this world's ids."""
+
+    def __init__(self, world, style: ClembenchStyle) -> None:
+        self.world = world
+        self.style = style
+        meta = world.meta.get("clembench", {})
+        grammar = world.ruleset.options.get("grammar", {})
+        self.parser = ClemParser(meta.get("entity_names", {}), meta.get("room_names", {}),
+                                 grammar.get("verbs", {}), meta.get("adjectives", ()),
+                                 grammar.get("preps", ()), grammar.get("dets", ()))
+        self.actions = {a.id: a for a in world.actions}
+        self.last: list[str] = []
+
+    def parse(self, text: str, st):
+        style = self.style
+        room = style.player_room(st)
+        held_types = {style.type_of.get(x) for x in st.by2.get(("in", INVENTORY), ())}
+        got = self.parser.parse(text, style.type_of.get(room, ""), held_types)
+        if not isinstance(got, ParsedAction):
+            return Failure(got.phase, got.fail_type, got.message)
+        action = self.actions.get(got.verb)
+        if action is None:
+            return Failure("parsing", "undefined_action", f"I don't know how to interpret this '{got.verb}' action.")
+        env: dict = {"prep": got.prep}
+        first = style.id_for_type(got.arg1_type, st) if got.arg1_type else None
+        if got.arg1 is not None and first is None:
+            return Failure("resolution", "entity_not_accessible", f"You can't see a {got.arg1} here.")
+        second = style.id_for_type(got.arg2_type, st) if got.arg2_type else None
+        if got.arg2 is not None and second is None:
+            return Failure("resolution", "entity_not_accessible", f"You can't see a {got.arg2} here.")
+        params = action.params
+        if got.verb == "go":
+            env["d"] = first
+        elif got.verb == "take":
+            env["e"] = first
+            env["s"] = second if got.arg2 is not None else (style.receptacle_of(st, first) or "")
+        elif got.verb == "put":
+            env["e"], env["t"] = first, second
+            if second is None:
+                return Failure("parsing", "malformed_command", "I don't know what you mean.")
+        elif params:
+            env[params[0]] = first
+        return Parsed(action, env)
+
+    def answer(self, text, question, st):
+        return None
