@@ -76,3 +76,13 @@ def test_admissible_commands_all_work(mini):
     for c in commands:
         r = Game(mini).step(c)
         assert r.fail is None, (c, r.observation)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("experiment", ["home_deliver_three_basic_easy", "home_deliver_three_basic_easy_invlimittwo"])
+def test_clembench_par_matches_unpruned_bfs(experiment):
+    """The pruning that makes 128 instances solve in seconds loses no optimum."""
+    from clem_helpers import world
+
+    w = world(experiment, 0)
+    assert Planner(w).solve().par == Planner(w, prune=False).bfs().par == 8

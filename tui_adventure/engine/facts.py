@@ -39,13 +39,14 @@ class State:
     see, say); it is filled lazily and never copied to the next state.
     """
 
-    __slots__ = ("facts", "by1", "by2", "cache")
+    __slots__ = ("facts", "by1", "by2", "cache", "delta")
 
-    def __init__(self, facts: frozenset, by1: dict, by2: dict) -> None:
+    def __init__(self, facts: frozenset, by1: dict, by2: dict, delta=None) -> None:
         self.facts = facts
         self.by1 = by1
         self.by2 = by2
         self.cache: dict = {}
+        self.delta = delta  # (added, removed) from the state this one was made from
 
     @classmethod
     def of(cls, facts: Iterable[Fact]) -> "State":
@@ -102,7 +103,7 @@ class State:
             _index_del(by1, by2, f)
         for f in adds:
             _index_add(by1, by2, f)
-        return State((facts - dels) | adds, by1, by2)
+        return State((facts - dels) | adds, by1, by2, (adds, dels))
 
     def diff(self, other: "State") -> tuple[frozenset, frozenset]:
         """(added, removed) going from ``self`` to ``other``."""

@@ -75,8 +75,11 @@ class Game:
         undo = _Undo(frozenset(), frozenset(), self.pending, list(self.parser.last), self.achieved, command)
         result = self._run(command)
         if self.state is not before:
-            added, removed = before.diff(self.state)
-            undo.added, undo.removed = added, removed
+            if self.state.delta is not None and self._single:
+                added, removed = self.state.delta  # one action: its own change, no set difference
+            else:
+                added, removed = before.diff(self.state)
+            undo.added, undo.removed = frozenset(added), frozenset(removed)
             result.changed = True
         self._log.append(undo)
         self.commands.append(command)
@@ -91,6 +94,7 @@ class Game:
         return result
 
     def _run(self, command: str) -> StepResult:
+        self._single = True
         st = self.state
         parsed = None
         if self.pending is not None:
@@ -116,6 +120,7 @@ class Game:
         return StepResult(command, message, None, done=action.ends, action=action.id, args=dict(parsed.env))
 
     def _run_all(self, command: str, parsed: Parsed) -> StepResult:
+        self._single = False
         action, slot = parsed.action, parsed.all_slot
         lines, ok = [], False
         first_fail = None

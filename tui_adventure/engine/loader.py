@@ -12,10 +12,11 @@ import re
 from pathlib import Path
 
 from .facts import parse_fact
+from .logic import LogicError, parse_condition, parse_effects
 from .ruleset import load_ruleset, parse_actions
 from .styles.classic import COMPASS, DIRECTIONS
 from .world import Entity, Goal, World
-from .yamlpos import SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
+from .yamlpos import Pos, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
 TOP_KEYS = {"game", "title", "ruleset", "intro", "start", "max_turns", "par", "rooms", "objects",
             "goal", "actions", "strict", "seed", "clembench"}
@@ -27,8 +28,10 @@ ID_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 RESERVED = {"player", "inventory", "all", "everything", "it", "them"}
 
 
-def did_you_mean(word: str, options) -> str:
-    close = difflib.get_close_matches(str(word), sorted(options), n=1, cutoff=0.6)
+def did_you_mean(word, options, cutoff: float = 0.6) -> str:
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, sorted(str(o) for o in options), n=1, cutoff=cutoff)
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
@@ -37,11 +40,13 @@ def load_world(path: str | Path) -> World:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise SourceErrors([SourceError(str(path), None, "no such file")]) from None
+        raise SourceErrors([SourceError(str(path), None, "no such file (check the path)")]) from None
     except UnicodeDecodeError as exc:
-        raise SourceErrors([SourceError(str(path), None, f"not UTF-8 text ({exc.reason})")]) from None
-    except OSError as exc:
-        raise SourceErrors([SourceError(str(path), None, f"cannot read: {exc.strerror}")]) from None
+        raise SourceErrors([SourceError(str(path), None, f"not UTF-8 text ({exc.reason} at byte {exc.start});"
+                                        " save the file as UTF-8")]) from None
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise SourceErrors([SourceError(str(path), None, f"cannot read the file ({reason})")]) from None
     return load_world_text(text, str(path))
 
 
@@ -50,13 +55,35 @@ def load_world_text(text: str, path: str = "<world>") -> World:
         data = load_yaml(text, path)
     except SourceError as exc:
         raise SourceErrors([exc]) from None
-    if data is None or not isinstance(data, dict):
-        raise SourceErrors([SourceError(path, getattr(data, "pos", None),
-                                        "a world file is a mapping with at least rooms, start and goal")])
+    if data is None:
+        raise SourceErrors([SourceError(path, Pos(1, 1), "the file is empty (a world is a mapping with at least"
+                                        " rooms, start and goal; see docs/worlds.md)")])
+    if not isinstance(data, dict):
+        raise SourceErrors([SourceError(path, getattr(data, "pos", None) or Pos(1, 1),
+                                        f"the file holds a {_kind(data)}, but a world is a mapping of keys"
+                                        " (write at least 'start:', 'rooms:' and 'goal:' at the left margin)")])
     if "clembench" in data:
         from ..clembench.instances import world_from_document
-        return world_from_document(data, path)
+        try:
+            return world_from_document(data, path)
+        except SourceErrors:
+            raise
+        except Exception as exc:  # another module's reader: still never a traceback for a bad file
+            raise SourceErrors([SourceError(path, key_pos_of(data, "clembench"),
+                                            f"the clembench section cannot be read ({type(exc).__name__}: {exc});"
+                                            " re-import the instance")]) from None
     return _Builder(data, path).build()
+
+
+# Facts the loader itself makes, with their number of arguments (for checking world actions).
+LOADER_FACTS = {"room": 1, "at": 2, "in": 2, "on": 2, "held": 1, "exit": 3, "via": 3, "open": 1,
+                "locked": 1, "unlocks": 2, "eaten": 1, **{t: 1 for t in TRAITS}}
+GOAL_ARITY = {"at": 2, "in": 2, "on": 2, "held": 1, "open": 1, "locked": 1, "eaten": 1, "room": 1, "exit": 3}
+ACTION_SHAPES = {"id": "a word", "syntax": "a list of texts", "params": "a mapping of slot: kind",
+                 "checks": "a list of [condition, message] or [condition, message, fail_type]",
+                 "effects": "a list of effects", "success": "text", "ends": "true or false",
+                 "info": "true or false", "all": "a parameter name", "all_where": "a condition",
+                 "verbs": "a list of words", "describe": "text"}
 
 
 class _Builder:
@@ -64,18 +91,29 @@ class _Builder:
         self.d = data
         self.path = path
         self.errors: list[SourceError] = []
+        self.seen: dict[str, str] = {}
 
     def err(self, pos, message: str) -> None:
         self.errors.append(SourceError(self.path, pos, message))
 
+    def fail(self) -> SourceErrors:
+        order = {id(e): i for i, e in enumerate(self.errors)}
+        self.errors.sort(key=lambda e: (e.path != self.path, e.pos is not None,
+                                        (e.pos.line, e.pos.col) if e.pos else (0, 0), order[id(e)]))
+        return SourceErrors(self.errors)
+
     def build(self) -> World:
         d = self.d
+        suggested = set()
         for key in d:
             if key not in TOP_KEYS:
-                self.err(key_pos_of(d, key), f"unknown key {key!r}{did_you_mean(key, TOP_KEYS)}"
+                hint = did_you_mean(key, TOP_KEYS - {"clembench"})
+                if hint:
+                    suggested.add(hint.split("'")[1])
+                self.err(key_pos_of(d, key), f"unknown key {key!r}{hint}"
                          f" (allowed: {', '.join(sorted(TOP_KEYS - {'clembench'}))})")
         for key in ("rooms", "start", "goal"):
-            if key not in d:
+            if key not in d and key not in suggested:
                 self.err(d.pos, f"missing required key {key!r}" + {
                     "rooms": " (add a 'rooms:' mapping with at least one room)",
                     "start": " (add 'start: <room id>' naming the room the player starts in)",
@@ -90,58 +128,91 @@ class _Builder:
         self.exits(rooms, objects, entities, facts)
         self.object_facts(objects, entities, facts)
         start = d.get("start")
-        if "start" in d:
-            if not isinstance(start, str) or start not in rooms:
-                self.err(pos_of(d, "start"), f"start {start!r} is not a room{did_you_mean(start, rooms)}"
-                         f" (rooms: {', '.join(rooms) or 'none'})")
+        room_ids = [e for e in entities if entities[e].kind == "room"]
+        if "start" in d and room_ids:       # no rooms at all is reported once, above
+            if not isinstance(start, str) or start not in room_ids:
+                if isinstance(start, str) and start in entities:
+                    what = f"{start!r} is an object, not a room"
+                else:
+                    what = f"{start!r} is not a room{did_you_mean(start, room_ids)}"
+                self.err(pos_of(d, "start"), f"start {what} (start names the room the player begins in;"
+                         f" rooms: {', '.join(room_ids)})")
             else:
                 facts.insert(0, ("at", "player", start))
         entities["player"] = Entity("player", "you", kind="player", hidden=True)
-        goals = self.goals(entities)
+        goals = self.goals(entities) if room_ids else []   # without rooms every name would fail
         max_turns = self.integer("max_turns", 100, minimum=1)
         par = self.integer("par", None, minimum=0)
-        extra = parse_actions(d.get("actions") or [], self.path, self.errors) if d.get("actions") else []
+        if par is not None and "max_turns" in d and par > max_turns:
+            self.err(pos_of(d, "par"), f"par {par} is above max_turns {max_turns}: the game cannot be won in time"
+                     " (raise max_turns or lower par)")
+        seed = self.integer("seed", 0, minimum=0)
+        extra = self.actions()
         for key, kind in (("title", str), ("intro", str), ("game", str), ("strict", bool)):
-            if key in d and not isinstance(d[key], kind):
-                self.err(pos_of(d, key), f"{key} must be {'text' if kind is str else 'true or false'}")
+            if key in d and d[key] is not None and not isinstance(d[key], kind):
+                self.err(pos_of(d, key), f"{key} must be {'text' if kind is str else 'true or false'},"
+                         f" not a {_kind(d[key])}" + (" (put the text in quotes)" if kind is str
+                                                       else " (write true or false)"))
+        if isinstance(d.get("game"), str) and not re.match(r"^[A-Za-z0-9_.-]+$", d["game"]):
+            self.err(pos_of(d, "game"), f"game {d['game']!r} is used in file names: use letters, digits, _ . and -")
         self.cycles(objects)
         if self.errors or ruleset is None:
-            raise SourceErrors(self.errors)
+            raise self.fail()
         try:
-            return World(path=self.path, game=str(d.get("game") or Path(self.path).stem),
-                         title=str(d.get("title") or d.get("game") or Path(self.path).stem),
-                         ruleset=ruleset, start=start, entities=entities, initial_facts=facts,
-                         goals=goals, max_turns=max_turns, par=par, intro=str(d.get("intro") or "").strip(),
-                         extra_actions=extra, strict=bool(d.get("strict", False)), seed=int(d.get("seed") or 0),
-                         meta={"goal_pos": pos_of(d, "goal"), "par_pos": pos_of(d, "par")})
+            world = World(path=self.path, game=str(d.get("game") or Path(self.path).stem),
+                          title=str(d.get("title") or d.get("game") or Path(self.path).stem),
+                          ruleset=ruleset, start=start, entities=entities, initial_facts=facts,
+                          goals=goals, max_turns=max_turns, par=par, intro=str(d.get("intro") or "").strip(),
+                          extra_actions=extra, strict=bool(d.get("strict", False)), seed=seed,
+                          meta={"goal_pos": key_pos_of(d, "goal"), "par_pos": pos_of(d, "par")})
         except SourceErrors:
             raise
         except (ValueError, KeyError) as exc:
-            raise SourceErrors([SourceError(self.path, None, str(exc))]) from None
+            raise SourceErrors([SourceError(self.path, pos_of(d, "ruleset") if "ruleset" in d else None,
+                                            f"the world cannot be built with this ruleset: {exc}")]) from None
+        if extra:
+            self.action_predicates(world)
+            if self.errors:
+                raise self.fail()
+        return world
 
     # pieces -------------------------------------------------------------
     def ruleset(self):
         name = self.d.get("ruleset", "classic")
-        if not isinstance(name, str):
-            self.err(pos_of(self.d, "ruleset"), "ruleset must be a name (classic) or a path to a ruleset file")
+        where = pos_of(self.d, "ruleset")
+        if not isinstance(name, str) or not name.strip():
+            self.err(where, f"ruleset must be a name (classic, adventuregame) or a path to a ruleset file,"
+                     f" not a {_kind(name)}")
             return None
         try:
-            return load_ruleset(name, Path(self.path).parent)
+            spec = load_ruleset(name, Path(self.path).parent)
+            if spec.style != "classic":
+                self.err(where, f"ruleset {name!r} has the {spec.style} style, which needs a world imported with"
+                         " 'adventure import clembench' (a world written by hand uses classic,"
+                         " or a ruleset file with style: classic)")
+                return None
+            return spec
         except FileNotFoundError:
-            self.err(pos_of(self.d, "ruleset"), f"unknown ruleset {name!r}"
-                     f"{did_you_mean(name, ['classic', 'adventuregame'])} (use classic, adventuregame or a .yaml path)")
+            self.err(where, f"unknown ruleset {name!r}{did_you_mean(name, ['classic', 'adventuregame'])}"
+                     " (use classic, adventuregame or the path of a .yaml ruleset file, relative to this world)")
         except SourceErrors as exc:
             self.errors.extend(exc.errors)
         except SourceError as exc:
             self.errors.append(exc)
+        except (OSError, ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
+            self.err(where, f"ruleset {name!r} cannot be read ({type(exc).__name__}: {exc})"
+                     " (check the file against tui_adventure/rulesets/classic.yaml)")
         return None
 
     def mapping(self, key: str) -> dict:
         value = self.d.get(key)
         if value is None:
+            if key in self.d and key == "rooms":
+                self.err(pos_of(self.d, key), "rooms is empty (a world needs at least one room: add 'id:' lines under it)")
             return {}
         if not isinstance(value, dict):
-            self.err(pos_of(self.d, key), f"{key} must be a mapping of id: details, not a {_kind(value)}")
+            self.err(pos_of(self.d, key), f"{key} must be a mapping of id: details, not a {_kind(value)}"
+                     f" (write each {key[:-1]} as 'some_id:' on its own line, indented under '{key}:')")
             return {}
         return value
 
@@ -150,28 +221,36 @@ class _Builder:
             return default
         value = self.d[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            self.err(pos_of(self.d, key), f"{key} must be a whole number >= {minimum}, not {value!r}")
+            self.err(pos_of(self.d, key), f"{key} must be a whole number >= {minimum}, not {value!r}"
+                     f" (write e.g. '{key}: {max(minimum, 1) * 10 if key != 'seed' else 0}')")
             return default
         return value
 
     def check_id(self, container, key, what: str, seen: dict) -> bool:
         if not isinstance(key, str) or not ID_RE.match(key):
+            fixed = re.sub(r"[^a-z0-9_]+", "_", str(key).strip().lower()).strip("_")
+            suggestion = f"; e.g. {fixed!r}" if fixed and ID_RE.match(fixed) else ""
             self.err(key_pos_of(container, key), f"{what} id {key!r} is not valid"
-                     " (use lowercase letters, digits and _, starting with a letter)")
+                     f" (use lowercase letters, digits and _, starting with a letter{suggestion})")
             return False
         if key in RESERVED:
-            self.err(key_pos_of(container, key), f"{key!r} is a reserved word; choose another id")
+            self.err(key_pos_of(container, key), f"{key!r} is a reserved word (choose another {what} id)")
             return False
         if key in seen:
             self.err(key_pos_of(container, key), f"duplicate id {key!r}: it is already a {seen[key]}"
-                     " (ids must be unique across rooms and objects)")
+                     " (ids must be unique across rooms and objects; rename one)")
             return False
         seen[key] = what
         return True
 
+    def unknown_keys(self, mapping, allowed, what: str) -> None:
+        for k in mapping:
+            if k not in allowed:
+                self.err(key_pos_of(mapping, k), f"unknown {what} key {k!r}{did_you_mean(k, allowed)}"
+                         f" (allowed: {', '.join(sorted(allowed))})")
+
     def rooms(self, rooms, entities) -> None:
-        self.seen: dict[str, str] = {}
-        if "rooms" in self.d and not rooms:
+        if "rooms" in self.d and isinstance(self.d["rooms"], dict) and not rooms:
             self.err(pos_of(self.d, "rooms"), "rooms is empty (a world needs at least one room)")
         for rid, room in rooms.items():
             if not self.check_id(rooms, rid, "room", self.seen):
@@ -179,12 +258,10 @@ class _Builder:
             if room is None:
                 room = {}
             if not isinstance(room, dict):
-                self.err(pos_of(rooms, rid), f"room {rid!r} must be a mapping (name, description, exits)")
-                continue
-            for k in room:
-                if k not in ROOM_KEYS:
-                    self.err(key_pos_of(room, k), f"unknown room key {k!r}{did_you_mean(k, ROOM_KEYS)}"
-                             f" (allowed: {', '.join(sorted(ROOM_KEYS))})")
+                self.err(pos_of(rooms, rid), f"room {rid!r} must be a mapping, not a {_kind(room)}"
+                         " (indent 'description: ...' and 'exits: ...' under the room id)")
+                room = {}
+            self.unknown_keys(room, ROOM_KEYS, "room")
             name = self.text(room, "name", rid.replace("_", " "))
             entities[rid] = Entity(rid, name.lower(), kind="room", description=self.text(room, "description", ""))
 
@@ -193,16 +270,25 @@ class _Builder:
         if value is None:
             return default
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            self.err(pos_of(mapping, key), f"{key} must be text, not a {_kind(value)}")
+            self.err(pos_of(mapping, key), f"{key} must be text, not a {_kind(value)}"
+                     f" (write it as plain text, e.g. '{key}: brass lamp'; quote it if it has ':' or '#')")
             return default
         return str(value).strip()
 
-    def words(self, mapping, key) -> tuple[str, ...]:
-        value = mapping.get(key) or []
+    def words(self, mapping, key, report: bool = True) -> tuple[str, ...]:
+        value = mapping.get(key)
+        if value is None:
+            return ()
         if isinstance(value, str):
+            parts = [w for w in re.split(r"[\s,]+", value) if w]
+            if len(parts) > 1 and key == "traits":
+                if report:
+                    self.err(pos_of(mapping, key), f"{key} must be a list (write [{', '.join(parts)}])")
+                return ()
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.err(pos_of(mapping, key), f"{key} must be a list of words")
+            if report:
+                self.err(pos_of(mapping, key), f"{key} must be a list of words (write e.g. {key}: [red, small])")
             return ()
         return tuple(v.lower().strip() for v in value if v.strip())
 
@@ -213,59 +299,87 @@ class _Builder:
             if obj is None:
                 obj = {}
             if not isinstance(obj, dict):
-                self.err(pos_of(objects, oid), f"object {oid!r} must be a mapping (name, traits, a location, ...)")
-                continue
-            for k in obj:
-                if k not in OBJECT_KEYS:
-                    self.err(key_pos_of(obj, k), f"unknown object key {k!r}{did_you_mean(k, OBJECT_KEYS)}"
-                             f" (allowed: {', '.join(sorted(OBJECT_KEYS))})")
+                self.err(pos_of(objects, oid), f"object {oid!r} must be a mapping, not a {_kind(obj)}"
+                         " (indent its keys under the id: traits, a location, ...)")
+                obj = {}
+            self.unknown_keys(obj, OBJECT_KEYS, "object")
             traits = self.words(obj, "traits")
             for i, t in enumerate(traits):
                 if t not in TRAITS:
                     self.err(pos_of(obj.get("traits"), i) if isinstance(obj.get("traits"), list) else pos_of(obj, "traits"),
                              f"unknown trait {t!r}{did_you_mean(t, TRAITS)} (traits: {', '.join(sorted(TRAITS))})")
             article = obj.get("article")
+            if article is not None and not isinstance(article, str):
+                self.err(pos_of(obj, "article"), f"article must be text such as 'some' or 'the', not a {_kind(article)}")
+                article = None
             entities[oid] = Entity(oid, self.text(obj, "name", oid.replace("_", " ")).lower(),
                                    adjectives=self.words(obj, "adjectives"), synonyms=self.words(obj, "synonyms"),
                                    description=self.text(obj, "description", ""),
-                                   type=self.text(obj, "type", ""), article=str(article) if article is not None else None)
+                                   type=self.text(obj, "type", ""), article=article)
+            if not entities[oid].name:
+                self.err(pos_of(obj, "name"), f"the name of {oid!r} is empty (give it a name or leave name out)")
 
     def exits(self, rooms, objects, entities, facts) -> None:
         for rid, room in rooms.items():
-            if rid not in entities or not isinstance(room, dict):
+            if rid not in entities or entities[rid].kind != "room":
                 continue
             facts.append(("room", rid))
-            exits = room.get("exits") or {}
+            if not isinstance(room, dict):
+                continue
+            exits = room.get("exits")
+            if exits is None:
+                continue
             if not isinstance(exits, dict):
-                self.err(pos_of(room, "exits"), "exits must be a mapping of direction: room")
+                self.err(pos_of(room, "exits"), f"exits must be a mapping of direction: room, not a {_kind(exits)}"
+                         " (write e.g. exits: {north: kitchen})")
                 continue
             for label, target in exits.items():
-                where = pos_of(exits, label)
                 lab = str(label).lower()
                 canon = DIRECTIONS.get(lab, lab)
                 if canon not in COMPASS and not ID_RE.match(canon):
-                    self.err(key_pos_of(exits, label), f"exit name {label!r} is not a direction or a one-word passage name")
+                    self.err(key_pos_of(exits, label), f"exit name {label!r} is not a direction or a one-word passage name"
+                             f"{did_you_mean(lab, list(COMPASS))} (use north, south, ..., up, down, or a word like stairs)")
                     continue
                 door = None
+                where = pos_of(exits, label)
                 if isinstance(target, dict):
-                    for k in target:
-                        if k not in ("to", "door"):
-                            self.err(key_pos_of(target, k), f"unknown exit key {k!r}{did_you_mean(k, ['to', 'door'])} (use to and door)")
+                    unknown = [k for k in target if k not in ("to", "door")]
+                    for k in unknown:
+                        self.err(key_pos_of(target, k), f"unknown exit key {k!r}{did_you_mean(k, ['to', 'door'])}"
+                                 " (an exit is {to: <room id>} or {to: <room id>, door: <door id>})")
                     door = target.get("door")
-                    target = target.get("to")
-                if not isinstance(target, str) or target not in rooms:
-                    self.err(where, f"exit {label!r} of room {rid!r} leads to {target!r}, which is not a room"
-                             f"{did_you_mean(target, rooms)} (an exit needs 'to: <room id>')")
+                    if "to" not in target:
+                        if not unknown:
+                            self.err(where, f"exit {label!r} of room {rid!r} has no 'to:' (add 'to: <room id>')")
+                        continue
+                    where = pos_of(target, "to")
+                    target = target["to"]
+                if target is None:
+                    self.err(key_pos_of(exits, label), f"exit {label!r} of room {rid!r} leads nowhere"
+                             f" (write '{label}: <room id>')")
+                    continue
+                if not isinstance(target, str) or target not in entities or entities[target].kind != "room":
+                    if isinstance(target, str) and target in rooms:
+                        continue   # a room with a bad id: reported there
+                    what = "an object" if isinstance(target, str) and target in entities else "not a room"
+                    self.err(where, f"exit {label!r} of room {rid!r} leads to {target!r}, which is {what}"
+                             f"{did_you_mean(target, [r for r in rooms if isinstance(r, str)])}"
+                             " (an exit leads to a room id)")
                     continue
                 facts.append(("exit", rid, canon, target))
                 if door is not None:
-                    traits = (objects.get(door) or {}).get("traits") or [] if isinstance(objects.get(door), dict) else []
-                    if door not in objects:
-                        self.err(where, f"exit {label!r} of room {rid!r} goes through door {door!r}, "
-                                 f"which is not an object{did_you_mean(door, objects)}")
+                    dpos = pos_of(exits[label], "door")
+                    if not isinstance(door, str) or door not in objects:
+                        self.err(dpos, f"exit {label!r} of room {rid!r} goes through door {door!r},"
+                                 f" which is not an object{did_you_mean(door, [o for o in objects if isinstance(o, str)])}"
+                                 " (add the door to objects with traits [door, openable])")
                         continue
+                    if door not in entities:
+                        continue   # a bad object id: reported there
+                    traits = self.words(objects[door], "traits", report=False) if isinstance(objects[door], dict) else ()
                     if "door" not in traits:
-                        self.err(where, f"{door!r} is used as a door but lacks the trait 'door' (add it to its traits)")
+                        self.err(dpos, f"{door!r} is used as a door but lacks the trait 'door'"
+                                 " (add door to its traits)")
                     facts.append(("via", rid, canon, door))
                     if ("at", door, rid) not in facts:
                         facts.append(("at", door, rid))
@@ -273,42 +387,55 @@ class _Builder:
     def object_facts(self, objects, entities, facts) -> None:
         doors_used = {f[3] for f in facts if f[0] == "via"}
         for oid, obj in objects.items():
-            if oid not in entities or not isinstance(obj, dict):
+            if oid not in entities or entities[oid].kind != "object" or not isinstance(obj, dict):
                 continue
-            traits = set(self.words(obj, "traits"))
+            traits = set(self.words(obj, "traits", report=False))
             for t in sorted(traits & TRAITS):
                 facts.append((t, oid))
-            locs = [k for k in ("in", "on", "at", "held") if k in obj]
-            if "door" in traits:
-                if locs:
-                    self.err(key_pos_of(obj, locs[0]), f"door {oid!r} needs no location: it stands in the rooms its exits join")
-                if oid not in doors_used:
-                    self.err(obj.pos, f"door {oid!r} is not used by any exit (add 'door: {oid}' to an exit)")
-                if "openable" not in traits:
+            locs = sorted((k for k in ("in", "on", "at", "held") if k in obj),
+                          key=lambda k: (obj.key_pos[k].line, obj.key_pos[k].col) if hasattr(obj, "key_pos") else (0, 0))
+            if "door" in traits or oid in doors_used:
+                if locs and "door" in traits:
+                    self.err(key_pos_of(obj, locs[0]), f"door {oid!r} needs no location: it stands in the rooms"
+                             f" its exits join (remove '{locs[0]}:')")
+                if "door" in traits and oid not in doors_used:
+                    self.err(key_pos_of(objects, oid), f"door {oid!r} is not used by any exit"
+                             f" (add 'door: {oid}' to an exit, as in north: {{to: kitchen, door: {oid}}})")
+                if "door" in traits and "openable" not in traits:
                     self.err(pos_of(obj, "traits"), f"door {oid!r} must also be openable (add the trait openable)")
             elif not locs:
-                self.err(obj.pos, f"object {oid!r} has no location (give it one of in:, on:, at: <room> or held: true)")
+                self.err(key_pos_of(objects, oid), f"object {oid!r} has no location"
+                         " (give it one of in: <container>, on: <support>, at: <room> or held: true)")
             elif len(locs) > 1:
-                self.err(key_pos_of(obj, locs[1]), f"object {oid!r} has two locations ({', '.join(locs)}); keep one")
+                self.err(key_pos_of(obj, locs[1]), f"object {oid!r} has two locations ({' and '.join(locs)});"
+                         " keep one")
             else:
                 self.location(obj, oid, locs[0], objects, entities, facts)
             for flag, needs in (("open", "openable"), ("locked", "lockable")):
                 if flag in obj:
                     if not isinstance(obj[flag], bool):
-                        self.err(pos_of(obj, flag), f"{flag} must be true or false")
+                        self.err(pos_of(obj, flag), f"{flag} must be true or false, not {obj[flag]!r}"
+                                 " (write true or false)")
                     elif needs not in traits:
-                        self.err(key_pos_of(obj, flag), f"{oid!r} has '{flag}' but lacks the trait {needs!r}")
+                        self.err(key_pos_of(obj, flag), f"{oid!r} has '{flag}' but lacks the trait {needs!r}"
+                                 f" (add {needs} to its traits, or remove {flag})")
                     elif obj[flag]:
                         facts.append((flag, oid))
-            if obj.get("open") and obj.get("locked"):
-                self.err(key_pos_of(obj, "locked"), f"{oid!r} cannot start both open and locked")
+            if obj.get("open") is True and obj.get("locked") is True:
+                self.err(key_pos_of(obj, "locked"), f"{oid!r} cannot start both open and locked"
+                         " (remove one of open: true and locked: true)")
             if "key" in obj:
                 key = obj["key"]
                 if "lockable" not in traits:
-                    self.err(key_pos_of(obj, "key"), f"{oid!r} has a key but is not lockable (add the trait lockable, or remove key)")
+                    self.err(key_pos_of(obj, "key"), f"{oid!r} has a key but is not lockable"
+                             " (add the trait lockable, or remove key)")
                 elif not isinstance(key, str) or key not in objects:
-                    self.err(pos_of(obj, "key"), f"key {key!r} of {oid!r} is not an object{did_you_mean(key, objects)}")
-                else:
+                    self.err(pos_of(obj, "key"), f"key {key!r} of {oid!r} is not an object"
+                             f"{did_you_mean(key, [o for o in objects if isinstance(o, str)])}"
+                             " (key names the object that locks and unlocks it)")
+                elif key == oid:
+                    self.err(pos_of(obj, "key"), f"{oid!r} cannot be its own key (name another object)")
+                elif key in entities:
                     facts.append(("unlocks", key, oid))
             elif "lockable" in traits:
                 self.err(pos_of(obj, "traits"), f"{oid!r} is lockable but has no key (add 'key: <object id>')")
@@ -317,63 +444,272 @@ class _Builder:
         where = obj[rel]
         if rel == "held":
             if where is not True:
-                self.err(pos_of(obj, "held"), "held must be true (or leave it out)")
+                self.err(pos_of(obj, "held"), "held must be true (or leave it out and give another location)")
                 return
             facts.append(("held", oid))
             return
+        rooms = [e for e in entities if entities[e].kind == "room"]
+        if not isinstance(where, str):
+            self.err(pos_of(obj, rel), f"{rel} must name {'a room' if rel == 'at' else 'an object'} by its id,"
+                     f" not a {_kind(where)} (write '{rel}: <id>')")
+            return
         if rel == "at":
-            if where not in entities or entities[where].kind != "room":
-                self.err(pos_of(obj, "at"), f"{oid!r} is at {where!r}, which is not a room{did_you_mean(where, [e for e in entities if entities[e].kind == 'room'])}")
+            if where in entities and entities[where].kind == "room":
+                facts.append((rel, oid, where))
                 return
-        else:
-            if not isinstance(where, str) or where not in objects:
-                self.err(pos_of(obj, rel), f"{oid!r} is {rel} {where!r}, which is not an object{did_you_mean(where, objects)}")
-                return
-            other = objects.get(where)
-            other_traits = set(other.get("traits") or []) if isinstance(other, dict) else set()
-            needed = "container" if rel == "in" else "support"
-            if needed not in other_traits:
-                self.err(pos_of(obj, rel), f"{oid!r} is {rel} {where!r}, which is not a {needed} (add the trait {needed} to {where!r})")
-        facts.append((rel, oid, where))
+            if where in objects:
+                other = self.words(objects[where], "traits", report=False) if isinstance(objects[where], dict) else ()
+                fix = "in" if "container" in other else "on"
+                self.err(pos_of(obj, "at"), f"{oid!r} is at {where!r}, which is not a room"
+                         f" (at is for rooms; for an object write '{fix}: {where}')")
+            elif where not in rooms:
+                self.err(pos_of(obj, "at"), f"{oid!r} is at {where!r}, which is not a room{did_you_mean(where, rooms)}"
+                         " (at names a room id)")
+            return
+        if where in entities and entities[where].kind == "room":
+            self.err(pos_of(obj, rel), f"{oid!r} is {rel} {where!r}, which is a room (write 'at: {where}' for a room)")
+            return
+        if where not in objects:
+            self.err(pos_of(obj, rel), f"{oid!r} is {rel} {where!r}, which is not an object"
+                     f"{did_you_mean(where, [o for o in objects if isinstance(o, str)])}"
+                     f" ({rel} names an object id)")
+            return
+        if where == oid:
+            self.err(pos_of(obj, rel), f"{oid!r} cannot be {rel} itself (name another object)")
+            return
+        other = objects.get(where)
+        other_traits = set(self.words(other, "traits", report=False)) if isinstance(other, dict) else set()
+        needed = "container" if rel == "in" else "support"
+        if needed not in other_traits:
+            self.err(pos_of(obj, rel), f"{oid!r} is {rel} {where!r}, which is not a {needed}"
+                     f" (add the trait {needed} to {where!r})")
+        if where in entities:
+            facts.append((rel, oid, where))
 
     def cycles(self, objects) -> None:
         parent = {}
         for oid, obj in objects.items():
             if isinstance(obj, dict):
                 for rel in ("in", "on"):
-                    if isinstance(obj.get(rel), str):
-                        parent[oid] = obj[rel]
+                    if isinstance(obj.get(rel), str) and obj[rel] != oid:
+                        parent[oid] = (obj[rel], rel)
         for oid in parent:
-            x, steps = parent.get(oid), 0
+            x, steps = parent[oid][0], 0
             while x is not None and steps <= len(parent):
                 if x == oid:
-                    self.err(pos_of(objects[oid], "in" if "in" in objects[oid] else "on"),
-                             f"{oid!r} ends up inside itself (its in/on chain loops back to it)")
+                    rel = parent[oid][1]
+                    self.err(pos_of(objects[oid], rel), f"{oid!r} ends up inside itself (its in/on chain loops"
+                             f" back to it; give one of the objects in the loop another location)")
                     break
-                x, steps = parent.get(x), steps + 1
+                x, steps = parent.get(x, (None,))[0], steps + 1
 
     def goals(self, entities) -> list[Goal]:
         raw = self.d.get("goal")
         if raw is None:
+            if "goal" in self.d:
+                self.err(pos_of(self.d, "goal"), "goal is empty (list at least one fact or sentence under it)")
             return []
         if isinstance(raw, str):
             raw = [raw]
         if not isinstance(raw, list) or not raw:
-            self.err(pos_of(self.d, "goal"), "goal must be a list of facts or sentences (at least one)")
+            self.err(pos_of(self.d, "goal"), "goal must be a list of at least one fact or sentence"
+                     " (write e.g. goal: [on(book, table)])")
             return []
+        names = [e for e in entities if not entities[e].hidden]
         out = []
         for i, item in enumerate(raw):
             where = pos_of(raw, i) if hasattr(raw, "item_pos") else pos_of(self.d, "goal")
+            if not isinstance(item, str):
+                self.err(where, f"a goal is a fact or a sentence, not a {_kind(item)}"
+                         " (write e.g. on(book, table); quote it if it has ':' in it)")
+                continue
             try:
-                goal = goal_from_text(str(item), entities)
+                goal = goal_from_text(item, entities)
             except ValueError as exc:
                 self.err(where, str(exc))
                 continue
-            for arg in goal.fact[1:]:
-                if arg not in entities:
-                    self.err(where, f"goal {item!r} names {arg!r}, which is no room or object{did_you_mean(arg, entities)}")
+            pred, args = goal.fact[0], goal.fact[1:]
+            bad = [a for a in args if a not in entities]
+            for arg in bad:
+                self.err(where, f"goal {item!r} names {arg!r}, which is no room or object"
+                         f"{did_you_mean(arg, names)} (use the ids of rooms and objects)")
+            if bad:
+                continue
+            want = GOAL_ARITY.get(pred)
+            if want is not None and len(args) != want:
+                self.err(where, f"goal {item!r}: {pred} takes {want} argument{'s' if want > 1 else ''},"
+                         f" not {len(args)} (e.g. {_example(pred)})")
+                continue
+            if pred in ("in", "on") and entities[args[1]].kind == "room":
+                self.err(where, f"goal {item!r}: {args[1]!r} is a room, and rooms hold things with at"
+                         f" (write at({args[0]}, {args[1]}))")
+                continue
+            if pred == "at" and entities[args[1]].kind != "room":
+                self.err(where, f"goal {item!r}: {args[1]!r} is not a room, and at is for rooms"
+                         f" (write in({args[0]}, {args[1]}) or on({args[0]}, {args[1]}))")
+                continue
             out.append(goal)
         return out
+
+    def actions(self) -> list:
+        """World-defined actions: their shape is checked here, their logic by the ruleset reader."""
+        if "actions" not in self.d or self.d["actions"] is None:
+            return []
+        items = self.d["actions"]
+        if not isinstance(items, list):
+            self.err(pos_of(self.d, "actions"), f"actions must be a list, not a {_kind(items)}"
+                     " (write each action as '- id: ...'; see tui_adventure/rulesets/classic.yaml)")
+            return []
+        good = PosList()
+        good.pos, good.item_pos = getattr(items, "pos", None), []
+        ids = []
+        for i, item in enumerate(items):
+            where = pos_of(items, i)
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+                self.err(where, "each action is a mapping with at least an id, syntax and success"
+                         " (see tui_adventure/rulesets/classic.yaml)")
+                continue
+            ok = True
+            for key, value in item.items():
+                if key not in ACTION_SHAPES:
+                    continue   # reported by the ruleset reader, with the known keys
+                if not _action_value_ok(key, value):
+                    self.err(pos_of(item, key), f"action {item['id']!r}: {key} must be {ACTION_SHAPES[key]},"
+                             f" not {value!r} (see tui_adventure/rulesets/classic.yaml)")
+                    ok = False
+            if ok:
+                good.append(item)
+                good.item_pos.append(where)
+                ids.append(item["id"])
+        before = len(self.errors)
+        try:
+            specs = parse_actions(good, self.path, self.errors)
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            self.err(pos_of(self.d, "actions"), f"actions cannot be read ({exc})"
+                     " (see tui_adventure/rulesets/classic.yaml for the format)")
+            return []
+        for k in range(before, len(self.errors)):
+            e = self.errors[k]
+            owner = None
+            for aid, apos in zip(ids, good.item_pos):
+                if e.pos is not None and apos is not None and (apos.line, apos.col) <= (e.pos.line, e.pos.col):
+                    owner = aid
+            msg = e.message if owner is None or owner in e.message else f"action {owner!r}: {e.message}"
+            if not msg.endswith((")", "?")):
+                msg += " (see the actions in tui_adventure/rulesets/classic.yaml for the format)"
+            self.errors[k] = SourceError(e.path, e.pos, msg)
+        return specs
+
+    def action_predicates(self, world) -> None:
+        """Every predicate a world action reads or writes exists, with the right number of arguments."""
+        arity: dict[str, set] = {}
+        for p, n in LOADER_FACTS.items():
+            arity.setdefault(p, set()).add(n)
+        for f in world.initial_facts:
+            arity.setdefault(f[0], set()).add(len(f) - 1)
+        asts = []
+        for spec in world.ruleset.actions + world.extra_actions:
+            for e in spec.effects:
+                try:
+                    asts.extend(parse_effects(e))
+                except LogicError:
+                    pass
+        for atom in _effect_atoms(asts):
+            arity.setdefault(atom[1], set()).add(len(atom[2]))
+        free = {**{m: {len(p)} for m, (p, _) in world.ruleset.macros.items()},
+                **{b: None for b in getattr(world.style, "builtins", {})}}
+        items = self.d.get("actions") or []
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            aid = item.get("id")
+            texts = []
+            for j, chk in enumerate(item.get("checks") or []):
+                cond = chk[0] if isinstance(chk, list) and chk else chk.get("if") if isinstance(chk, dict) else None
+                texts.append((pos_of(item.get("checks"), j), "c", cond))
+            if item.get("all_where"):
+                texts.append((pos_of(item, "all_where"), "c", item["all_where"]))
+            effects = item.get("effects") or []
+            for j, eff in enumerate([effects] if isinstance(effects, str) else effects):
+                texts.append((pos_of(effects, j) if not isinstance(effects, str) else pos_of(item, "effects"), "e", eff))
+            for where, kind, text in texts:
+                if not isinstance(text, str):
+                    continue
+                try:
+                    atoms = _cond_atoms(parse_condition(text)) if kind == "c" else _effect_atoms(parse_effects(text))
+                except LogicError:
+                    continue
+                for _, pred, args in atoms:
+                    known = free.get(pred, arity.get(pred)) if pred in free else arity.get(pred)
+                    if pred in free and known is None:
+                        continue
+                    if known is None:
+                        self.err(where, f"action {aid!r}: predicate {pred!r} is unknown: no fact has it and no action"
+                                 f" adds it{did_you_mean(pred, list(arity) + list(free))}"
+                                 f" (known: {', '.join(sorted(arity))})")
+                    elif len(args) not in known:
+                        want = " or ".join(str(n) for n in sorted(known))
+                        self.err(where, f"action {aid!r}: {pred} takes {want} argument{'s' if want != '1' else ''},"
+                                 f" not {len(args)} (e.g. {_example(pred)})")
+
+
+def _action_value_ok(key: str, value) -> bool:
+    if key in ("id", "success", "all", "all_where", "describe"):
+        return isinstance(value, str) or (key == "describe" and value is None)
+    if key in ("ends", "info"):
+        return isinstance(value, bool)
+    if key in ("syntax", "verbs", "effects"):
+        return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+    if key == "params":
+        return value is None or (isinstance(value, dict) and all(isinstance(v, str) for v in value.values()))
+    if key == "checks":
+        if value is None:
+            return True
+        if not isinstance(value, list):
+            return False
+        for chk in value:
+            if isinstance(chk, dict):
+                if not all(k in ("if", "else", "type") and isinstance(v, str) for k, v in chk.items()):
+                    return False
+            elif not (isinstance(chk, list) and all(isinstance(v, str) for v in chk)):
+                return False
+        return True
+    return True
+
+
+def _cond_atoms(ast) -> list:
+    kind = ast[0]
+    if kind == "atom":
+        return [ast]
+    if kind == "count":
+        return [ast[1]]
+    if kind in ("exists", "forall"):
+        return _cond_atoms(ast[2])
+    if kind == "not":
+        return _cond_atoms(ast[1])
+    if kind in ("and", "or"):
+        return _cond_atoms(ast[1]) + _cond_atoms(ast[2])
+    return []
+
+
+def _effect_atoms(asts) -> list:
+    out = []
+    for ast in asts:
+        kind = ast[0]
+        if kind in ("add", "del"):
+            out.append(ast[1])
+        elif kind == "when":
+            out += _cond_atoms(ast[1]) + _effect_atoms([ast[2]])
+        elif kind == "forall":
+            out += _cond_atoms(ast[2]) + _effect_atoms([ast[3]])
+    return out
+
+
+def _example(pred: str) -> str:
+    return {"at": "at(book, study)", "in": "in(apple, fridge)", "on": "on(book, table)", "held": "held(lamp)",
+            "open": "open(box)", "locked": "locked(door)", "eaten": "eaten(apple)", "room": "room(hall)",
+            "exit": "exit(hall, north, kitchen)", "via": "via(hall, north, door)",
+            "unlocks": "unlocks(key, door)"}.get(pred, f"{pred}(x)")
 
 
 _SENTENCES = [
@@ -391,9 +727,13 @@ def goal_from_text(text: str, entities: dict) -> Goal:
     negative = text.startswith("not ")
     body = text[4:].strip() if negative else text
     if re.match(r"^[A-Za-z_]\w*\s*\(", body):
-        fact = parse_fact(body)
+        try:
+            fact = parse_fact(body)
+        except ValueError:
+            raise ValueError(f"cannot read goal {text!r} (a fact is pred(arg, ...) with ids, e.g. on(book, table))") from None
         if fact[0] not in GOAL_PREDICATES and fact[0] not in {"room", "exit"}:
-            raise ValueError(f"goal predicate {fact[0]!r} is not one the rules change{did_you_mean(fact[0], GOAL_PREDICATES)}"
+            raise ValueError(f"goal predicate {fact[0]!r} is not one the rules change"
+                             f"{did_you_mean(fact[0], GOAL_PREDICATES, cutoff=0.5)}"
                              f" (use {', '.join(sorted(GOAL_PREDICATES))})")
         return Goal(fact, not negative)
     low = text.lower()
@@ -431,7 +771,8 @@ def _named(phrase: str, entities: dict, text: str) -> str:
         return hits[0]
     if not hits:
         raise ValueError(f"goal {text!r}: nothing is called {phrase!r}"
-                         f"{did_you_mean(phrase, [e.name for e in entities.values()])}")
+                         f"{did_you_mean(phrase, [e.name for e in entities.values() if not e.hidden])}"
+                         " (use a room's or an object's name or id)")
     raise ValueError(f"goal {text!r}: {phrase!r} could be {', '.join(hits)} (use the id)")
 
 

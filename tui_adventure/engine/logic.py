@@ -302,6 +302,21 @@ class Compiler:
 
     def _pattern(self, pred: str, args: tuple, bound: frozenset) -> Cond:
         """An atom with ``_`` in it: true when any fact matches."""
+        if args and args[0] != "_":
+            # the usual shape, exit(here, dir, _): one index lookup, a short scan
+            g0 = _getter(args[0], bound)
+            fixed = [(i, _getter(a, bound)) for i, a in enumerate(args[1:]) if a != "_"]
+            size = len(args) - 1
+            if not fixed:
+                return lambda st, env: any(len(r) == size for r in st.by1.get((pred, g0(env)), ()))
+
+            def exists(st, env):
+                want = [(i, g(env)) for i, g in fixed]
+                for r in st.by1.get((pred, g0(env)), ()):
+                    if len(r) == size and all(r[i] == v for i, v in want):
+                        return True
+                return False
+            return exists
         matcher = _matcher(pred, args, bound)
         return lambda st, env: next(matcher(st, env), None) is not None
 

@@ -92,6 +92,7 @@ class CommandParser:
             for p in pats:
                 self.known_words.update(w for w in re.findall(r"[a-z']+", p.text) if w not in p.slots)
         self._phrase_cache: dict[tuple, tuple] = {}
+        self._memo: dict = {}
         self.last: list[str] = []
 
     @staticmethod
@@ -113,6 +114,24 @@ class CommandParser:
 
     # ------------------------------------------------------------------
     def parse(self, text: str, st) -> Parsed | Failure | Question:
+        """Parse ``text`` against what is in sight in ``st``.
+
+        The outcome depends only on the words, the things in sight and the
+        last thing named, so it is memoised on exactly those ("take all"
+        also depends on more of the state and is never memoised).
+        """
+        key = (text, self.style.scope(st), tuple(self.last))
+        hit = self._memo.get(key)
+        if hit is not None:
+            return _fresh(hit)
+        result = self._parse(text, st)
+        if not (isinstance(result, Parsed) and result.all_slot):
+            if len(self._memo) > 20_000:
+                self._memo.clear()
+            self._memo[key] = result
+        return _fresh(result)
+
+    def _parse(self, text: str, st) -> Parsed | Failure | Question:
         words = normalise(text)
         if not words:
             return Failure("parsing", "empty", "I beg your pardon?")
@@ -230,6 +249,13 @@ class CommandParser:
             if len(self._phrase_cache) < 50_000:
                 self._phrase_cache[words] = hit
         return hit
+
+
+def _fresh(result):
+    """A copy whose env the caller may change (actions write ``here`` into it)."""
+    if isinstance(result, Parsed):
+        return Parsed(result.action, dict(result.env), result.all_slot)
+    return result
 
 
 def _rank(f) -> int:

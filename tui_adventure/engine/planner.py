@@ -76,18 +76,41 @@ class Planner:
             elif len(things) == 1:
                 envs = action.ground(st, narrow)
             else:
-                envs = [e for e in action.ground(st, domains) if any(e[t] in relevant for t in things)]
+                envs = self._symmetric(action.ground(st, domains), things, relevant)
+            unmet = [g for g in goals if not g.holds(st)] if goal_only else ()
             for env in envs:
-                new = action.successor(st, env)
+                if goal_only == "goal_object" and not any(env[t] in g.fact[1:] for t in things for g in unmet):
+                    continue
+                if goal_only == "goal":
+                    adds: set = set()
+                    dels: set = set()
+                    action.effect(st, env, adds, dels)
+                    if not any((g.fact in adds) if g.positive else (g.fact in dels) for g in unmet):
+                        continue
+                    new = st.apply(adds, dels)
+                else:
+                    new = action.successor(st, env)
                 if new is st or new.facts == st.facts or new.facts in seen:
-                    continue
-                if goal_only == "goal" and not any(g.holds(new) and not g.holds(st) for g in goals):
-                    continue
-                if goal_only == "goal_object" and not any(
-                        env[t] in g.fact[1:] and not g.holds(st) for t in things for g in goals):
                     continue
                 seen.add(new.facts)
                 out.append((action, env, new))
+        return out
+
+    @staticmethod
+    def _symmetric(envs: list[dict], things: list[str], relevant: frozenset) -> list[dict]:
+        """Bindings with at least one relevant thing; of those that differ only in
+        irrelevant things (a fixed table or another, here), the first stands for all."""
+        out = []
+        seen: set = set()
+        for env in envs:
+            key = tuple(env[t] if env[t] in relevant else None for t in things)
+            if not any(key):
+                continue
+            if None in key:
+                if key in seen:
+                    continue
+                seen.add(key)
+            out.append(env)
         return out
 
     def is_goal(self, st: State) -> bool:

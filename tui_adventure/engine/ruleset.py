@@ -161,6 +161,13 @@ def parse_actions(items, path: str, errors: list[SourceError]) -> list[ActionSpe
     return out
 
 
+def _mentions_here(ast, macros) -> bool:
+    """Whether a condition reads the player's room, directly or through a macro."""
+    if "here" in names_in(ast):
+        return True
+    return any(_mentions_here(macros[p][1], macros) for p in expanded_predicates(ast, {}) if p in macros)
+
+
 def _plan_flag(value):
     return value if value in ("goal", "goal_object") else bool(value)
 
@@ -169,20 +176,21 @@ class Action:
     """One compiled action: run its checks in order, then its effects."""
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
-                 "all_where", "slot_checks", "order", "allowed")
+                 "all_where", "slot_checks", "order", "allowed", "where")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
-                 functions: dict, static: tuple | None = None) -> None:
+                 functions: dict, static: tuple | None = None, where: Callable | None = None) -> None:
         self.spec = spec
+        self.where = where or (lambda st: None)
         self.id = spec.id
         self.params = tuple(spec.params)
-        bound = frozenset(self.params)
+        bound = frozenset(self.params) | {"here"}   # the player's room, set before every evaluation
         self.checks = []
         for cond_text, message, fail_type in spec.checks:
             ast = parse_condition(cond_text)
             cond = compiler.condition(ast, bound)
             render = compile_template(message, names, types, functions, set(bound) | {"prep"})
-            self.checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound)))
+            self.checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound) - {"here"}))
         self.effect = compiler.effects(spec.effects, bound) if spec.effects else None
         self.success = compile_template(spec.success, names, types, functions, set(bound) | {"prep"})
         self.ends = spec.ends
@@ -198,7 +206,7 @@ class Action:
                 ast = parse_condition(cond_text)
                 used = names_in(ast) & bound
                 preds = expanded_predicates(ast, macros)
-                if len(used) == 1 and not (preds & dynamic) and not (preds & builtins):
+                if len(used) == 1 and "here" not in used and not _mentions_here(ast, macros) and not (preds & dynamic) and not (preds & builtins):
                     (p,) = used
                     cond = self.checks[i][0]
                     ok = frozenset(x for x in domain if cond(initial, {p: x}))
@@ -216,6 +224,7 @@ class Action:
 
     def attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
         """(next state, message, fail type or None). The state is unchanged on failure."""
+        env["here"] = self.where(st)
         for cond, render, fail_type, _ in self.checks:
             if not cond(st, env):
                 return st, render(st, env), fail_type
@@ -231,6 +240,7 @@ class Action:
         """The next state, checks assumed already passed (the planner's hot path)."""
         if self.effect is None:
             return st
+        env["here"] = self.where(st)
         adds: set = set()
         dels: set = set()
         self.effect(st, env, adds, dels)
@@ -238,8 +248,9 @@ class Action:
 
     def ground(self, st: State, domains: dict[str, Callable]) -> list[dict]:
         """Every binding of the parameters for which all checks pass in ``st``."""
+        start = {"here": self.where(st)}
         for cond in self.slot_checks[-1]:
-            if not cond(st, {}):
+            if not cond(st, start):
                 return []
         out: list[dict] = []
         params = self.order
@@ -266,12 +277,12 @@ class Action:
                     rec(k + 1, env)
             env.pop(p, None)
 
-        rec(0, {})
+        rec(0, start)
         return out
 
 
 def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable, types: Callable,
-                    functions: dict, initial: State | None = None) -> list[Action]:
+                    functions: dict, initial: State | None = None, where: Callable | None = None) -> list[Action]:
     out = []
     errors = []
     static = None
@@ -284,7 +295,7 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
             static = (dynamic, set(compiler.builtins), compiler.macros, initial, compiler.domain)
     for spec in specs:
         try:
-            out.append(Action(spec, compiler, names, types, functions, static))
+            out.append(Action(spec, compiler, names, types, functions, static, where))
         except (LogicError, TemplateError) as exc:
             errors.append(SourceError(spec.source, spec.pos, f"action {spec.id!r}: {exc}"))
     if errors:

@@ -81,7 +81,7 @@ class World:
         self.compiler = compiler
         self.actions: list[Action] = compile_actions(
             self.ruleset.actions + self.extra_actions, compiler, self.name_of, self.type_of,
-            self.style.functions, self.initial)
+            self.style.functions, self.initial, self.style.player_room)
         self.action_by_id = {a.id: a for a in self.actions}
         self.parser = self.style.make_parser()
 

@@ -32,6 +32,8 @@ class ClassicStyle:
             if e.kind == "room":
                 self.room_names[e.name] = e.id
                 self.room_names.setdefault(e.id.replace("_", " "), e.id)
+        self._descriptions: dict = {}
+        self._scopes: dict = {}
         self.builtins = {"visible": self.visible, "encloses": self.encloses}
         self.functions = {
             "room_description": self.room_description,
@@ -65,6 +67,10 @@ class ClassicStyle:
         hit = st.cache.get("scope")
         if hit is not None:
             return hit
+        hit = self._scopes.get(st.facts)
+        if hit is not None:
+            st.cache["scope"] = hit
+            return hit
         room = self.player_room(st)
         firsts = st.by2.get
         stack = [x for x in firsts(("at", room), ()) if x != "player"]
@@ -81,6 +87,9 @@ class ClassicStyle:
                 stack.extend(firsts(("in", x), ()))
         hit = frozenset(seen)
         st.cache["scope"] = hit
+        if len(self._scopes) > 4096:
+            self._scopes.clear()
+        self._scopes[st.facts] = hit
         return hit
 
     def scope_list(self, st) -> list[str]:
@@ -164,6 +173,16 @@ class ClassicStyle:
         return english_list(parts)
 
     def room_description(self, st) -> str:
+        """Memoised per state: the text is a function of the facts alone."""
+        hit = self._descriptions.get(st.facts)
+        if hit is None:
+            hit = self._describe_room(st)
+            if len(self._descriptions) > 4096:
+                self._descriptions.clear()
+            self._descriptions[st.facts] = hit
+        return hit
+
+    def _describe_room(self, st) -> str:
         room = self.player_room(st)
         ent = self.world.entities[room]
         lines = [capitalise(ent.name)]

@@ -35,6 +35,7 @@ class ClembenchStyle:
         self.rooms = [f[1] for f in facts if f[0] == "room"]
         self.floors = {f[1] for f in facts if f[0] == "type" and f[2] == "floor"}
         self.builtins: dict = {}
+        self._descriptions: dict = {}
         self.functions = {
             "room_description": self.room_description,
             "container_content": self.container_content,
@@ -51,6 +52,9 @@ class ClembenchStyle:
         for r in st.by1.get(("at", PLAYER), ()):
             return r[0]
         return None
+
+    def things_here_env(self, st) -> list[str]:
+        return self.things_here(st)
 
     def things_here(self, st) -> list[str]:
         hit = st.cache.get("here")
@@ -92,6 +96,16 @@ class ClembenchStyle:
         return out
 
     def room_description(self, st) -> str:
+        """Memoised per state: the text is a function of the facts alone."""
+        hit = self._descriptions.get(st.facts)
+        if hit is None:
+            hit = self._describe_room(st)
+            if len(self._descriptions) > 4096:
+                self._descriptions.clear()
+            self._descriptions[st.facts] = hit
+        return hit
+
+    def _describe_room(self, st) -> str:
         room = self.player_room(st)
         parts = [f"You are in a {self.name(room)} now."]
         things = self.listed_here(st)
