@@ -82,6 +82,8 @@ def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000
         print(json.dumps(data), file=out)
     else:
         print(f"par {plan.par} ({plan.expanded} states expanded, {plan.seconds:.3f} s)", file=out)
+        if "optimal_turns" in world.meta:
+            print(f"upstream optimal_turns {world.meta['optimal_turns']}", file=out)
         for i, c in enumerate(plan.commands, 1):
             print(f"{i:3}. {c}", file=out)
     return 0

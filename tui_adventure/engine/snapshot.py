@@ -294,8 +294,9 @@ def _check_world(doc: dict, world: World, path: Path) -> None:
     if doc["world_digest"] == world_digest(world):
         return
     if doc["world_game"] == world.game:
-        raise SaveError(f"the world {world.game!r} has changed since this save was made "
-                        f"(its start facts or goals differ), so the save cannot be restored", path)
+        raise SaveError(f"not a save of this world: {world.game!r} ({world.path}) has other start facts "
+                        f"or goals than the world the save was made in (it has changed since, or the save "
+                        f"is of another world of that name)", path)
     raise SaveError(f"a save of the world {doc['world_game']!r} ({doc['world']}), "
                     f"not of {world.game!r} ({world.path})", path)
 

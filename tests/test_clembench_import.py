@@ -1,0 +1,76 @@
+"""`adventure import clembench`: one readable world file per instance that plays like upstream."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from clem_helpers import INSTANCES, instances
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    out = tmp_path_factory.mktemp("imported")
+    run = subprocess.run([sys.executable, "-m", "tui_adventure.cli", "import", "clembench", str(INSTANCES),
+                          "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+def adventure(*args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_one_file_per_instance(imported):
+    files = sorted(imported.glob("*/instance_*.yaml"))
+    assert len(files) == len(instances()) == 128
+    assert (imported / "home_deliver_three_basic_easy" / "instance_00000.yaml").exists()
+    assert (imported / "home_deliver_three_planning_hard_invlimittwo" / "instance_00015.yaml").exists()
+
+
+def test_files_are_readable_and_keep_the_instance(imported):
+    import yaml
+
+    path = imported / "home_deliver_three_basic_easy" / "instance_00000.yaml"
+    text = path.read_text()
+    assert text.startswith("# clembench adventuregame v2.1: home_deliver_three_basic_easy, instance 0")
+    assert "The player starts in the bedroom." in text
+    doc = yaml.safe_load(text)
+    original = instances()[("home_deliver_three_basic_easy", 0)]
+    assert doc["clembench"]["instance"] == original
+    assert doc["clembench"]["prompt"] == original["prompt"]
+    assert doc["clembench"]["optimal_turns"] == original["optimal_turns"]
+    assert doc["max_turns"] == original["max_turns"] and doc["goal"] == original["goal_state"]
+    assert doc["ruleset"] == "adventuregame"
+    limited = yaml.safe_load((imported / "home_deliver_three_basic_easy_invlimittwo" / "instance_00000.yaml").read_text())
+    assert limited["ruleset"] == "adventuregame_invlimit"
+
+
+def test_every_imported_file_passes_check(imported):
+    files = [str(f) for f in sorted(imported.glob("*/instance_*.yaml"))]
+    run = adventure("check", *files)
+    lines = run.stdout.splitlines()
+    bad = [ln for ln in lines if ": ok (" not in ln]
+    # hard #10 is inconsistent upstream (the book is at the living room but on a table in the kitchen)
+    assert all("hard" in ln and "instance_00010" in ln and "cannot all be reached" in ln for ln in bad), bad
+    assert len(bad) == 2
+
+
+def test_solve_reports_upstream_and_exact_par(imported):
+    path = imported / "home_deliver_three_basic_easy" / "instance_00000.yaml"
+    data = json.loads(adventure("solve", str(path), "--json").stdout)
+    assert data["upstream_optimal_turns"] == 10 and data["par"] == 8 and data["optimal"]
+    text = adventure("solve", str(path)).stdout
+    assert "par 8" in text and "upstream optimal_turns 10" in text
+
+
+def test_script_speaks_upstream_ids_and_fail_types(imported):
+    path = imported / "home_deliver_three_basic_easy" / "instance_00000.yaml"
+    out = adventure("script", str(path), "--jsonl", stdin="take pillow\nlook\ngo hallway\n")
+    lines = [json.loads(x) for x in out.stdout.splitlines()]
+    assert lines[0]["goals"] == ["on(pillow1,table1)", "on(book1,table1)", "on(plate1,table1)"]
+    assert lines[0]["observation"].startswith("You are in a bedroom now.")
+    assert lines[2]["fail"] == {"phase": "parsing", "type": "undefined_action_verb"}
+    assert lines[3]["observation"].startswith("You are in a hallway now.")
