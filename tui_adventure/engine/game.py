@@ -52,6 +52,7 @@ class Game:
         self.commands: list[str] = []
         self._log: list[_Undo] = []
         self.achieved = frozenset(g for g in world.goals if g.holds(self.state))
+        self._achieved_text = sorted(str(g) for g in self.achieved)
         self.finished = False
 
     # reading -------------------------------------------------------------
@@ -84,10 +85,13 @@ class Game:
         self._log.append(undo)
         self.commands.append(command)
         self.turn += 1
-        achieved = frozenset(g for g in self.world.goals if g.holds(self.state))
+        facts = self.state.facts
+        achieved = frozenset(g for g in self.world.goals if (g.fact in facts) == g.positive)
         result.goal_score = len(achieved) - len(self.achieved)
+        if achieved != self.achieved:
+            self._achieved_text = sorted(str(g) for g in achieved)
         self.achieved = achieved
-        result.goals_achieved = sorted(str(g) for g in achieved)
+        result.goals_achieved = list(self._achieved_text)
         if self.world.goals and len(achieved) == len(self.world.goals) and not self.finished:
             result.done = True  # the step that wins; later steps are ordinary
             self.finished = True
@@ -153,6 +157,7 @@ class Game:
             self.pending = u.pending
             self.parser.last = u.last
             self.achieved = u.achieved
+            self._achieved_text = sorted(str(g) for g in u.achieved)
             self.commands.pop()
             self.turn -= 1
             n += 1
@@ -175,6 +180,7 @@ class Game:
         self.commands = list(commands or [])
         self.turn = len(self.commands)
         self.achieved = frozenset(g for g in self.world.goals if g.holds(st))
+        self._achieved_text = sorted(str(g) for g in self.achieved)
         self.finished = self.all_goals_achieved()
 
     def facts(self) -> list[str]:

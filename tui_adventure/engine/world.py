@@ -48,8 +48,19 @@ class Goal:
         return (self.fact in st.facts) == self.positive
 
     def __str__(self) -> str:
-        text = format_fact(self.fact)
-        return text if self.positive else f"not {text}"
+        return _goal_text(self.fact, self.positive)
+
+
+_GOAL_TEXT: dict = {}
+
+
+def _goal_text(fact: Fact, positive: bool) -> str:
+    key = (fact, positive)
+    text = _GOAL_TEXT.get(key)
+    if text is None:
+        text = format_fact(fact) if positive else f"not {format_fact(fact)}"
+        _GOAL_TEXT[key] = text
+    return text
 
 
 @dataclass

@@ -147,6 +147,8 @@ class ClassicStyle:
     def distinct_name(self, eid: str, among: list[str]) -> str:
         """The shortest phrase (adjectives + name) that tells ``eid`` apart from the others."""
         ent = self.world.entities[eid]
+        if not any(self.world.entities[o].name == ent.name for o in among if o != eid):
+            return ent.name
         for adj in ent.adjectives:
             if not any(adj in self.world.entities[o].words() for o in among if o != eid):
                 return f"{adj} {ent.name}" if adj not in ent.name.split() else ent.name
