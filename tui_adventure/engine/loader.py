@@ -16,7 +16,7 @@ from .logic import LogicError, parse_condition, parse_effects
 from .ruleset import load_ruleset, parse_actions
 from .styles.classic import COMPASS, DIRECTIONS
 from .world import Entity, Goal, World
-from .yamlpos import Pos, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
+from .yamlpos import Pos, PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
 TOP_KEYS = {"game", "title", "ruleset", "intro", "start", "max_turns", "par", "rooms", "objects",
             "goal", "actions", "strict", "seed", "clembench"}
@@ -83,7 +83,7 @@ ACTION_SHAPES = {"id": "a word", "syntax": "a list of texts", "params": "a mappi
                  "checks": "a list of [condition, message] or [condition, message, fail_type]",
                  "effects": "a list of effects", "success": "text", "ends": "true or false",
                  "info": "true or false", "all": "a parameter name", "all_where": "a condition",
-                 "verbs": "a list of words", "describe": "text"}
+                 "plan": "true, false, goal or goal_object"}
 
 
 class _Builder:
@@ -517,8 +517,24 @@ class _Builder:
             return []
         names = [e for e in entities if not entities[e].hidden]
         out = []
+        split = False
         for i, item in enumerate(raw):
             where = pos_of(raw, i) if hasattr(raw, "item_pos") else pos_of(self.d, "goal")
+            if isinstance(item, str) and item.count("(") != item.count(")"):
+                # [at(player, hall)] is two items in YAML: "at(player" and "hall)"
+                if item.count("(") > item.count(")"):
+                    split = True
+                    whole = item
+                    for rest in raw[i + 1:]:
+                        whole += f", {rest}"
+                        if not isinstance(rest, str) or ")" in rest:
+                            break
+                    self.err(where, f"goal {item!r} is cut off at a comma: in a [list] a fact with a comma"
+                             f" needs quotes (write [{whole!r}], or one goal per line after '- ')")
+                elif not split:
+                    self.err(where, f"cannot read goal {item!r} (unbalanced parentheses)")
+                continue
+            split = False
             if not isinstance(item, str):
                 self.err(where, f"a goal is a fact or a sentence, not a {_kind(item)}"
                          " (write e.g. on(book, table); quote it if it has ':' in it)")
@@ -570,15 +586,21 @@ class _Builder:
                          " (see tui_adventure/rulesets/classic.yaml)")
                 continue
             ok = True
+            known = PosDict()
+            known.pos, known.key_pos, known.value_pos = item.pos, {}, {}
             for key, value in item.items():
                 if key not in ACTION_SHAPES:
-                    continue   # reported by the ruleset reader, with the known keys
+                    self.err(key_pos_of(item, key), f"action {item['id']!r}: unknown action key {key!r}"
+                             f"{did_you_mean(key, ACTION_SHAPES)} (known: {', '.join(sorted(ACTION_SHAPES))})")
+                    continue
+                known[key] = value
+                known.key_pos[key], known.value_pos[key] = item.key_pos[key], item.value_pos[key]
                 if not _action_value_ok(key, value):
                     self.err(pos_of(item, key), f"action {item['id']!r}: {key} must be {ACTION_SHAPES[key]},"
                              f" not {value!r} (see tui_adventure/rulesets/classic.yaml)")
                     ok = False
             if ok:
-                good.append(item)
+                good.append(known)
                 good.item_pos.append(where)
                 ids.append(item["id"])
         before = len(self.errors)
@@ -616,8 +638,8 @@ class _Builder:
                     pass
         for atom in _effect_atoms(asts):
             arity.setdefault(atom[1], set()).add(len(atom[2]))
-        free = {**{m: {len(p)} for m, (p, _) in world.ruleset.macros.items()},
-                **{b: None for b in getattr(world.style, "builtins", {})}}
+        macros = {m: {len(params)} for m, (params, _) in world.ruleset.macros.items()}
+        builtins = set(getattr(world.style, "builtins", {}))   # Python helpers: any arguments
         items = self.d.get("actions") or []
         for item in items:
             if not isinstance(item, dict):
@@ -640,25 +662,27 @@ class _Builder:
                 except LogicError:
                     continue
                 for _, pred, args in atoms:
-                    known = free.get(pred, arity.get(pred)) if pred in free else arity.get(pred)
-                    if pred in free and known is None:
+                    if pred in builtins:
                         continue
+                    known = macros.get(pred) or arity.get(pred)
                     if known is None:
                         self.err(where, f"action {aid!r}: predicate {pred!r} is unknown: no fact has it and no action"
-                                 f" adds it{did_you_mean(pred, list(arity) + list(free))}"
+                                 f" adds it{did_you_mean(pred, [*arity, *macros, *builtins])}"
                                  f" (known: {', '.join(sorted(arity))})")
                     elif len(args) not in known:
                         want = " or ".join(str(n) for n in sorted(known))
                         self.err(where, f"action {aid!r}: {pred} takes {want} argument{'s' if want != '1' else ''},"
-                                 f" not {len(args)} (e.g. {_example(pred)})")
+                                 f" not {len(args)} (e.g. {_example(pred, min(known))})")
 
 
 def _action_value_ok(key: str, value) -> bool:
-    if key in ("id", "success", "all", "all_where", "describe"):
-        return isinstance(value, str) or (key == "describe" and value is None)
+    if key in ("id", "success", "all", "all_where"):
+        return isinstance(value, str)
     if key in ("ends", "info"):
         return isinstance(value, bool)
-    if key in ("syntax", "verbs", "effects"):
+    if key == "plan":
+        return isinstance(value, bool) or value in ("goal", "goal_object")
+    if key in ("syntax", "effects"):
         return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
     if key == "params":
         return value is None or (isinstance(value, dict) and all(isinstance(v, str) for v in value.values()))
@@ -705,11 +729,11 @@ def _effect_atoms(asts) -> list:
     return out
 
 
-def _example(pred: str) -> str:
+def _example(pred: str, n: int = 1) -> str:
     return {"at": "at(book, study)", "in": "in(apple, fridge)", "on": "on(book, table)", "held": "held(lamp)",
             "open": "open(box)", "locked": "locked(door)", "eaten": "eaten(apple)", "room": "room(hall)",
             "exit": "exit(hall, north, kitchen)", "via": "via(hall, north, door)",
-            "unlocks": "unlocks(key, door)"}.get(pred, f"{pred}(x)")
+            "unlocks": "unlocks(key, door)"}.get(pred, f"{pred}({', '.join('xyzuvw'[:max(n, 1)])})")
 
 
 _SENTENCES = [

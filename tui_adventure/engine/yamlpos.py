@@ -105,8 +105,13 @@ def load_yaml(text: str, path: str):
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(exc, text, path) from None
+    except yaml.reader.ReaderError as exc:
+        before = text[:exc.position]
+        pos = Pos(before.count("\n") + 1, len(before) - before.rfind("\n"))
+        ch = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+        raise SourceError(path, pos, f"the control character U+{ch:04X} is not allowed in YAML (remove it)") from None
     except yaml.YAMLError as exc:
-        raise SourceError(path, None, f"YAML error: {exc} (check the file's syntax)") from None
+        raise SourceError(path, None, f"YAML error: {' '.join(str(exc).split())} (check the file's syntax)") from None
     except RecursionError:
         raise SourceError(path, None, "the YAML is nested too deeply (flatten it)") from None
     except (ValueError, TypeError) as exc:   # e.g. a date or number the constructor cannot build

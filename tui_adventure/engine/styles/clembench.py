@@ -32,6 +32,7 @@ class ClembenchStyle:
         self.ids_of_type: dict[str, list[str]] = {}
         for eid, t in self.type_of.items():
             self.ids_of_type.setdefault(t, []).append(eid)
+        self.ids_of_type.setdefault(INVENTORY, [INVENTORY])
         self.rooms = [f[1] for f in facts if f[0] == "room"]
         self.floors = {f[1] for f in facts if f[0] == "type" and f[2] == "floor"}
         self.builtins: dict = {}
@@ -77,8 +78,8 @@ class ClembenchStyle:
         return self.world.name_of(eid)
 
     def _bare(self, eid: str) -> str:
-        """The id without digits: upstream's examine texts speak that way ("sidetable")."""
-        return re.sub(r"\d", "", eid)
+        """The id without its trailing digits: upstream's examine texts speak that way ("sidetable")."""
+        return re.sub(r"\d+$", "", eid)
 
     # texts -----------------------------------------------------------------
     def first_observation(self, st) -> str:
@@ -290,6 +291,8 @@ class ClemCommandParser:
             env["e"], env["t"] = first, second
             if second is None:
                 return Failure("parsing", "malformed_command", "I don't know what you mean.")
+            if got.prep is None:  # "put book shelf": upstream's reply supplies the preposition
+                env["prep"] = "in" if ("container", second) in st.facts else "on"
         elif params:
             env[params[0]] = first
         return Parsed(action, env)
