@@ -1,7 +1,6 @@
 """Saves: format, atomic writes, refusing bad files with SaveError only, exact restores."""
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -9,7 +8,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tui_adventure.engine import snapshot
-from tui_adventure.engine.facts import format_fact
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loader import load_world, load_world_text
 from tui_adventure.engine.snapshot import (FORMAT, VERSION, Save, SaveError, list_saves, load_save,
@@ -209,7 +207,8 @@ def test_foreign_world_refused(mini, tmp_path):
     path = save_game(played(other, ["take book"]), "o", tmp_path)
     with pytest.raises(SaveError) as err:
         load_save(path, mini)
-    assert "o.json" in str(err.value) and "changed" in str(err.value)   # same game name, other goals
+    assert "o.json: not a save of this world: 'mini'" in str(err.value)   # same game name, other goals
+    assert "changed" in str(err.value)
     doc = json.loads(path.read_text())
     doc["world_game"] = "house"
     doc["world"] = "worlds/house.yaml"
@@ -323,7 +322,7 @@ def test_missing_file_and_directory(mini, tmp_path):
         load_save("../x", mini, tmp_path / "missing")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=2000))
 def test_any_bytes_load_or_raise_save_error(mini, tmp_path, data):
     path = tmp_path / "fuzz.json"
@@ -340,7 +339,7 @@ json_values = st.recursive(
     max_leaves=12)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(key=st.sampled_from(snapshot.REQUIRED + ("extra",)), value=json_values, drop=st.booleans())
 def test_any_field_mutation_loads_or_raises_save_error(mini, tmp_path, key, value, drop):
     doc = valid_doc(mini)
@@ -358,7 +357,7 @@ def test_any_field_mutation_loads_or_raises_save_error(mini, tmp_path, key, valu
         restore_game(s, mini)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(commands=st.lists(st.one_of(st.sampled_from(PLAN + ["take key", "brass", "red", "undo", "it"]),
                                    st.text(max_size=30)), max_size=12))
 def test_any_game_round_trips(mini, tmp_path, commands):
@@ -384,3 +383,28 @@ def test_list_saves(mini, tmp_path, monkeypatch):
     assert [(s.name, s.turn) for s in got] == [("b", 2), ("a", 1)]
     assert got[0].path == tmp_path / "b.json"
     assert [s.name for s in list_saves(tmp_path)] == ["b", "other", "a"]
+
+
+# a clembench instance (another style and parser) ---------------------------------
+def clem():
+    clem_helpers = pytest.importorskip("clem_helpers")
+    if not clem_helpers.INSTANCES.is_file():
+        pytest.skip("no clembench reference data")
+    return clem_helpers
+
+
+def test_clembench_restore_is_deterministic(tmp_path):
+    helpers = clem()
+    trace = next(t for t in helpers.traces() if t["kind"] == "failing")
+    world = helpers.world(trace["experiment"], trace["game_id"])
+    script = trace["commands"]
+    for cut in range(0, len(script) + 1, 3):
+        original = played(world, script[:cut])
+        path = save_game(original, f"clem{cut}", tmp_path)
+        rest = [original.step(c).observation for c in script[cut:]]
+        game, exact = restore_game(load_save(path, world), world)
+        assert exact and game.commands == script[:cut]
+        assert [game.step(c).observation for c in script[cut:]] == rest
+    other = next(t for t in helpers.traces() if (t["experiment"], t["game_id"]) != (trace["experiment"], trace["game_id"]))
+    with pytest.raises(SaveError, match="not a save of this world"):
+        load_save(path, helpers.world(other["experiment"], other["game_id"]))

@@ -49,10 +49,12 @@ class Game:
         self.state: State = world.initial
         self.turn = 0
         self.pending: Question | None = None
+        self.last: list[str] = []      # what "it" means: this game's, not the shared parser's
         self.commands: list[str] = []
         self._log: list[_Undo] = []
         self.achieved = frozenset(g for g in world.goals if g.holds(self.state))
         self._achieved_text = sorted(str(g) for g in self.achieved)
+        self._goal_facts = frozenset(g.fact for g in world.goals)  # a step that touches none of these changes no goal
         self.finished = False
 
     # reading -------------------------------------------------------------
@@ -73,8 +75,10 @@ class Game:
     def step(self, command: str) -> StepResult:
         command = command if isinstance(command, str) else str(command)
         before = self.state
-        undo = _Undo(frozenset(), frozenset(), self.pending, list(self.parser.last), self.achieved, command)
+        undo = _Undo(frozenset(), frozenset(), self.pending, list(self.last), self.achieved, command)
+        self.parser.last = self.last   # the world's parser serves every game: lend it ours
         result = self._run(command)
+        self.last = list(self.parser.last)
         if self.state is not before:
             if self.state.delta is not None and self._single:
                 added, removed = self.state.delta  # one action: its own change, no set difference
@@ -85,14 +89,14 @@ class Game:
         self._log.append(undo)
         self.commands.append(command)
         self.turn += 1
-        facts = self.state.facts
-        achieved = frozenset(g for g in self.world.goals if (g.fact in facts) == g.positive)
-        result.goal_score = len(achieved) - len(self.achieved)
-        if achieved != self.achieved:
+        if result.changed and not self._goal_facts.isdisjoint(undo.added | undo.removed):
+            facts = self.state.facts
+            achieved = frozenset(g for g in self.world.goals if (g.fact in facts) == g.positive)
+            result.goal_score = len(achieved) - len(self.achieved)
             self._achieved_text = sorted(str(g) for g in achieved)
-        self.achieved = achieved
+            self.achieved = achieved
         result.goals_achieved = list(self._achieved_text)
-        if self.world.goals and len(achieved) == len(self.world.goals) and not self.finished:
+        if self.world.goals and len(self.achieved) == len(self.world.goals) and not self.finished:
             result.done = True  # the step that wins; later steps are ordinary
             self.finished = True
         return result
@@ -155,7 +159,7 @@ class Game:
             u = self._log.pop()
             self.state = self.state.apply(set(u.removed), set(u.added))
             self.pending = u.pending
-            self.parser.last = u.last
+            self.last = u.last
             self.achieved = u.achieved
             self._achieved_text = sorted(str(g) for g in u.achieved)
             self.commands.pop()
@@ -170,12 +174,12 @@ class Game:
 
     def restart(self) -> None:
         self.__init__(self.world)
-        self.parser.last = []
 
     def set_state(self, st: State, commands: list[str] | None = None) -> None:
         """Jump to a saved state (history before it is not kept: undo stops there)."""
         self.state = st
         self.pending = None
+        self.last = []
         self._log = []
         self.commands = list(commands or [])
         self.turn = len(self.commands)

@@ -325,6 +325,25 @@ class Compiler:
         matcher = _matcher(pred, args, bound)
         return lambda st, env: op(sum(1 for _ in matcher(st, env)), num)
 
+    def _exact(self, var: str, body, bound: frozenset):
+        """For a condition that is one stored atom with ``var`` in it and its first
+        argument known: a function listing exactly the values of ``var`` that make it true."""
+        if body[0] != "atom" or body[1] in self.builtins or body[1] in self.macros:
+            return None
+        pred, args = body[1], body[2]
+        if not args or args[0] == var or args.count(var) != 1 or "_" in args:
+            return None
+        g0 = _getter(args[0], bound)
+        pos = args.index(var) - 1
+        fixed = [(i, _getter(a, bound)) for i, a in enumerate(args[1:]) if a != var]
+        size = len(args) - 1
+
+        def values(st, env):
+            want = [(i, g(env)) for i, g in fixed]
+            return [r[pos] for r in st.by1.get((pred, g0(env)), ())
+                    if len(r) == size and all(r[i] == w for i, w in want)]
+        return values
+
     def _candidates(self, var: str, body, bound: frozenset):
         """Values worth trying for ``var``: from an index when a conjunct pins it down."""
         for atom in _conjuncts(body):
@@ -382,6 +401,18 @@ class Compiler:
             cond = self._cond(ast[2], bound | {var})
             cands = self._candidates(var, ast[2], bound)
             inner = self._effect(ast[3], bound | {var})
+            exact = self._exact(var, ast[2], bound)
+            if exact is not None:
+                # `forall t where exit(here, dir, t): ...`: the index yields exactly the t that fit
+                def forall_exact(st, env, adds, dels):
+                    saved = env.get(var, _MISSING)
+                    try:
+                        for v in exact(st, env):
+                            env[var] = v
+                            inner(st, env, adds, dels)
+                    finally:
+                        _restore(env, var, saved)
+                return forall_exact
 
             def forall(st, env, adds, dels):
                 saved = env.get(var, _MISSING)

@@ -120,7 +120,7 @@ class Planner:
     def solve(self, start: State | None = None) -> Plan | None:
         """The optimal plan from ``start`` (the initial state by default); None if no plan exists."""
         t0 = time.perf_counter()
-        start = start or self.world.initial
+        start = self._start = start or self.world.initial
         h = self.h or (lambda st: 0)
         if self.is_goal(start):
             return Plan([], [], 0, time.perf_counter() - t0)
@@ -144,14 +144,14 @@ class Planner:
                 key = new.facts
                 if ng < best_g.get(key, 1 << 30):
                     best_g[key] = ng
-                    parent[key] = (st, action, env)
+                    parent[key] = (st.facts, action, env)  # keys only: expanded states can be freed
                     heapq.heappush(queue, (ng + h(new), -ng, next(counter), new))
         return None
 
     def bfs(self, start: State | None = None) -> Plan | None:
         """Brute-force breadth-first search: slow, obviously right; the tests compare against it."""
         t0 = time.perf_counter()
-        start = start or self.world.initial
+        start = self._start = start or self.world.initial
         parent: dict = {start.facts: None}
         frontier = [start]
         expanded = 0
@@ -166,7 +166,7 @@ class Planner:
                 for action, env, new in self.successors(st):
                     if new.facts in parent:
                         continue
-                    parent[new.facts] = (st, action, env)
+                    parent[new.facts] = (st.facts, action, env)
                     if self.is_goal(new):
                         return self._plan(parent, new, expanded, time.perf_counter() - t0)
                     nxt.append(new)
@@ -174,14 +174,20 @@ class Planner:
         return None
 
     def _plan(self, parent: dict, st: State, expanded: int, seconds: float) -> Plan:
-        steps = []
-        while parent[st.facts] is not None:
-            prev, action, env = parent[st.facts]
-            steps.append((prev, action, env))
-            st = prev
-        steps.reverse()
-        commands = [self.command_text(action, env, prev) for prev, action, env in steps]
-        return Plan(commands, [(a.id, dict(e)) for _, a, e in steps], expanded, seconds)
+        chain = []
+        key = st.facts
+        while parent[key] is not None:
+            prev, action, env = parent[key]
+            chain.append((action, env))
+            key = prev
+        chain.reverse()
+        # replay from the start to name each step in the state it is taken in
+        state = self._start
+        commands = []
+        for action, env in chain:
+            commands.append(self.command_text(action, env, state))
+            state = action.successor(state, dict(env))
+        return Plan(commands, [(a.id, dict(e)) for a, e in chain], expanded, seconds)
 
     # commands ---------------------------------------------------------
     def command_text(self, action, env: dict, st: State) -> str:

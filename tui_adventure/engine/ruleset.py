@@ -176,12 +176,13 @@ class Action:
     """One compiled action: run its checks in order, then its effects."""
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
-                 "all_where", "slot_checks", "order", "allowed", "where")
+                 "all_where", "slot_checks", "order", "allowed", "where", "memo")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None) -> None:
         self.spec = spec
         self.where = where or (lambda st: None)
+        self.memo: dict = {}
         self.id = spec.id
         self.params = tuple(spec.params)
         bound = frozenset(self.params) | {"here"}   # the player's room, set before every evaluation
@@ -223,7 +224,25 @@ class Action:
         self.slot_checks.append([c[0] for c in live if not c[3]])
 
     def attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
-        """(next state, message, fail type or None). The state is unchanged on failure."""
+        """(next state, message, fail type or None). The state is unchanged on failure.
+
+        Memoised on (facts, arguments): states are immutable and rules
+        deterministic, so a state seen before costs one dictionary lookup.
+        """
+        key = (st.facts, tuple(env.get(p) for p in self.params), env.get("prep"))
+        hit = self.memo.get(key)
+        if hit is not None:
+            new, message, fail_type = hit
+            if new is not st and new.facts == st.facts:
+                new = st
+            return new, message, fail_type
+        out = self._attempt(st, env)
+        if len(self.memo) > 50_000:
+            self.memo.clear()
+        self.memo[key] = out
+        return out
+
+    def _attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
         env["here"] = self.where(st)
         for cond, render, fail_type, _ in self.checks:
             if not cond(st, env):

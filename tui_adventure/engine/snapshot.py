@@ -352,7 +352,7 @@ def restore_game(save: Save, world: World) -> tuple[Game, bool]:
     returned.
     """
     game = Game(world)
-    game.parser.last = []          # the parser is shared per world: start from a clean slate
+    game.last = []
     try:
         for command in save.commands:
             game.step(command)
@@ -362,7 +362,7 @@ def restore_game(save: Save, world: World) -> tuple[Game, bool]:
         if game.state.facts == save.state.facts:
             return game, True
     game.set_state(save.state, save.commands)
-    game.parser.last = []
+    game.last = []
     return game, False
 
 
