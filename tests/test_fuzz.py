@@ -1,8 +1,8 @@
 """Fuzzing Game.step: no input whatsoever may raise; every step answers with an observation.
 
-About 25,000 examples in all (5,600 drawn by hypothesis, 20,000 seeded random
+About 30,000 examples in all (10,100 drawn by hypothesis, 20,000 seeded random
 ones in one plain loop, where hypothesis' own cost per example would blow the
-time budget; FUZZ_SCALE=10 multiplies both), in about 20 s of CPU. Each
+time budget; FUZZ_SCALE=10 multiplies both), in about 30 s of CPU. Each
 single-input example is tried in every world of the repository
 (tests/worlds/mini.yaml, worlds/*.yaml and one clembench adventuregame
 instance), at a depth drawn along that world's solution, so inputs also land
@@ -180,19 +180,19 @@ POOL = Pool()
 depth = st.integers(0, DEPTHS - 1)
 
 
-@fuzz_settings(1500)
+@fuzz_settings(4500)
 @given(d=depth, command=st.text(JUNK_CHARS, max_size=50))
 def test_any_unicode_text(d, command):
     POOL.try_input(d, command)
 
 
-@fuzz_settings(500)
+@fuzz_settings(800)
 @given(d=depth, command=controls)
 def test_control_characters_and_nul(d, command):
     POOL.try_input(d, command)
 
 
-@fuzz_settings(1500)
+@fuzz_settings(4500)
 @given(d=depth, command=vocab_mix)
 def test_vocabulary_mixed_with_junk(d, command):
     POOL.try_input(d, command)
