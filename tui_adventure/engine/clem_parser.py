@@ -130,9 +130,10 @@ class ClemParser:
         parsed = self._cache.get(text)
         if parsed is None:
             parsed = self._structure(text)
-            if len(self._cache) > 8192:
-                self._cache.clear()
-            self._cache[text] = parsed
+            if len(text) <= 200:  # long input is rare and would bloat the cache
+                if len(self._cache) > 8192:
+                    self._cache.clear()
+                self._cache[text] = parsed
         kind = parsed[0]
         if kind == "error":
             return ParseFailure("lark_exception", "I don't know what you mean.", text)

@@ -21,6 +21,7 @@ ALL_WORDS = frozenset({"all", "everything", "every thing"})
 PRONOUNS = frozenset({"it", "them", "him", "her"})
 _CLEAN_RE = re.compile(r"[^a-z0-9' -]+")
 MAX_INPUT = 500  # characters looked at; longer input is cut (a 100 kB line must not stall a turn)
+MEMO_TEXT = 200  # only inputs up to this long are memoised
 
 
 @dataclass
@@ -120,6 +121,8 @@ class CommandParser:
         last thing named, so it is memoised on exactly those ("take all"
         also depends on more of the state and is never memoised).
         """
+        if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
+            return self._parse(text, st)
         key = (text, self.style.scope(st), tuple(self.last))
         hit = self._memo.get(key)
         if hit is not None:

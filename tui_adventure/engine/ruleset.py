@@ -237,7 +237,7 @@ class Action:
                 new = st
             return new, message, fail_type
         out = self._attempt(st, env)
-        if len(self.memo) > 50_000:
+        if len(self.memo) > 2_000:  # each entry may hold a state: keep the memo small
             self.memo.clear()
         self.memo[key] = out
         return out

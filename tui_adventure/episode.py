@@ -1,0 +1,185 @@
+"""The game-master loop: one world, one player, one recorder; no front end.
+
+The Textual app, the REPL and batch runs all drive this loop, so turn rules,
+scoring and recording live here once. A turn is one reply of the player:
+the reply is checked for format, its command goes to the engine, goal status
+is updated, and the end rules are applied. Imported clembench worlds follow
+upstream's game master exactly (ADVENTUREGAME.md section 7): a reply must
+start with ">", only its first line counts, a planning variant needs
+"Next actions:", and 50 turns end the episode. Native worlds are forgiving by
+default (a bare command is fine) unless the world asks for ``strict``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .engine.game import Game, StepResult
+from .engine.world import World
+
+HALLUCINATION_WORDS = ("complete", "finish", "done", "successfully")
+
+
+@dataclass
+class Turn:
+    index: int                       # 1-based
+    reply: str
+    command: str | None = None       # what the engine was given (None: the reply was refused)
+    observation: str | None = None   # what the player reads next (None when the episode aborted)
+    result: StepResult | None = None
+    invalid_format: str | None = None
+    hallucinated_finish: bool = False
+    plan: list[str] | None = None
+    plan_results: list[dict] | None = None
+    events: list[tuple[str, object]] = field(default_factory=list)   # (type, content), in order
+
+    @property
+    def goal_score(self) -> int:
+        return self.result.goal_score if self.result else 0
+
+    @property
+    def fail(self) -> dict | None:
+        return self.result.fail if self.result else None
+
+
+@dataclass
+class Outcome:
+    turns: int
+    aborted: bool
+    success: bool
+    goals_achieved: int
+    goal_count: int
+    invalid_format: str | None
+    turn_limit_reached: bool
+    par: int | None
+
+    @property
+    def achieved_goal_ratio(self) -> float:
+        return self.goals_achieved / self.goal_count if self.goal_count else 1.0
+
+    @property
+    def main_score(self) -> float:
+        return math.nan if self.aborted else 100.0 * self.achieved_goal_ratio
+
+    @property
+    def turns_over_par(self) -> float:
+        if not self.success or self.par is None:
+            return math.nan
+        return self.turns - self.par
+
+
+class Episode:
+    """Submit replies one at a time; read ``messages``, ``turns``, ``ended``, ``outcome``."""
+
+    def __init__(self, world: World, *, par: int | None = None, strict: bool | None = None,
+                 listener: Callable[[str, object], None] | None = None) -> None:
+        self.world = world
+        self.game = Game(world)
+        self.clembench = world.is_clembench()
+        self.strict = world.strict if strict is None else strict
+        self.planning = world.meta.get("variant") == "plan"
+        # clembench scores against the instance's own optimal_turns (what upstream's scorer uses)
+        self.par = par if par is not None else (world.meta.get("optimal_turns") if self.clembench else world.par)
+        self.max_turns = world.max_turns
+        self.turns: list[Turn] = []
+        self.finished = False            # all goals reached at some point (sticky, like upstream)
+        self.ended = False
+        self.aborted = False
+        self.invalid_format: str | None = None
+        self.turn_limit_reached = False
+        self.done_by_player = False
+        self.listener = listener
+        prompt = world.meta.get("prompt", "") if self.clembench else ""
+        self.first_message = prompt + self.game.first_observation()
+        self.messages: list[dict] = [{"role": "user", "content": self.first_message}]
+
+    # -- the loop ---------------------------------------------------------
+    def submit(self, reply: str) -> Turn:
+        """Play one reply. Raises RuntimeError if the episode already ended."""
+        if self.ended:
+            raise RuntimeError("the episode has ended")
+        reply = reply if isinstance(reply, str) else str(reply)
+        turn = Turn(len(self.turns) + 1, reply)
+        self.turns.append(turn)
+        self.messages.append({"role": "assistant", "content": reply})
+        command, problem = self.command_of(reply)
+        if problem is not None:
+            if any(w in reply for w in HALLUCINATION_WORDS) and problem == "command_tag_missing":
+                turn.hallucinated_finish = True
+                self._event(turn, "hallucinated_finish", reply)
+            turn.invalid_format = problem
+            self._event(turn, "invalid_format", problem)
+            self.aborted = True
+            self.invalid_format = problem
+            self.ended = True
+            return turn
+        turn.command = command
+        result = self.game.step(command)
+        turn.result = result
+        turn.observation = result.observation
+        if self.planning:
+            turn.plan = self.plan_of(reply)
+            turn.plan_results = self.simulate_plan(turn.plan)
+        self.messages.append({"role": "user", "content": result.observation})
+        if self.game.all_goals_achieved() and not self.finished:
+            self.finished = True
+            self._event(turn, "adventure_finished", True)
+        if len(self.turns) >= self.max_turns:
+            self.turn_limit_reached = True
+            self.aborted = True
+            self.ended = True
+            self._event(turn, "turn_limit_reached", True)
+        elif result.action == "done":
+            self.done_by_player = True
+            self.ended = True
+            self._event(turn, "model_done", True)
+        return turn
+
+    def command_of(self, reply: str) -> tuple[str | None, str | None]:
+        """(command, None) or (None, invalid_format) under this episode's reply rules."""
+        if self.clembench or self.strict:
+            if not reply.startswith(">"):
+                return None, "command_tag_missing"
+            if self.planning and "\nNext actions:" not in reply and "done" not in reply:
+                return None, "next_actions_missing"
+            return reply[1:].split("\n", 1)[0].strip(), None
+        # forgiving: an optional ">" and the first non-empty line
+        lines = [ln.strip() for ln in reply.strip().splitlines() if ln.strip()]
+        first = lines[0] if lines else ""
+        return (first[1:].strip() if first.startswith(">") else first), None
+
+    @staticmethod
+    def plan_of(reply: str) -> list[str]:
+        m = re.search(r"\nNext actions:(.*)", reply)
+        if not m:
+            return []
+        return [a.strip() for a in m.group(1).split(",") if a.strip()]
+
+    def simulate_plan(self, plan: list[str]) -> list[dict]:
+        """Run the plan on a copy of the world until its first failure; the real game is untouched."""
+        copy = Game(self.world)
+        copy.set_state(self.game.state)
+        results = []
+        for command in plan:
+            r = copy.step(command)
+            results.append({"command": command, "fail": r.fail, "observation": r.observation})
+            if r.fail is not None:
+                break
+        return results
+
+    def _event(self, turn: Turn, kind: str, content) -> None:
+        turn.events.append((kind, content))
+        if self.listener is not None:
+            self.listener(kind, content)
+
+    # -- results ------------------------------------------------------------
+    @property
+    def outcome(self) -> Outcome:
+        return Outcome(turns=len(self.turns), aborted=self.aborted,
+                       success=self.finished and not self.aborted,
+                       goals_achieved=len(self.game.achieved), goal_count=len(self.world.goals),
+                       invalid_format=self.invalid_format, turn_limit_reached=self.turn_limit_reached,
+                       par=self.par)

@@ -1,0 +1,95 @@
+"""Players that need no person and no model: for baselines, tests and debugging."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from ..engine.planner import Planner
+from .base import as_reply
+
+
+class OraclePlayer:
+    """Follows the exact planner from wherever the game is now (it replans after any surprise)."""
+
+    name = "oracle"
+
+    def __init__(self) -> None:
+        self._planner = None
+        self._plan: list[str] = []
+        self._expect = None
+
+    async def reply(self, episode, stream=None) -> str:
+        game = episode.game
+        if self._planner is None or self._planner.world is not game.world:
+            self._planner = Planner(game.world)
+        if self._expect is None or game.state.facts != self._expect or not self._plan:
+            plan = self._planner.solve(game.state) if not game.all_goals_achieved() else None
+            self._plan = list(plan.commands) if plan else []
+        if not self._plan:
+            self._expect = None
+            return as_reply(episode, "done")
+        command = self._plan.pop(0)
+        self._expect = None
+        # remember where this command should lead, to notice if it did not
+        preview = type(game)(game.world)
+        preview.set_state(game.state)
+        preview.step(command)
+        self._expect = preview.state.facts
+        return as_reply(episode, command)
+
+
+class RandomPlayer:
+    """Uniform over the admissible commands of the current state (seeded, so reproducible)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.name = f"random-{seed}"
+        self.rng = random.Random(seed)
+        self._planner = None
+
+    async def reply(self, episode, stream=None) -> str:
+        game = episode.game
+        if self._planner is None or self._planner.world is not game.world:
+            self._planner = Planner(game.world)
+        commands = [c for c in self._planner.admissible_commands(game.state) if c != "done"] or ["done"]
+        return as_reply(episode, self.rng.choice(commands))
+
+
+class ScriptedPlayer:
+    """Replies from a list, verbatim (format mistakes included: that is the point of a script)."""
+
+    def __init__(self, replies: list[str], name: str = "scripted") -> None:
+        self.replies = list(replies)
+        self.name = name
+        self.i = 0
+
+    @classmethod
+    def from_file(cls, path: Path) -> "ScriptedPlayer":
+        text = path.read_text(encoding="utf-8")
+        if text.lstrip().startswith("["):
+            data = json.loads(text)
+            if not isinstance(data, list) or not all(isinstance(r, str) for r in data):
+                raise ValueError(f"{path}: a JSON script is a list of reply strings")
+            return cls(data)
+        return cls([line for line in text.splitlines() if line.strip()])
+
+    async def reply(self, episode, stream=None) -> str:
+        if self.i >= len(self.replies):
+            return as_reply(episode, "done")
+        self.i += 1
+        return self.replies[self.i - 1]
+
+
+class ReplayPlayer(ScriptedPlayer):
+    """The replies of a recorded episode (its interactions.json), in order."""
+
+    @classmethod
+    def from_episode(cls, directory: Path) -> "ReplayPlayer":
+        path = directory / "interactions.json"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        replies = [e["action"]["content"] for turn in data.get("turns", []) for e in turn
+                   if e.get("from") == "Player 1" and e.get("action", {}).get("type") == "get message"]
+        name = data.get("players", {}).get("Player 1", {}).get("model_name", "replay")
+        return cls(replies, name=f"replay-{name}")
