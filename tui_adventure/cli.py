@@ -15,6 +15,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--player", default="human")
     p.add_argument("--records", default="records")
 
+    p = sub.add_parser("run", help="play episodes headless (resumes what is done)")
+    p.add_argument("worlds", nargs="+", metavar="WORLD_OR_DIR")
+    p.add_argument("--player", required=True)
+    p.add_argument("--records", default="records")
+    p.add_argument("--jobs", type=int, default=1)
+
+    p = sub.add_parser("score", help="write scores.json for every episode under ROOT")
+    p.add_argument("root")
+
+    p = sub.add_parser("eval", help="results.csv / results.html like clem eval")
+    p.add_argument("root")
+
     p = sub.add_parser("import", help="import clembench instances as world files")
     p.add_argument("format", choices=["clembench"])
     p.add_argument("instances")
@@ -49,6 +61,21 @@ def main(argv: list[str] | None = None) -> int:
         else:
             lines = sys.stdin.read().splitlines()
         return headless.script(args.world, lines, args.jsonl)
+    if args.command == "run":
+        from .batch import run
+
+        return run(args.worlds, args.player, args.records, args.jobs)
+    if args.command == "score":
+        from .clembench.scorer import score_tree
+
+        written = score_tree(args.root)
+        print(f"wrote {len(written)} scores.json under {args.root}")
+        return 0
+    if args.command == "eval":
+        from .clembench.results import evaluate
+
+        print(f"wrote {evaluate(args.root)}")
+        return 0
     if args.command == "import":
         from .clembench.instances import import_instances
 

@@ -83,7 +83,7 @@ ACTION_SHAPES = {"id": "a word", "syntax": "a list of texts", "params": "a mappi
                  "checks": "a list of [condition, message] or [condition, message, fail_type]",
                  "effects": "a list of effects", "success": "text", "ends": "true or false",
                  "info": "true or false", "all": "a parameter name", "all_where": "a condition",
-                 "plan": "true, false, goal or goal_object"}
+                 "plan": "true, false, goal or goal_object", "plan_if": "a condition"}
 
 
 class _Builder:

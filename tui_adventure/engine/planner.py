@@ -43,9 +43,11 @@ class Plan:
 
 
 class Planner:
-    def __init__(self, world: World, max_nodes: int = 3_000_000, prune: bool = True) -> None:
+    def __init__(self, world: World, max_nodes: int = 3_000_000, prune: bool = True,
+                 max_states: int = 200_000) -> None:
         self.world = world
         self.max_nodes = max_nodes
+        self.max_states = max_states  # states held at once: bounds memory (a state is a few kB)
         self.style = world.style
         self.moves = [a for a in world.actions if a.effect is not None and not a.ends and a.spec.plan]
         self.info = [a for a in world.actions if a.info]
@@ -70,18 +72,23 @@ class Planner:
         seen: set = set()
         out = []
         goals = self.goals
+        plannable = getattr(self.style, "plannable", None)
         for action, things, goal_only in self._plans:
             if relevant is None or not things:
                 envs = action.ground(st, domains)
             elif len(things) == 1:
                 envs = action.ground(st, narrow)
             else:
-                envs = self._symmetric(action.ground(st, domains), things, relevant)
+                envs = action.ground(st, domains)
+            if plannable is not None:  # before the symmetry cut: its representative must be typeable
+                envs = [e for e in envs if plannable(action, e, st)]
+            if relevant is not None and len(things) > 1:
+                envs = self._symmetric(envs, things, relevant)
             unmet = [g for g in goals if not g.holds(st)] if goal_only else ()
             for env in envs:
                 if goal_only == "goal_object" and not any(env[t] in g.fact[1:] for t in things for g in unmet):
                     continue
-                if goal_only == "goal":
+                if goal_only == "goal" and not (action.plan_if is not None and action.plan_if(st, env)):
                     adds: set = set()
                     dels: set = set()
                     action.effect(st, env, adds, dels)
@@ -137,8 +144,8 @@ class Planner:
             if self.is_goal(st):
                 return self._plan(parent, st, expanded, time.perf_counter() - t0)
             expanded += 1
-            if expanded > self.max_nodes:
-                raise PlannerLimit(f"no plan within {self.max_nodes} expanded states")
+            if expanded > self.max_nodes or len(best_g) > self.max_states:
+                raise PlannerLimit(f"no plan found within {expanded} expanded and {len(best_g)} seen states")
             for action, env, new in self.successors(st):
                 ng = g + 1
                 key = new.facts
@@ -161,8 +168,8 @@ class Planner:
             nxt = []
             for st in frontier:
                 expanded += 1
-                if expanded > self.max_nodes:
-                    raise PlannerLimit(f"no plan within {self.max_nodes} expanded states")
+                if expanded > self.max_nodes or len(parent) > self.max_states:
+                    raise PlannerLimit(f"no plan found within {expanded} expanded and {len(parent)} seen states")
                 for action, env, new in self.successors(st):
                     if new.facts in parent:
                         continue

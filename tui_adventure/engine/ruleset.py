@@ -22,7 +22,7 @@ from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, lo
 
 RULESET_DIR = Path(__file__).resolve().parent.parent / "rulesets"
 ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
-               "all", "all_where", "plan"}
+               "all", "all_where", "plan", "plan_if"}
 PARAM_KINDS = {"thing", "room", "dir", "word"}
 
 
@@ -40,6 +40,7 @@ class ActionSpec:
     all_where: str | None = None
     plan: object = True  # False: an alias the planner skips; "goal": only when it achieves a goal fact;
     #                      "goal_object": only on a thing an unmet goal names
+    plan_if: str | None = None  # with plan "goal": also planned, goal or not, when this holds
     source: str = ""
     pos: object = None
 
@@ -156,7 +157,7 @@ def parse_actions(items, path: str, errors: list[SourceError]) -> list[ActionSpe
             id=str(item["id"]), syntax=[str(s) for s in syntax], params=params, checks=checks,
             effects=[str(e) for e in effects], success=str(item.get("success", "")),
             ends=bool(item.get("ends", False)), info=bool(item.get("info", False)),
-            all_slot=item.get("all"), all_where=item.get("all_where"), plan=_plan_flag(item.get("plan", True)),
+            all_slot=item.get("all"), all_where=item.get("all_where"), plan=_plan_flag(item.get("plan", True)), plan_if=item.get("plan_if"),
             source=path, pos=where))
     return out
 
@@ -176,7 +177,7 @@ class Action:
     """One compiled action: run its checks in order, then its effects."""
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
-                 "all_where", "slot_checks", "order", "allowed", "where", "memo")
+                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None) -> None:
@@ -197,6 +198,7 @@ class Action:
         self.ends = spec.ends
         self.info = spec.info
         self.all_where = compiler.condition(spec.all_where, bound) if spec.all_where else None
+        self.plan_if = compiler.condition(spec.plan_if, bound) if spec.plan_if else None
         # For grounding: checks of one parameter over facts no effect ever changes are
         # decided once, at load, as a set of allowed values ("put_in: dst is a container").
         self.allowed: dict[str, frozenset] = {}

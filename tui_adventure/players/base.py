@@ -21,9 +21,13 @@ class Player(Protocol):
         ...
 
 
-def as_reply(episode, command: str) -> str:
-    """A command written the way this episode's rules want it (``> take key`` where strict)."""
-    return f"> {command}" if (episode.clembench or episode.strict) else command
+def as_reply(episode, command: str, next_actions: list[str] | None = None) -> str:
+    """A command written the way this episode's rules want it (``> take key`` where strict;
+    with the "Next actions:" line the planning variant asks for)."""
+    reply = f"> {command}" if (episode.clembench or episode.strict) else command
+    if getattr(episode, "planning", False):
+        reply += "\nNext actions: " + ", ".join(next_actions or ["done"])
+    return reply
 
 
 def make_player(spec: str, world=None):

@@ -37,7 +37,7 @@ class OraclePlayer:
         preview.set_state(game.state)
         preview.step(command)
         self._expect = preview.state.facts
-        return as_reply(episode, command)
+        return as_reply(episode, command, self._plan[:2] or ["done"])
 
 
 class RandomPlayer:
@@ -54,7 +54,7 @@ class RandomPlayer:
         if self._planner is None or self._planner.world is not game.world:
             self._planner = Planner(game.world)
         commands = [c for c in self._planner.admissible_commands(game.state) if c != "done"] or ["done"]
-        return as_reply(episode, self.rng.choice(commands))
+        return as_reply(episode, self.rng.choice(commands), [self.rng.choice(commands)])
 
 
 class ScriptedPlayer:

@@ -199,11 +199,23 @@ class ClembenchStyle:
         rests.sort(key=lambda r: self.world.order.get(r[0], 1 << 30))
         return rests[0][0] if rests else None
 
+    def nameable(self, x: str) -> bool:
+        """Whether typing this thing's name reaches it ("floor" means one floor only)."""
+        return self.id_for_type(self.type_of.get(x), None) == x
+
+    def plannable(self, action, env: dict, st) -> bool:
+        """Only moves a player could type: the planner must not use a second floor, say."""
+        if action.id == "take":
+            return self.nameable(env["e"]) and (env["s"] == self.receptacle_of(st, env["e"]) or self.nameable(env["s"]))
+        return all(self.nameable(env[p]) for p in action.params)
+
     def command_text(self, action, env: dict, st) -> str:
         n = self.name
         if action.id == "go":
             return f"go {n(env['d'])}"
         if action.id == "take":
+            if env.get("s") and env["s"] != self.receptacle_of(st, env["e"]):
+                return f"take {n(env['e'])} from {n(env['s'])}"
             return f"take {n(env['e'])}"
         if action.id == "put":
             prep = "in" if ("container", env["t"]) in st.facts else "on"

@@ -1,0 +1,116 @@
+"""``adventure run``: episodes without a screen, many at once, with a progress bar.
+
+Every episode goes through the same loop and recorder as the app. An episode
+that already has ``completed.json`` is skipped, so a rerun resumes; Ctrl-C
+stops the run between turns, and every episode finished before it stays valid
+(an interrupted one is simply played again next time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+from .clembench.records import Recorder
+from .engine.loader import load_world
+from .engine.yamlpos import SourceErrors
+from .episode import Episode
+from .players import make_player
+
+
+@dataclass
+class Summary:
+    played: int = 0
+    skipped: int = 0
+    succeeded: int = 0
+    errors: int = 0
+
+
+def world_files(paths: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for p in map(Path, paths):
+        out.extend(sorted(p.rglob("*.yaml")) if p.is_dir() else [p])
+    return out
+
+
+async def play_episode(world, player, records: Path, on_turn=None) -> tuple[Episode | None, bool]:
+    """Play and record one episode; (episode, skipped)."""
+    recorder = Recorder(records, world, player.name)
+    if recorder.is_done():
+        return None, True
+    episode = Episode(world)
+    recorder.start(episode)
+    try:
+        while not episode.ended:
+            reply = await player.reply(episode)
+            turn = episode.submit(reply)
+            recorder.log_turn(episode, turn)
+            if on_turn:
+                on_turn(episode, turn)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a failing backend: recorded as an error, the run goes on
+        recorder.error(exc)
+        raise
+    recorder.finish(episode)
+    return episode, False
+
+
+async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progress=None) -> Summary:
+    summary = Summary()
+    sem = asyncio.Semaphore(max(1, jobs))
+
+    async def one(path: Path) -> None:
+        async with sem:
+            try:
+                world = load_world(path)
+            except SourceErrors as exc:
+                summary.errors += 1
+                if progress:
+                    progress.log(str(exc))
+                return
+            try:
+                episode, skipped = await play_episode(world, make_player(spec, world), records)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                summary.errors += 1
+                if progress:
+                    progress.log(f"{path}: {type(exc).__name__}: {exc}")
+                return
+            if skipped:
+                summary.skipped += 1
+            else:
+                summary.played += 1
+                summary.succeeded += int(episode.outcome.success)
+            if progress:
+                progress.advance(summary)
+
+    await asyncio.gather(*(one(f) for f in files))
+    return summary
+
+
+def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    files = world_files(paths)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("success {task.fields[success]}"), TimeRemainingColumn()) as bar:
+        task = bar.add_task(f"{spec}", total=len(files), success="0/0")
+
+        class Reporter:
+            def advance(self, s: Summary) -> None:
+                bar.update(task, advance=1, success=f"{s.succeeded}/{s.played}")
+
+            def log(self, text: str) -> None:
+                bar.console.print(text)
+
+        try:
+            summary = asyncio.run(run_all(files, spec, Path(records), jobs, Reporter()))
+        except KeyboardInterrupt:
+            bar.console.print("interrupted: finished episodes are kept; run again to resume")
+            return 130
+    print(f"played {summary.played}, skipped {summary.skipped} (already done), "
+          f"succeeded {summary.succeeded}, errors {summary.errors}; records in {records}/")
+    return 1 if summary.errors else 0

@@ -1,0 +1,200 @@
+"""The clemcore 3.7.2 results tree, written as an episode is played.
+
+``root/<player>/<game>/<experiment>/instance_<id:05d>/`` gets ``instance.json``
+at the start, ``interactions.json`` and ``player_1.requests.json`` rewritten
+after every turn (temp file + rename: a crash loses at most the turn in
+flight and never leaves half a file), and ``completed.json`` or
+``error.json`` at the end. ``run.json`` and ``experiment.json`` sit above. No
+secret is ever written: requests keep the prompt and the raw response only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+from .exploration import Exploration
+
+CLEM_VERSION = "3.7.2"
+SECRET_KEYS = {"api_key", "authorization", "Authorization", "x-api-key", "headers"}
+
+
+def now() -> str:
+    return datetime.now().isoformat()
+
+
+def write_json(path: Path, data) -> None:
+    """Atomically: a reader sees the old file or the new one, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, ensure_ascii=False, allow_nan=True)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def scrub(obj):
+    """Drop anything that could carry a credential from a raw provider response."""
+    if isinstance(obj, dict):
+        return {k: scrub(v) for k, v in obj.items() if k not in SECRET_KEYS}
+    if isinstance(obj, list):
+        return [scrub(v) for v in obj]
+    return obj
+
+
+class Recorder:
+    def __init__(self, root: str | Path, world, player_name: str, *, backend: str = "_player_programmatic",
+                 gen_args: dict | None = None) -> None:
+        self.world = world
+        self.player_name = player_name
+        self.root = Path(root)
+        meta = world.meta
+        self.game_name = world.game
+        self.experiment = meta.get("experiment") or world.game
+        self.game_id = int(meta.get("game_id", 0))
+        self.run_dir = self.root / player_name
+        self.dir = self.run_dir / self.game_name / self.experiment / f"instance_{self.game_id:05d}"
+        self.model_spec = {"model_name": player_name, "backend": backend}
+        self.gen_args = gen_args or {"temperature": 0.0, "max_tokens": 300}
+        self.turns: list[list[dict]] = []
+        self.calls: list[dict] = []
+        self.exploration = Exploration(world)
+        self.completed = False
+
+    # -- paths and resume ------------------------------------------------
+    def is_done(self) -> bool:
+        return (self.dir / "completed.json").exists()
+
+    # -- writing -----------------------------------------------------------
+    def start(self, episode) -> None:
+        models = {"0": {"model_spec": self.model_spec, "gen_args": self.gen_args}}
+        run_file = self.run_dir / "run.json"
+        run = {"clem_version": CLEM_VERSION, "created": now(), "player_models": models, "games": {}}
+        if run_file.exists():
+            try:
+                run = json.loads(run_file.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                pass
+        run.setdefault("games", {}).setdefault(self.game_name, {"game_path": "tui-adventure"})
+        write_json(run_file, run)
+        exp = {"name": self.experiment, "timestamp": now(), "game_name": self.game_name, "player_models": models}
+        write_json(self.dir.parent / "experiment.json", exp)
+        write_json(self.dir / "instance.json", self.instance_dict())
+        for stale in ("completed.json", "error.json", "scores.json"):
+            (self.dir / stale).unlink(missing_ok=True)
+        self.exploration.observe(episode.game.state, initial=True)
+        self._pending_context = episode.first_message
+        self._write()
+
+    def instance_dict(self) -> dict:
+        w = self.world
+        if "instance" in w.meta:
+            return w.meta["instance"]
+        return {"game_id": self.game_id, "world": str(w.path), "title": w.title, "max_turns": w.max_turns,
+                "par": w.par, "goal_state": [str(g) for g in w.goals]}
+
+    def log_turn(self, episode, turn, raw_response: dict | None = None, call_start=None, call_duration=None) -> None:
+        """Record one turn (its events in upstream's order) and rewrite the files."""
+        round_index = turn.index - 1
+        events = [self._msg("GM", "Player 1", "send message", self._pending_context, "context"),
+                  self._msg("Player 1", "GM", "get message", turn.reply, "response"),
+                  self._gm("metadata", f"Round: {round_index}")]
+        for kind, content in turn.events:
+            if kind in ("hallucinated_finish", "invalid_format"):
+                events.append(self._gm(kind, content))
+        if turn.result is not None:
+            info = self.exploration.after_step(episode.game.state, turn.result)
+            r = turn.result
+            if r.fail is None:
+                content = {"action_type": r.action, "exploration_info": info}
+                if r.action == "done":
+                    content["done_action"] = True
+                events.append(self._gm("action_info", content))
+            else:
+                events.append(self._gm("action_fail", {"phase": r.fail["phase"], "fail_type": r.fail["type"],
+                                                       "arg": r.command, "exploration_info": info}))
+            if turn.plan is not None:
+                events.extend(self._plan_events(turn))
+            events.append(self._gm("goal_status", {"goal_states_achieved": r.goals_achieved,
+                                                    "turn_goal_score": r.goal_score}))
+            for kind, content in turn.events:
+                if kind == "adventure_finished":
+                    events.append(self._gm(kind, r.goals_achieved))
+                elif kind == "turn_limit_reached":
+                    events.append(self._gm(kind, f"Turn limit {episode.max_turns} reached, end episode."))
+                elif kind == "model_done":
+                    events.append(self._gm(kind, f"Model produced DONE action at turn {turn.index}, end episode."))
+        self.turns.append(events)
+        self.calls.append({"round": round_index, "call": {
+            "timestamp": now(),
+            "manipulated_prompt_obj": {"role": "user", "content": self._pending_context},
+            "raw_response_obj": scrub(raw_response or {}) | {"clem_player": {
+                **({"call_start": str(call_start), "call_duration": str(call_duration)} if call_start else {}),
+                "response": turn.reply, "model_name": self.player_name}}}})
+        self._pending_context = turn.observation or ""
+        if episode.ended:
+            self.turns[-1].append(self._gm("game_result", {
+                "goal_states_achieved": list(episode.game.goals_achieved()),
+                "game_successfully_finished": episode.outcome.success}))
+        self._write()
+
+    def finish(self, episode) -> None:
+        self.completed = True
+        self._write()
+        write_json(self.dir / "completed.json", {"timestamp": now()})
+
+    def error(self, exc: BaseException) -> None:
+        """The episode failed (a backend gave up): clemcore's error.json, and the turns so far."""
+        self._write()
+        write_json(self.dir / "error.json", {"timestamp": now(), "error": f"{type(exc).__name__}: {exc}"})
+
+    # -- pieces --------------------------------------------------------------
+    def _plan_events(self, turn) -> list[dict]:
+        results = turn.plan_results or []
+        ok = sum(1 for r in results if r["fail"] is None)
+        ratio = ok / len(turn.plan) if turn.plan else 0
+        return [self._gm("turn_plan", turn.plan), self._gm("plan_results", results),
+                self._gm("plan_command_success_ratio", ratio)]
+
+    @staticmethod
+    def _msg(frm: str, to: str, kind: str, content, label: str) -> dict:
+        return {"from": frm, "to": to, "timestamp": now(), "action": {"type": kind, "content": content, "label": label}}
+
+    @staticmethod
+    def _gm(kind: str, content) -> dict:
+        return {"from": "GM", "to": "GM", "timestamp": now(), "action": {"type": kind, "content": content}}
+
+    def _write(self) -> None:
+        models = {"0": {"model_spec": self.model_spec, "gen_args": self.gen_args}}
+        meta = {"game_name": self.game_name, "experiment_name": self.experiment, "game_id": self.game_id,
+                "results_folder": self.player_name, "clem_version": CLEM_VERSION,
+                "round_count": len(self.turns), "completed": self.completed}
+        interactions = {
+            "meta": meta, "player_models": models,
+            "players": {"GM": {"game_role": "Game Master", "model_name": "programmatic"},
+                        "Player 1": {"game_role": "Adventurer", "model_name": self.player_name}},
+            "turns": self.turns,
+            "adventure_info": {"variant": self.world.meta.get("variant", "basic"), "max_turns": self.world.max_turns,
+                               "optimal_turns": self.world.meta.get("optimal_turns", self.world.par),
+                               "goal_count": len(self.world.goals)},
+        }
+        write_json(self.dir / "interactions.json", interactions)
+        requests = {"meta": {"game_name": self.game_name, "experiment_name": self.experiment, "game_id": self.game_id,
+                             "player_name": "Player 1", "game_role": "Adventurer", "model_name": self.player_name,
+                             "round_count": len(self.turns), "completed": self.completed},
+                    "calls": self.calls}
+        write_json(self.dir / "player_1.requests.json", requests)
+
+
+def nan_to_none(value):
+    return None if isinstance(value, float) and math.isnan(value) else value
