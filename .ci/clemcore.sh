@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install the "light route" to the real clemcore 3.7.2 (shared/clembench/RECORDS.md):
+# clemcore itself without its declared dependencies (gradio, backends' SDKs, datasets,
+# pettingzoo, ...), plus the few packages that clemcore.clemgame.transcripts and
+# clemcore.clemeval actually import. tests/clemcore_check.py then imports those modules
+# without running clemcore's package __init__.
+# Installs into whatever `python` is first on PATH (or $PYTHON): run it in the test venv.
+# Idempotent and quiet; about 40 s and 185 MB in a fresh venv, 3 s when already installed.
+set -euo pipefail
+PY="${PYTHON:-python}"
+"$PY" -m pip install -q --disable-pip-version-check \
+    "pandas>=2.3,<3" tqdm pyyaml nltk markdown pylatex ordered-set retry
+# --no-deps on purpose; pip then warns that clemcore's other requirements are
+# missing ("dependency resolver ... not installed"): expected, harmless, silenced.
+"$PY" -m pip install -q --disable-pip-version-check --no-deps "clemcore==3.7.2" 2> >(grep -v -e "requires .*, which is not installed" -e "dependency resolver does not currently" >&2 || true)
+"$PY" - <<'PY'
+from importlib.metadata import version
+assert version("clemcore") == "3.7.2", version("clemcore")
+PY
