@@ -31,6 +31,7 @@ from typing import Collection, Iterable
 __all__ = ["ParsedAction", "ParseFailure", "ClemParser"]
 
 _WS = " \t\f\r\n"  # lark's common.WS; \v is not whitespace for the grammar
+MAX_WORDS = 60  # longer input is not enumerated (see ClemParser.parse)
 _ACCEPT = re.compile(r"[a-z]+(?:[ \t\f\r\n]+[a-z]+)*[ \t\f\r\n]*\Z")
 _SPLIT = re.compile(r"[ \t\f\r\n]+")
 _QUOTED = re.compile(r'"([^"]*)"')
@@ -128,6 +129,11 @@ class ClemParser:
             text = text[:-1]
         text = text.lower()
         parsed = self._cache.get(text)
+        if parsed is None and len(text) > 2 * MAX_WORDS and len(text.split()) > MAX_WORDS:
+            # Readings multiply with length; no command has this many words. Answer as the
+            # fallback rule would (first word as the verb) instead of enumerating them all.
+            first = text.split(None, 1)[0] if text.strip() else ""
+            parsed = ("unknown", first) if _ACCEPT.match(text) else ("error",)
         if parsed is None:
             parsed = self._structure(text)
             if len(text) <= 200:  # long input is rare and would bloat the cache

@@ -129,7 +129,7 @@ class CommandParser:
             return _fresh(hit)
         result = self._parse(text, st)
         if not (isinstance(result, Parsed) and result.all_slot):
-            if len(self._memo) > 20_000:
+            if len(self._memo) > 4_000:
                 self._memo.clear()
             self._memo[key] = result
         return _fresh(result)

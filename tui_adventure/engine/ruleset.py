@@ -21,6 +21,7 @@ from .text import TemplateError, compile_template
 from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
 RULESET_DIR = Path(__file__).resolve().parent.parent / "rulesets"
+MEMO_STATES = 1024  # transitions remembered per world (each may hold a state of a few kB)
 ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
                "all", "all_where", "plan", "plan_if"}
 PARAM_KINDS = {"thing", "room", "dir", "word"}
@@ -180,10 +181,11 @@ class Action:
                  "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
-                 functions: dict, static: tuple | None = None, where: Callable | None = None) -> None:
+                 functions: dict, static: tuple | None = None, where: Callable | None = None,
+                 memo: dict | None = None) -> None:
         self.spec = spec
         self.where = where or (lambda st: None)
-        self.memo: dict = {}
+        self.memo: dict = memo if memo is not None else {}
         self.id = spec.id
         self.params = tuple(spec.params)
         bound = frozenset(self.params) | {"here"}   # the player's room, set before every evaluation
@@ -231,17 +233,16 @@ class Action:
         Memoised on (facts, arguments): states are immutable and rules
         deterministic, so a state seen before costs one dictionary lookup.
         """
-        key = (st.facts, tuple(env.get(p) for p in self.params), env.get("prep"))
-        hit = self.memo.get(key)
+        key = (self.id, st.facts, tuple(env.get(p) for p in self.params), env.get("prep"))
+        memo = self.memo
+        hit = memo.get(key)
         if hit is not None:
             new, message, fail_type = hit
-            if new is not st and new.facts == st.facts:
-                new = st
-            return new, message, fail_type
+            return (st if new.facts == st.facts else new), message, fail_type
         out = self._attempt(st, env)
-        if len(self.memo) > 2_000:  # each entry may hold a state: keep the memo small
-            self.memo.clear()
-        self.memo[key] = out
+        if len(memo) >= MEMO_STATES:  # one memo per world, shared by its actions: bounded memory
+            memo.clear()
+        memo[key] = out
         return out
 
     def _attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
@@ -307,6 +308,7 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
     out = []
     errors = []
     static = None
+    memo: dict = {}
     if initial is not None:
         try:
             dynamic = effect_predicates([a for spec in specs for e in spec.effects for a in parse_effects(e)])
@@ -316,7 +318,7 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
             static = (dynamic, set(compiler.builtins), compiler.macros, initial, compiler.domain)
     for spec in specs:
         try:
-            out.append(Action(spec, compiler, names, types, functions, static, where))
+            out.append(Action(spec, compiler, names, types, functions, static, where, memo))
         except (LogicError, TemplateError) as exc:
             errors.append(SourceError(spec.source, spec.pos, f"action {spec.id!r}: {exc}"))
     if errors:

@@ -87,7 +87,7 @@ class ClassicStyle:
                 stack.extend(firsts(("in", x), ()))
         hit = frozenset(seen)
         st.cache["scope"] = hit
-        if len(self._scopes) > 4096:
+        if len(self._scopes) > 512:
             self._scopes.clear()
         self._scopes[st.facts] = hit
         return hit
@@ -179,7 +179,7 @@ class ClassicStyle:
         hit = self._descriptions.get(st.facts)
         if hit is None:
             hit = self._describe_room(st)
-            if len(self._descriptions) > 4096:
+            if len(self._descriptions) > 512:
                 self._descriptions.clear()
             self._descriptions[st.facts] = hit
         return hit

@@ -101,7 +101,7 @@ class ClembenchStyle:
         hit = self._descriptions.get(st.facts)
         if hit is None:
             hit = self._describe_room(st)
-            if len(self._descriptions) > 4096:
+            if len(self._descriptions) > 512:
                 self._descriptions.clear()
             self._descriptions[st.facts] = hit
         return hit
