@@ -9,14 +9,13 @@ the game is built from, so the two can never disagree in play.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import yaml
 
 from ..engine.facts import parse_fact
 from ..engine.ruleset import load_ruleset
+from ..engine.snapshot import write_atomic
 from ..engine.world import Entity, Goal, World
 from ..engine.yamlpos import SourceError, SourceErrors, pos_of
 
@@ -171,21 +170,7 @@ def import_instances(instances_path: str | Path, out_dir: str | Path) -> list[Pa
             header, doc = document(inst, exp["name"], names_cache[key])
             target = Path(out_dir) / exp["name"] / f"instance_{inst.get('game_id', 0):05d}.yaml"
             text = header + "\n" + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-            write_atomic(target, text)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, text.encode("utf-8"))
             written.append(target)
     return written
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from datetime import datetime
 from pathlib import Path
 
+from ..engine.snapshot import write_atomic
 from .exploration import Exploration
 
 CLEM_VERSION = "3.7.2"
@@ -30,17 +29,7 @@ def now() -> str:
 def write_json(path: Path, data) -> None:
     """Atomically: a reader sees the old file or the new one, never a mix."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False, allow_nan=True)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=True).encode("utf-8"))
 
 
 def scrub(obj):

@@ -16,3 +16,14 @@ def make_style(name: str, world):
         from .clembench import ClembenchStyle
         return ClembenchStyle(world)
     raise ValueError(f"unknown ruleset style {name!r} (known: classic, clembench)")
+
+
+def memo_by_facts(cache: dict, st, make, limit: int = 512):
+    """A value that depends on the facts alone, computed once per distinct state."""
+    hit = cache.get(st.facts)
+    if hit is None:
+        hit = make(st)
+        if len(cache) >= limit:
+            cache.clear()
+        cache[st.facts] = hit
+    return hit

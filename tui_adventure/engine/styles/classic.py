@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..heuristic import transport_heuristic
+from . import memo_by_facts
 from ..parser import CommandParser
 from ..text import capitalise, english_list
 
@@ -176,13 +177,7 @@ class ClassicStyle:
 
     def room_description(self, st) -> str:
         """Memoised per state: the text is a function of the facts alone."""
-        hit = self._descriptions.get(st.facts)
-        if hit is None:
-            hit = self._describe_room(st)
-            if len(self._descriptions) > 512:
-                self._descriptions.clear()
-            self._descriptions[st.facts] = hit
-        return hit
+        return memo_by_facts(self._descriptions, st, self._describe_room)
 
     def _describe_room(self, st) -> str:
         room = self.player_room(st)

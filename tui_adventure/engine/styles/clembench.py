@@ -11,6 +11,7 @@ import re
 
 from ..clem_parser import ClemParser, ParsedAction
 from ..heuristic import transport_heuristic
+from . import memo_by_facts
 from ..parser import Failure, Parsed
 from ..text import english_list
 
@@ -98,13 +99,7 @@ class ClembenchStyle:
 
     def room_description(self, st) -> str:
         """Memoised per state: the text is a function of the facts alone."""
-        hit = self._descriptions.get(st.facts)
-        if hit is None:
-            hit = self._describe_room(st)
-            if len(self._descriptions) > 512:
-                self._descriptions.clear()
-            self._descriptions[st.facts] = hit
-        return hit
+        return memo_by_facts(self._descriptions, st, self._describe_room)
 
     def _describe_room(self, st) -> str:
         room = self.player_room(st)
