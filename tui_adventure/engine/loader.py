@@ -7,32 +7,24 @@ but ``SourceErrors`` for a bad file.
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 
-from .facts import parse_fact
-from .logic import LogicError, parse_condition, parse_effects
-from .ruleset import load_ruleset, parse_actions
+from .ruleset import load_ruleset
 from .styles.classic import COMPASS, DIRECTIONS
 from .world import Entity, Goal, World
-from .yamlpos import Pos, PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
+from .goals import GOAL_PREDICATES, goal_from_text  # noqa: F401  (re-exported)
+from .world_actions import ACTION_SHAPES, GOAL_ARITY, LOADER_FACTS, TRAITS, ActionChecks, _example  # noqa: F401
+from .yamlpos import (Pos, PosDict, PosList, SourceError, SourceErrors, _kind, did_you_mean,  # noqa: F401
+                      key_pos_of, load_yaml, pos_of)
 
 TOP_KEYS = {"game", "title", "ruleset", "intro", "start", "max_turns", "par", "rooms", "objects",
             "goal", "actions", "strict", "seed", "clembench"}
 ROOM_KEYS = {"name", "description", "exits"}
 OBJECT_KEYS = {"name", "adjectives", "synonyms", "traits", "in", "on", "at", "held", "open",
                "locked", "key", "description", "article", "type"}
-TRAITS = {"takeable", "container", "support", "openable", "lockable", "edible", "door"}
 ID_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 RESERVED = {"player", "inventory", "all", "everything", "it", "them"}
-
-
-def did_you_mean(word, options, cutoff: float = 0.6) -> str:
-    if not isinstance(word, str):
-        return ""
-    close = difflib.get_close_matches(word, sorted(str(o) for o in options), n=1, cutoff=cutoff)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def load_world(path: str | Path) -> World:
@@ -75,18 +67,7 @@ def load_world_text(text: str, path: str = "<world>") -> World:
     return _Builder(data, path).build()
 
 
-# Facts the loader itself makes, with their number of arguments (for checking world actions).
-LOADER_FACTS = {"room": 1, "at": 2, "in": 2, "on": 2, "held": 1, "exit": 3, "via": 3, "open": 1,
-                "locked": 1, "unlocks": 2, "eaten": 1, **{t: 1 for t in TRAITS}}
-GOAL_ARITY = {"at": 2, "in": 2, "on": 2, "held": 1, "open": 1, "locked": 1, "eaten": 1, "room": 1, "exit": 3}
-ACTION_SHAPES = {"id": "a word", "syntax": "a list of texts", "params": "a mapping of slot: kind",
-                 "checks": "a list of [condition, message] or [condition, message, fail_type]",
-                 "effects": "a list of effects", "success": "text", "ends": "true or false",
-                 "info": "true or false", "all": "a parameter name", "all_where": "a condition",
-                 "plan": "true, false, goal or goal_object", "plan_if": "a condition"}
-
-
-class _Builder:
+class _Builder(ActionChecks):
     def __init__(self, data, path: str) -> None:
         self.d = data
         self.path = path
@@ -566,243 +547,3 @@ class _Builder:
                 continue
             out.append(goal)
         return out
-
-    def actions(self) -> list:
-        """World-defined actions: their shape is checked here, their logic by the ruleset reader."""
-        if "actions" not in self.d or self.d["actions"] is None:
-            return []
-        items = self.d["actions"]
-        if not isinstance(items, list):
-            self.err(pos_of(self.d, "actions"), f"actions must be a list, not a {_kind(items)}"
-                     " (write each action as '- id: ...'; see tui_adventure/rulesets/classic.yaml)")
-            return []
-        good = PosList()
-        good.pos, good.item_pos = getattr(items, "pos", None), []
-        ids = []
-        for i, item in enumerate(items):
-            where = pos_of(items, i)
-            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-                self.err(where, "each action is a mapping with at least an id, syntax and success"
-                         " (see tui_adventure/rulesets/classic.yaml)")
-                continue
-            ok = True
-            known = PosDict()
-            known.pos, known.key_pos, known.value_pos = item.pos, {}, {}
-            for key, value in item.items():
-                if key not in ACTION_SHAPES:
-                    self.err(key_pos_of(item, key), f"action {item['id']!r}: unknown action key {key!r}"
-                             f"{did_you_mean(key, ACTION_SHAPES)} (known: {', '.join(sorted(ACTION_SHAPES))})")
-                    continue
-                known[key] = value
-                known.key_pos[key], known.value_pos[key] = item.key_pos[key], item.value_pos[key]
-                if not _action_value_ok(key, value):
-                    self.err(pos_of(item, key), f"action {item['id']!r}: {key} must be {ACTION_SHAPES[key]},"
-                             f" not {value!r} (see tui_adventure/rulesets/classic.yaml)")
-                    ok = False
-            if ok:
-                good.append(known)
-                good.item_pos.append(where)
-                ids.append(item["id"])
-        before = len(self.errors)
-        try:
-            specs = parse_actions(good, self.path, self.errors)
-        except (TypeError, ValueError, AttributeError, KeyError) as exc:
-            self.err(pos_of(self.d, "actions"), f"actions cannot be read ({exc})"
-                     " (see tui_adventure/rulesets/classic.yaml for the format)")
-            return []
-        for k in range(before, len(self.errors)):
-            e = self.errors[k]
-            owner = None
-            for aid, apos in zip(ids, good.item_pos):
-                if e.pos is not None and apos is not None and (apos.line, apos.col) <= (e.pos.line, e.pos.col):
-                    owner = aid
-            msg = e.message if owner is None or owner in e.message else f"action {owner!r}: {e.message}"
-            if not msg.endswith((")", "?")):
-                msg += " (see the actions in tui_adventure/rulesets/classic.yaml for the format)"
-            self.errors[k] = SourceError(e.path, e.pos, msg)
-        return specs
-
-    def action_predicates(self, world) -> None:
-        """Every predicate a world action reads or writes exists, with the right number of arguments."""
-        arity: dict[str, set] = {}
-        for p, n in LOADER_FACTS.items():
-            arity.setdefault(p, set()).add(n)
-        for f in world.initial_facts:
-            arity.setdefault(f[0], set()).add(len(f) - 1)
-        asts = []
-        for spec in world.ruleset.actions + world.extra_actions:
-            for e in spec.effects:
-                try:
-                    asts.extend(parse_effects(e))
-                except LogicError:
-                    pass
-        for atom in _effect_atoms(asts):
-            arity.setdefault(atom[1], set()).add(len(atom[2]))
-        macros = {m: {len(params)} for m, (params, _) in world.ruleset.macros.items()}
-        builtins = set(getattr(world.style, "builtins", {}))   # Python helpers: any arguments
-        items = self.d.get("actions") or []
-        for item in items:
-            if not isinstance(item, dict):
-                continue
-            aid = item.get("id")
-            texts = []
-            for j, chk in enumerate(item.get("checks") or []):
-                cond = chk[0] if isinstance(chk, list) and chk else chk.get("if") if isinstance(chk, dict) else None
-                texts.append((pos_of(item.get("checks"), j), "c", cond))
-            if item.get("all_where"):
-                texts.append((pos_of(item, "all_where"), "c", item["all_where"]))
-            effects = item.get("effects") or []
-            for j, eff in enumerate([effects] if isinstance(effects, str) else effects):
-                texts.append((pos_of(effects, j) if not isinstance(effects, str) else pos_of(item, "effects"), "e", eff))
-            for where, kind, text in texts:
-                if not isinstance(text, str):
-                    continue
-                try:
-                    atoms = _cond_atoms(parse_condition(text)) if kind == "c" else _effect_atoms(parse_effects(text))
-                except LogicError:
-                    continue
-                for _, pred, args in atoms:
-                    if pred in builtins:
-                        continue
-                    known = macros.get(pred) or arity.get(pred)
-                    if known is None:
-                        self.err(where, f"action {aid!r}: predicate {pred!r} is unknown: no fact has it and no action"
-                                 f" adds it{did_you_mean(pred, [*arity, *macros, *builtins])}"
-                                 f" (known: {', '.join(sorted(arity))})")
-                    elif len(args) not in known:
-                        want = " or ".join(str(n) for n in sorted(known))
-                        self.err(where, f"action {aid!r}: {pred} takes {want} argument{'s' if want != '1' else ''},"
-                                 f" not {len(args)} (e.g. {_example(pred, min(known))})")
-
-
-def _action_value_ok(key: str, value) -> bool:
-    if key in ("id", "success", "all", "all_where"):
-        return isinstance(value, str)
-    if key in ("ends", "info"):
-        return isinstance(value, bool)
-    if key == "plan":
-        return isinstance(value, bool) or value in ("goal", "goal_object")
-    if key in ("syntax", "effects"):
-        return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
-    if key == "params":
-        return value is None or (isinstance(value, dict) and all(isinstance(v, str) for v in value.values()))
-    if key == "checks":
-        if value is None:
-            return True
-        if not isinstance(value, list):
-            return False
-        for chk in value:
-            if isinstance(chk, dict):
-                if not all(k in ("if", "else", "type") and isinstance(v, str) for k, v in chk.items()):
-                    return False
-            elif not (isinstance(chk, list) and all(isinstance(v, str) for v in chk)):
-                return False
-        return True
-    return True
-
-
-def _cond_atoms(ast) -> list:
-    kind = ast[0]
-    if kind == "atom":
-        return [ast]
-    if kind == "count":
-        return [ast[1]]
-    if kind in ("exists", "forall"):
-        return _cond_atoms(ast[2])
-    if kind == "not":
-        return _cond_atoms(ast[1])
-    if kind in ("and", "or"):
-        return _cond_atoms(ast[1]) + _cond_atoms(ast[2])
-    return []
-
-
-def _effect_atoms(asts) -> list:
-    out = []
-    for ast in asts:
-        kind = ast[0]
-        if kind in ("add", "del"):
-            out.append(ast[1])
-        elif kind == "when":
-            out += _cond_atoms(ast[1]) + _effect_atoms([ast[2]])
-        elif kind == "forall":
-            out += _cond_atoms(ast[2]) + _effect_atoms([ast[3]])
-    return out
-
-
-def _example(pred: str, n: int = 1) -> str:
-    return {"at": "at(book, study)", "in": "in(apple, fridge)", "on": "on(book, table)", "held": "held(lamp)",
-            "open": "open(box)", "locked": "locked(door)", "eaten": "eaten(apple)", "room": "room(hall)",
-            "exit": "exit(hall, north, kitchen)", "via": "via(hall, north, door)",
-            "unlocks": "unlocks(key, door)"}.get(pred, f"{pred}({', '.join('xyzuvw'[:max(n, 1)])})")
-
-
-_SENTENCES = [
-    (re.compile(r"^(?:the )?(.+?) (?:is|are) (in|inside|on|on top of) (?:the )?(.+?)\.?$"), None),
-    (re.compile(r"^you (?:have|hold|are holding|are carrying|carry) (?:the )?(.+?)\.?$"), "held"),
-    (re.compile(r"^you are in (?:the )?(.+?)\.?$"), "player_at"),
-    (re.compile(r"^(?:the )?(.+?) (?:is|are) (open|closed|locked|unlocked|eaten)\.?$"), "state"),
-]
-GOAL_PREDICATES = {"at", "in", "on", "held", "open", "locked", "eaten"}
-
-
-def goal_from_text(text: str, entities: dict) -> Goal:
-    """A goal fact from ``pred(a,b)``, ``not pred(a)`` or an English sentence."""
-    text = text.strip()
-    negative = text.startswith("not ")
-    body = text[4:].strip() if negative else text
-    if re.match(r"^[A-Za-z_]\w*\s*\(", body):
-        try:
-            fact = parse_fact(body)
-        except ValueError:
-            raise ValueError(f"cannot read goal {text!r} (a fact is pred(arg, ...) with ids, e.g. on(book, table))") from None
-        if fact[0] not in GOAL_PREDICATES and fact[0] not in {"room", "exit"}:
-            raise ValueError(f"goal predicate {fact[0]!r} is not one the rules change"
-                             f"{did_you_mean(fact[0], GOAL_PREDICATES, cutoff=0.5)}"
-                             f" (use {', '.join(sorted(GOAL_PREDICATES))})")
-        return Goal(fact, not negative)
-    low = text.lower()
-    for regex, kind in _SENTENCES:
-        m = regex.match(low)
-        if not m:
-            continue
-        if kind is None:
-            x, rel, y = m.group(1), m.group(2), m.group(3)
-            xid, yid = _named(x, entities, text), _named(y, entities, text)
-            if entities[yid].kind == "room":
-                return Goal(("at", xid, yid))
-            return Goal(("in" if rel.startswith("in") else "on", xid, yid))
-        if kind == "held":
-            return Goal(("held", _named(m.group(1), entities, text)))
-        if kind == "player_at":
-            return Goal(("at", "player", _named(m.group(1), entities, text)))
-        x, state = _named(m.group(1), entities, text), m.group(2)
-        if state in ("closed", "unlocked"):
-            return Goal(("open" if state == "closed" else "locked", x), False)
-        return Goal((state, x))
-    raise ValueError(f"cannot read goal {text!r} (write a fact like on(book, table) "
-                     "or a sentence like 'the book is on the table')")
-
-
-def _named(phrase: str, entities: dict, text: str) -> str:
-    phrase = phrase.strip()
-    if phrase in entities:
-        return phrase
-    hits = [e.id for e in entities.values() if e.name == phrase or e.id.replace("_", " ") == phrase]
-    if not hits:
-        words = set(phrase.split())
-        hits = [e.id for e in entities.values() if e.kind != "player" and words <= e.words() | {e.name}]
-    if len(hits) == 1:
-        return hits[0]
-    if not hits:
-        raise ValueError(f"goal {text!r}: nothing is called {phrase!r}"
-                         f"{did_you_mean(phrase, [e.name for e in entities.values() if not e.hidden])}"
-                         " (use a room's or an object's name or id)")
-    raise ValueError(f"goal {text!r}: {phrase!r} could be {', '.join(hits)} (use the id)")
-
-
-def _kind(value) -> str:
-    for kind, name in ((bool, "true/false"), (dict, "mapping"), (list, "list"), (str, "text"),
-                       (int, "number"), (float, "number")):
-        if isinstance(value, kind):
-            return name
-    return "nothing" if value is None else type(value).__name__

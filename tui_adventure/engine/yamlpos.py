@@ -9,6 +9,7 @@ positions live in the parent (``pos_of``). Loading is as safe as
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 import yaml
@@ -175,3 +176,18 @@ def key_pos_of(container, key) -> Pos | None:
     if isinstance(container, PosDict):
         return container.key_pos.get(key, getattr(container, "pos", None))
     return getattr(container, "pos", None)
+
+
+def did_you_mean(word, options, cutoff: float = 0.6) -> str:
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, sorted(str(o) for o in options), n=1, cutoff=cutoff)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _kind(value) -> str:
+    for kind, name in ((bool, "true/false"), (dict, "mapping"), (list, "list"), (str, "text"),
+                       (int, "number"), (float, "number")):
+        if isinstance(value, kind):
+            return name
+    return "nothing" if value is None else type(value).__name__
