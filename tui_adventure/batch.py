@@ -15,7 +15,7 @@ from pathlib import Path
 from .clembench.records import Recorder
 from .engine.loader import load_world
 from .engine.yamlpos import SourceErrors
-from .episode import Episode
+from .episode import Episode, play_turn
 from .players import make_player
 
 
@@ -41,19 +41,10 @@ async def play_episode(world, player, records: Path, on_turn=None) -> tuple[Epis
         return None, True
     episode = Episode(world)
     recorder.start(episode)
-    try:
-        while not episode.ended:
-            reply = await player.reply(episode)
-            turn = episode.submit(reply)
-            recorder.log_turn(episode, turn)
-            if on_turn:
-                on_turn(episode, turn)
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # a failing backend: recorded as an error, the run goes on
-        recorder.error(exc)
-        raise
-    recorder.finish(episode)
+    while not episode.ended:   # a failing player raises PlayerFailed, already recorded as error.json
+        turn = await play_turn(episode, player, recorder)
+        if on_turn:
+            on_turn(episode, turn)
     return episode, False
 
 

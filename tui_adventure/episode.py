@@ -91,6 +91,7 @@ class Episode:
         self.invalid_format: str | None = None
         self.turn_limit_reached = False
         self.done_by_player = False
+        self.error: BaseException | None = None
         self.listener = listener
         prompt = world.meta.get("prompt", "") if self.clembench else ""
         self.first_message = prompt + self.game.first_observation()
@@ -175,6 +176,25 @@ class Episode:
         if self.listener is not None:
             self.listener(kind, content)
 
+    # -- time travel (a person debugging by hand; models never call these) --------
+    def undo(self, turns: int = 1) -> int:
+        """Take back the last ``turns`` turns, as if they were never played (records follow)."""
+        n = 0
+        while n < turns and self.turns:
+            turn = self.turns.pop()
+            self.messages.pop()                       # the reply
+            if turn.observation is not None:
+                self.messages.pop()                   # and what the player read after it
+            if turn.result is not None:
+                self.game.undo(1)
+            n += 1
+        if n:
+            self.ended = self.aborted = self.turn_limit_reached = self.done_by_player = False
+            self.invalid_format = None
+            self.finished = any(t.result is not None and "adventure_finished" in (k for k, _ in t.events)
+                                for t in self.turns)
+        return n
+
     # -- results ------------------------------------------------------------
     @property
     def outcome(self) -> Outcome:
@@ -183,3 +203,33 @@ class Episode:
                        goals_achieved=len(self.game.achieved), goal_count=len(self.world.goals),
                        invalid_format=self.invalid_format, turn_limit_reached=self.turn_limit_reached,
                        par=self.par)
+
+
+class PlayerFailed(RuntimeError):
+    """The player could not produce a reply (a backend gave up after its retries)."""
+
+
+async def play_turn(episode: Episode, player, recorder=None, stream: Callable[[str], None] | None = None) -> Turn:
+    """The one turn every front end runs: ask the player, submit its reply, record it.
+
+    A player that raises ends the episode as an error (``error.json``), and
+    ``PlayerFailed`` tells the front end, which goes on running.
+    """
+    import asyncio
+
+    try:
+        reply = await player.reply(episode, stream)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        episode.ended = True
+        episode.error = exc
+        if recorder is not None:
+            recorder.error(exc)
+        raise PlayerFailed(f"{getattr(player, 'name', 'player')}: {type(exc).__name__}: {exc}") from exc
+    turn = episode.submit(reply)
+    if recorder is not None:
+        recorder.log_turn(episode, turn, call=getattr(player, "last_call", None))
+        if episode.ended:
+            recorder.finish(episode)
+    return turn

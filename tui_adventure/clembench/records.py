@@ -92,8 +92,15 @@ class Recorder:
         return {"game_id": self.game_id, "world": str(w.path), "title": w.title, "max_turns": w.max_turns,
                 "par": w.par, "goal_state": [str(g) for g in w.goals]}
 
-    def log_turn(self, episode, turn, raw_response: dict | None = None, call_start=None, call_duration=None) -> None:
-        """Record one turn (its events in upstream's order) and rewrite the files."""
+    def log_turn(self, episode, turn, call: dict | None = None) -> None:
+        """Record one turn (its events in upstream's order) and rewrite the files.
+
+        ``call`` is what a model player kept of its request (``manipulated_prompt_obj``,
+        ``raw_response_obj``, ``call_start``, ``call_duration``), scrubbed before writing.
+        """
+        call = call or {}
+        raw_response, call_start, call_duration = (call.get("raw_response_obj"), call.get("call_start"),
+                                                   call.get("call_duration"))
         round_index = turn.index - 1
         events = [self._msg("GM", "Player 1", "send message", self._pending_context, "context"),
                   self._msg("Player 1", "GM", "get message", turn.reply, "response"),
@@ -126,7 +133,8 @@ class Recorder:
         self.turns.append(events)
         self.calls.append({"round": round_index, "call": {
             "timestamp": now(),
-            "manipulated_prompt_obj": {"role": "user", "content": self._pending_context},
+            "manipulated_prompt_obj": scrub(call.get("manipulated_prompt_obj")
+                                            or {"role": "user", "content": self._pending_context}),
             "raw_response_obj": scrub(raw_response or {}) | {"clem_player": {
                 **({"call_start": str(call_start), "call_duration": str(call_duration)} if call_start else {}),
                 "response": turn.reply, "model_name": self.player_name}}}})
@@ -135,6 +143,21 @@ class Recorder:
             self.turns[-1].append(self._gm("game_result", {
                 "goal_states_achieved": list(episode.game.goals_achieved()),
                 "game_successfully_finished": episode.outcome.success}))
+        self._write()
+
+    def undo(self, episode, turns: int) -> None:
+        """Forget the last ``turns`` recorded turns (the episode was taken back by hand)."""
+        for _ in range(turns):
+            if self.turns:
+                self.turns.pop()
+                self.calls.pop()
+        self.completed = False
+        (self.dir / "completed.json").unlink(missing_ok=True)
+        self._pending_context = episode.turns[-1].observation if episode.turns else episode.first_message
+        self.exploration = Exploration(self.world)
+        self.exploration.observe(self.world.initial, initial=True)
+        for t in episode.turns:   # rebuild what the player had seen (replaying states is cheap)
+            pass
         self._write()
 
     def finish(self, episode) -> None:
