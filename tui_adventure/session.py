@@ -1,0 +1,426 @@
+"""A play session at a keyboard: what the Textual app and the REPL share.
+
+Both front ends let a person type lines that are either game commands or
+meta-commands (undo, restart, save, restore, help, score, quit), hand the
+keyboard to a model and take it back, complete words, keep a history, and show
+the same panels. All of that lives here once, over the one episode loop
+(``episode.play_turn``), so the two front ends differ only in how they draw.
+
+Meta-commands take no game time and are never sent to the player's records as
+replies. ``undo`` takes turns back out of the records too (the episode is
+recorded as if they were never played); ``restore`` replays a save's commands
+through a fresh episode, so the records stay a valid episode from the start.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .clembench.records import Recorder
+from .engine.snapshot import SaveError, list_saves, load_save, save_game
+from .engine.world import World
+from .episode import Episode, PlayerFailed, Turn, play_turn
+from .players.base import as_reply
+
+META_COMMANDS = {
+    "undo": "undo [N]: take back the last turn (or N turns)",
+    "restart": "restart: start the episode again",
+    "save": "save [NAME]: save the game (to saves/NAME.json)",
+    "restore": "restore [NAME]: go back to a saved game (the newest when no name)",
+    "saves": "saves: list the saved games of this world",
+    "help": "help: what you can type",
+    "score": "score: goals, turns, par and scores so far",
+    "quit": "quit: leave (the records so far are kept)",
+}
+
+
+def state_dir() -> Path:
+    """Where per-user state (command history) lives; TUI_ADVENTURE_HOME overrides it (tests)."""
+    home = os.environ.get("TUI_ADVENTURE_HOME")
+    if home:
+        return Path(home)
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "tui-adventure"
+
+
+class History:
+    """Typed lines of one world, oldest first, kept in a plain text file (one line each).
+
+    One file per world so that up-arrow in the house does not bring back
+    commands typed in a clembench instance; the app and the REPL share it.
+    """
+
+    LIMIT = 1000
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.lines: list[str] = []
+        if path is not None:
+            try:
+                self.lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+            except (OSError, UnicodeDecodeError):
+                self.lines = []
+        self.lines = self.lines[-self.LIMIT:]
+
+    @classmethod
+    def for_world(cls, world: World) -> "History":
+        stem = Path(str(world.path or world.game)).stem or "world"
+        key = f"{world.game}-{world.meta.get('experiment', '')}-{world.meta.get('game_id', '')}-{stem}"
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in key)
+        return cls(state_dir() / "history" / f"{safe}.txt")
+
+    def add(self, line: str) -> None:
+        line = line.replace("\n", " ").strip()
+        if not line or (self.lines and self.lines[-1] == line):
+            return
+        self.lines.append(line)
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(line + "\n")
+        except OSError:
+            pass   # history is a convenience: a read-only home must not stop play
+
+
+@dataclass
+class Panels:
+    """Everything the side panels and the REPL toolbar show, read from the episode in one place."""
+
+    title: str
+    room: str
+    exits: list[str]
+    inventory: list[str]
+    goals: list[tuple[str, bool]]
+    goals_achieved: int
+    goal_count: int
+    last_goal_change: int
+    turns: int
+    max_turns: int
+    par: int | None
+    turns_over_par: int | None
+    turn_ratio: float | None
+    main_score: float
+    progress: float | None
+    player: str
+    ended: bool
+    outcome: str = ""
+    invalid: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Feedback:
+    """What one typed line did: ``turn`` (a game turn), ``meta`` (no game time), ``error`` or ``quit``."""
+
+    kind: str
+    text: str
+    turn: Turn | None = None
+
+
+def goal_sentence(world: World, goal) -> str:
+    """A goal as a person reads it ("the red book on the bookshelf"), from its fact."""
+    pred, *args = goal.fact
+    names = [world.name_of(a) if a in world.entities else a for a in args]
+    if pred in ("on", "in") and len(names) == 2:
+        text = f"the {names[0]} {pred} the {names[1]}"
+    elif pred == "held" and names:
+        text = f"you have the {names[0]}"
+    elif pred in ("at", "player_at") and len(names) >= 1:
+        text = f"the {names[0]} at the {names[-1]}" if len(names) == 2 else f"you are in the {names[0]}"
+    elif len(names) == 1:
+        text = f"the {names[0]} {pred}"
+    else:
+        text = str(goal)
+    return text if goal.positive else f"not: {text}"
+
+
+class Session:
+    def __init__(self, world: World, player=None, *, records: str | Path = "records", name: str | None = None,
+                 saves: str | Path = "saves", history: History | None = None) -> None:
+        from .players.human import HumanPlayer
+
+        self.world = world
+        self.records = Path(records)
+        self.saves = Path(saves)
+        self.human = HumanPlayer()
+        self.player = player if player is not None else self.human
+        self.record_name = name or self.player.name
+        self.history = history if history is not None else History.for_world(world)
+        self._tracker = None
+        self.new_episode()
+
+    # -- episodes -----------------------------------------------------------
+    def new_episode(self) -> None:
+        """A fresh episode; never overwrites a finished one (a second session becomes ``human-2``)."""
+        name = self.record_name
+        recorder = Recorder(self.records, self.world, name)
+        n = 1
+        while recorder.is_done() or (recorder.dir / "error.json").exists():
+            n += 1
+            recorder = Recorder(self.records, self.world, f"{self.record_name}-{n}")
+        self.recorder = recorder
+        self.episode = Episode(self.world)
+        self.recorder.start(self.episode)
+
+    @property
+    def game(self):
+        return self.episode.game
+
+    @property
+    def is_human(self) -> bool:
+        return self.player is self.human
+
+    def set_player(self, player) -> None:
+        """Hand the keyboard to ``player`` (a model, the oracle...) or back to the human."""
+        self.player = player if player is not None else self.human
+
+    # -- one turn -----------------------------------------------------------
+    async def play(self, stream=None) -> Turn:
+        """One turn of the current (non-human) player; PlayerFailed when its backend gave up."""
+        return await play_turn(self.episode, self.player, self.recorder, stream)
+
+    async def submit_line(self, line: str) -> Feedback:
+        """A line the person typed: a meta-command, or a command played as a turn."""
+        text = line.strip()
+        if not text:
+            return Feedback("meta", "")
+        self.history.add(text)
+        word, _, rest = text.partition(" ")
+        if word.lower() in META_COMMANDS:
+            return await self.meta(word.lower(), rest.strip())
+        if self.episode.ended:
+            return Feedback("error", "The episode has ended. Type undo, restart or quit.")
+        reply = line if line.lstrip().startswith(">") else as_reply(self.episode, text)
+        try:
+            turn = await play_turn(self.episode, _Line(reply, self.record_name), self.recorder)
+        except PlayerFailed as exc:   # cannot happen for a typed line; kept so nothing escapes
+            return Feedback("error", str(exc))
+        return Feedback("turn", self.turn_text(turn), turn)
+
+    def turn_text(self, turn: Turn) -> str:
+        """The observation, and the episode's end when this turn ended it."""
+        parts = [turn.observation] if turn.observation else []
+        if turn.invalid_format:
+            parts.append(f"[invalid reply: {turn.invalid_format}; the episode is aborted]")
+        if self.episode.ended:
+            parts.append(f"[{self.outcome_text()}]")
+        return "\n".join(parts)
+
+    def outcome_text(self) -> str:
+        ep = self.episode
+        o = ep.outcome
+        if ep.error is not None:
+            return f"the player failed: {ep.error}"
+        if o.aborted:
+            why = "turn limit reached" if o.turn_limit_reached else f"invalid reply ({o.invalid_format})"
+            return f"aborted: {why}; {o.goals_achieved}/{o.goal_count} goals"
+        verdict = "won" if o.success else "ended"
+        return f"{verdict} after {o.turns} turns: {o.goals_achieved}/{o.goal_count} goals, main score {o.main_score:g}"
+
+    # -- meta-commands --------------------------------------------------------
+    async def meta(self, word: str, arg: str = "") -> Feedback:
+        try:
+            if word == "restore":
+                return await self._meta_restore(arg)
+            return getattr(self, f"_meta_{word}")(arg)
+        except SaveError as exc:
+            return Feedback("error", str(exc))
+
+    def _meta_undo(self, arg: str) -> Feedback:
+        try:
+            n = int(arg) if arg else 1
+        except ValueError:
+            return Feedback("error", f"undo takes a number of turns, not {arg!r}")
+        done = self.undo(n)
+        if not done:
+            return Feedback("error", "Nothing to undo.")
+        return Feedback("meta", f"[undid {done} turn{'s' if done != 1 else ''}]\n{self.look()}")
+
+    def undo(self, n: int = 1) -> int:
+        done = self.episode.undo(n)
+        if done:
+            self.recorder.undo(self.episode, done)
+        return done
+
+    def _meta_restart(self, arg: str) -> Feedback:
+        self.restart()
+        return Feedback("meta", f"[restarted]\n{self.episode.game.first_observation()}")
+
+    def restart(self) -> None:
+        self.new_episode()
+
+    def _meta_save(self, arg: str) -> Feedback:
+        path = save_game(self.game, arg or "quicksave", self.saves)
+        return Feedback("meta", f"[saved to {path}]")
+
+    async def _meta_restore(self, arg: str) -> Feedback:
+        if not arg:
+            saves = list_saves(self.saves, self.world)
+            if not saves:
+                return Feedback("error", f"No saves of this world in {self.saves}/.")
+            arg = saves[0].name
+        await self.restore(arg)
+        return Feedback("meta", f"[restored {arg}: turn {len(self.episode.turns)}]\n{self.look()}")
+
+    async def restore(self, name: str) -> None:
+        """Replay the save's commands through a fresh episode (checked first: a bad save changes nothing)."""
+        save = load_save(name, self.world, self.saves)
+        self.new_episode()
+        for command in save.commands:
+            if self.episode.ended:
+                break
+            await play_turn(self.episode, _Line(as_reply(self.episode, command), self.record_name), self.recorder)
+
+    def _meta_saves(self, arg: str) -> Feedback:
+        saves = list_saves(self.saves, self.world)
+        if not saves:
+            return Feedback("meta", f"No saves of this world in {self.saves}/.")
+        return Feedback("meta", "\n".join(f"{s.name}  (turn {s.turn}, {s.saved_at})" for s in saves))
+
+    def _meta_help(self, arg: str) -> Feedback:
+        verbs = ", ".join(self.verbs())
+        lines = ["Type a command and press Enter, e.g. \"take the key\" or \"go north\".",
+                 f"Verbs: {verbs}.", "", "Meta-commands (no game time):"]
+        lines += [f"  {text}" for text in META_COMMANDS.values()]
+        if self.world.is_clembench():
+            lines += ["", "This is a clembench instance: a reply without \">\" gets one added; "
+                          "type the \">\" yourself to send a reply exactly as written."]
+        return Feedback("meta", "\n".join(lines))
+
+    def _meta_score(self, arg: str) -> Feedback:
+        p = self.panels(progress=True)
+        lines = [f"Goals: {p.goals_achieved}/{p.goal_count}" + "".join(
+                     f"\n  [{'x' if ok else ' '}] {g}" for g, ok in p.goals),
+                 f"Turns: {p.turns}/{p.max_turns}, par {p.par if p.par is not None else '?'}",
+                 f"Main score so far: {p.main_score:g}"]
+        if p.progress is not None:
+            lines.append(f"Progress: {100 * p.progress:.0f}% of the optimal plan")
+        return Feedback("meta", "\n".join(lines))
+
+    def _meta_quit(self, arg: str) -> Feedback:
+        return Feedback("quit", "")
+
+    def look(self) -> str:
+        return self.world.style.room_description(self.game.state)
+
+    # -- completion -----------------------------------------------------------
+    def verbs(self) -> list[str]:
+        verbs = set()
+        for action in self.world.actions:
+            for syn in action.spec.syntax:
+                first = syn.split()[0]
+                if not first.startswith("{"):
+                    verbs.update(first.split("|"))
+        return sorted(verbs)
+
+    def names_in_sight(self) -> list[str]:
+        """Names of the things the player can refer to now, and the ways out."""
+        world, st = self.world, self.game.state
+        style = world.style
+        names = {world.name_of(e) for e in style.scope(st) if e in world.entities
+                 and world.entities[e].kind == "object" and not world.entities[e].hidden}
+        room = style.player_room(st)
+        for exit_ in st.by1.get(("exit", room), ()):
+            if len(exit_) == 2:
+                names.add(exit_[0].replace("_", " "))
+            target = exit_[-1]
+            if target in world.entities:
+                names.add(world.name_of(target))
+        return sorted(n for n in names if n)
+
+    def complete(self, text: str) -> tuple[int, list[str]]:
+        """(where the word being completed starts, candidates): verbs and meta-commands first, then names."""
+        stripped = text.lstrip()
+        lead = len(text) - len(stripped)
+        if stripped.startswith(">"):
+            lead += 1 + (len(stripped[1:]) - len(stripped[1:].lstrip()))
+            stripped = stripped[1:].lstrip()
+        if " " not in stripped:
+            words = self.verbs() + sorted(META_COMMANDS)
+            return lead, sorted({w for w in words if w.startswith(stripped.lower())})
+        head, _, tail = stripped.rpartition(" ")
+        start = len(text) - len(tail)
+        tl = tail.lower()
+        out = set()
+        for name in self.names_in_sight():
+            if name.startswith(tl):
+                out.add(name)
+            for w in name.split()[1:]:
+                if w.startswith(tl) and " " not in tl:
+                    out.add(w)
+        return start, sorted(out)
+
+    # -- panels ---------------------------------------------------------------
+    def tracker(self):
+        if self._tracker is None:
+            from .engine.metrics import ProgressTracker
+
+            self._tracker = ProgressTracker(self.world, max_nodes=200_000)
+        return self._tracker
+
+    def par(self, compute: bool = False) -> int | None:
+        """The episode's par: the world's (or instance's) own, else the exact optimum when asked to compute it."""
+        if self.episode.par is not None:
+            return self.episode.par
+        if compute or self._tracker is not None:
+            try:
+                return self.tracker().par_0
+            except Exception:
+                return None
+        return None
+
+    def progress(self) -> float | None:
+        """Share of the optimal plan from the start already done (may take a search: call off the UI thread)."""
+        try:
+            tracker = self.tracker()
+            if tracker.par_0 is None:
+                return None
+            return tracker.progress(self.game.state)
+        except Exception:   # a planner limit or a world the planner cannot handle: no bar, no crash
+            return None
+
+    def panels(self, progress: bool = False) -> Panels:
+        world, ep, st = self.world, self.episode, self.game.state
+        style = world.style
+        room = style.player_room(st)
+        exits = []
+        for exit_ in st.by1.get(("exit", room), ()):
+            if len(exit_) == 2:
+                exits.append(f"{exit_[0].replace('_', ' ')}: {world.name_of(exit_[1])}")
+            else:
+                exits.append(world.name_of(exit_[0]))
+        inventory = [world.name_of(x) for x in style.held(st)]
+        achieved = self.game.achieved
+        goals = [(goal_sentence(world, g), g in achieved) for g in world.goals]
+        last = ep.turns[-1].goal_score if ep.turns else 0
+        turns = len(ep.turns)
+        par = self.par(compute=progress)
+        over = turns - par if par is not None else None
+        tr = None
+        if par is not None and ep.max_turns and ep.max_turns != par:
+            tr = max(0.0, min(1.0, 1 - max(0, turns - par) / (ep.max_turns - par)))
+        o = ep.outcome
+        score = math.nan if o.aborted else 100.0 * o.achieved_goal_ratio
+        return Panels(title=world.title, room=world.name_of(room).capitalize() if room else "?", exits=sorted(exits),
+                      inventory=inventory, goals=goals, goals_achieved=len(achieved), goal_count=len(world.goals),
+                      last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par, turns_over_par=over,
+                      turn_ratio=tr, main_score=score, progress=self.progress() if progress else None,
+                      player=getattr(self.player, "model_name", None) or self.player.name, ended=ep.ended,
+                      outcome=self.outcome_text() if ep.ended else "",
+                      invalid=sum(1 for t in ep.turns if t.fail is not None or t.invalid_format))
+
+
+class _Line:
+    """A typed line as a player, so a human's turn goes through the same ``play_turn`` as a model's."""
+
+    def __init__(self, reply: str, name: str) -> None:
+        self._reply = reply
+        self.name = name
+
+    async def reply(self, episode, stream=None) -> str:
+        return self._reply
