@@ -10,10 +10,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="adventure", description="A terminal workbench for text adventures.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("play", help="play a world in the terminal")
+    p = sub.add_parser("play", help="play a world in the terminal (the Textual app)")
     p.add_argument("world")
-    p.add_argument("--player", default="human")
+    p.add_argument("--player", default="human", help="who plays first (switch any time with ctrl+p)")
     p.add_argument("--records", default="records")
+    p.add_argument("--name", help="the records' run name (default: the player's name, e.g. human)")
+    p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
+    p.add_argument("--paused", action="store_true", help="a model player waits for F5 (resume) or F6 (step)")
+
+    p = sub.add_parser("replay", help="step through a recorded episode in the Textual app")
+    p.add_argument("episode", metavar="EPISODE_DIR")
+    p.add_argument("--world", help="the world file, when the records do not say where it is")
 
     p = sub.add_parser("run", help="play episodes headless (resumes what is done)")
     p.add_argument("worlds", nargs="+", metavar="WORLD_OR_DIR")
@@ -83,9 +90,43 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {len(written)} world files under {args.out}")
         return 0
     if args.command == "play":
-        from .lineplay import play
-        return play(args.world)
+        return play(args)
+    if args.command == "replay":
+        return replay(args)
     return 2
+
+
+def play(args) -> int:
+    from .engine.yamlpos import SourceErrors
+
+    try:
+        from .app import make_app
+
+        app = make_app(args.world, args.player, args.records, args.name, mode=args.mode, paused=args.paused)
+    except SourceErrors as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"adventure play: {exc}", file=sys.stderr)
+        return 1
+    app.run()
+    return 0
+
+
+def replay(args) -> int:
+    from pathlib import Path
+
+    from .recorded import RecordedError, read_episode
+
+    try:
+        read_episode(args.episode, args.world)   # fail here, in plain text, not inside the app
+    except RecordedError as exc:
+        print(f"adventure replay: {exc}", file=sys.stderr)
+        return 1
+    from .app import AdventureApp
+
+    AdventureApp(replay=Path(args.episode), replay_world=args.world).run()
+    return 0
 
 
 def run() -> None:

@@ -140,12 +140,13 @@ def goal_sentence(world: World, goal) -> str:
 
 
 class Session:
-    def __init__(self, world: World, player=None, *, records: str | Path = "records", name: str | None = None,
+    def __init__(self, world: World, player=None, *, records: str | Path | None = "records", name: str | None = None,
                  saves: str | Path = "saves", history: History | None = None) -> None:
+        """``records=None`` plays without writing records (a replay being stepped through)."""
         from .players.human import HumanPlayer
 
         self.world = world
-        self.records = Path(records)
+        self.records = Path(records) if records is not None else None
         self.saves = Path(saves)
         self.human = HumanPlayer()
         self.player = player if player is not None else self.human
@@ -157,14 +158,16 @@ class Session:
     # -- episodes -----------------------------------------------------------
     def new_episode(self) -> None:
         """A fresh episode; never overwrites a finished one (a second session becomes ``human-2``)."""
-        name = self.record_name
-        recorder = Recorder(self.records, self.world, name)
+        self.episode = Episode(self.world)
+        self.recorder = None
+        if self.records is None:
+            return
+        recorder = Recorder(self.records, self.world, self.record_name)
         n = 1
         while recorder.is_done() or (recorder.dir / "error.json").exists():
             n += 1
             recorder = Recorder(self.records, self.world, f"{self.record_name}-{n}")
         self.recorder = recorder
-        self.episode = Episode(self.world)
         self.recorder.start(self.episode)
 
     @property
@@ -200,6 +203,13 @@ class Session:
             turn = await play_turn(self.episode, _Line(reply, self.record_name), self.recorder)
         except PlayerFailed as exc:   # cannot happen for a typed line; kept so nothing escapes
             return Feedback("error", str(exc))
+        return Feedback("turn", self.turn_text(turn), turn)
+
+    async def submit_reply(self, reply: str) -> Feedback:
+        """A reply played verbatim, format rules and all (a recorded episode replayed)."""
+        if self.episode.ended:
+            return Feedback("error", "The episode has ended.")
+        turn = await play_turn(self.episode, _Line(reply, self.record_name), self.recorder)
         return Feedback("turn", self.turn_text(turn), turn)
 
     def turn_text(self, turn: Turn) -> str:
@@ -243,7 +253,7 @@ class Session:
 
     def undo(self, n: int = 1) -> int:
         done = self.episode.undo(n)
-        if done:
+        if done and self.recorder is not None:
             self.recorder.undo(self.episode, done)
         return done
 

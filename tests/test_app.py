@@ -1,0 +1,300 @@
+"""The Textual app driven through Pilot: what a person at the keyboard would notice.
+
+Input text is set directly and only the keys under test are pressed (each
+press costs ~0.1 s here).
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import WORLDS
+
+from tui_adventure.app import AdventureApp, make_app
+from tui_adventure.screens.debug import DebugScreen
+from tui_adventure.screens.play import PlayScreen
+from tui_adventure.widgets.command_line import CommandLine
+from tui_adventure.widgets.panels import GoalsPanel, RoomPanel, ScorePanel
+from tui_adventure.widgets.transcript import Transcript
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("TUI_ADVENTURE_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+
+
+def app_for(tmp_path, world="house.yaml", **kw) -> AdventureApp:
+    return make_app(WORLDS / world, records=tmp_path / "records", saves=tmp_path / "saves", cursor_blink=False, **kw)
+
+
+async def type_line(pilot, text: str) -> None:
+    line = pilot.app.screen.query_one(CommandLine)
+    line.value = text
+    line.cursor_position = len(text)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def settle(pilot, seconds: float = 20) -> None:
+    """Wait until no worker runs (model turns, plan searches, progress); cancelled ones count as done."""
+    import asyncio
+
+    from textual.worker import WorkerState
+
+    for _ in range(int(seconds / 0.01)):
+        if not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers):
+            break
+        await asyncio.sleep(0.01)
+    await pilot.pause()
+
+
+def transcript(app) -> str:
+    return "\n".join(app.screen.query_one(Transcript).lines)
+
+
+def interactions(tmp_path, run="human") -> dict:
+    path = next((tmp_path / "records" / run).rglob("interactions.json"))
+    return json.loads(path.read_text())
+
+
+async def test_typed_command_reaches_transcript_panels_and_records(tmp_path):
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert isinstance(app.screen, PlayScreen)
+        assert app.focused is app.screen.query_one(CommandLine)
+        await type_line(pilot, "go north")
+        assert "> go north" in transcript(app)
+        assert "Kitchen" in transcript(app)
+        assert app.screen.query_one(RoomPanel).data.room == "Kitchen"
+        assert interactions(tmp_path)["meta"]["round_count"] == 1
+
+
+async def test_unknown_command_is_an_in_game_message(tmp_path):
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_line(pilot, "xyzzy the %$# frobozz")
+        assert "I don't know the verb" in transcript(app)
+        assert app.screen.query_one(ScorePanel).data.invalid == 1
+
+
+async def test_history_up_and_down(tmp_path):
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_line(pilot, "look")
+        await type_line(pilot, "go north")
+        line = app.screen.query_one(CommandLine)
+        await pilot.press("up")
+        assert line.value == "go north"
+        await pilot.press("up")
+        assert line.value == "look"
+        await pilot.press("down")
+        assert line.value == "go north"
+    # kept per world for the next session
+    assert (tmp_path / "home" / "history").exists()
+    app2 = app_for(tmp_path)
+    async with app2.run_test(size=(100, 30)) as pilot:
+        await pilot.press("up")
+        assert app2.screen.query_one(CommandLine).value == "go north"
+
+
+async def test_tab_completes_verbs_and_things_in_sight(tmp_path):
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        line = app.screen.query_one(CommandLine)
+        line.value, line.cursor_position = "exam", 4
+        await pilot.press("tab")
+        assert line.value == "examine "
+        line.value = "examine umb"
+        line.cursor_position = len(line.value)
+        await pilot.press("tab")
+        assert line.value == "examine umbrella stand "
+
+
+async def test_undo_takes_the_turn_back_everywhere(tmp_path):
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_line(pilot, "go north")
+        await type_line(pilot, "undo")
+        assert app.screen.query_one(RoomPanel).data.room == "Hallway"
+        assert app.screen.query_one(ScorePanel).data.turns == 0
+        assert interactions(tmp_path)["meta"]["round_count"] == 0
+
+
+async def test_save_and_restore(tmp_path):
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_line(pilot, "go north")
+        await type_line(pilot, "save here")
+        assert (tmp_path / "saves" / "here.json").exists()
+        await type_line(pilot, "go south")
+        assert app.screen.query_one(RoomPanel).data.room == "Hallway"
+        await type_line(pilot, "restore here")
+        assert app.screen.query_one(RoomPanel).data.room == "Kitchen"
+        assert app.screen.query_one(ScorePanel).data.turns == 1
+        await type_line(pilot, "restore nosuchsave")
+        assert "nosuchsave" in transcript(app)          # a clear message, and nothing lost
+        assert app.screen.query_one(RoomPanel).data.room == "Kitchen"
+
+
+async def test_switching_to_the_oracle_mid_game_wins(tmp_path):
+    app = app_for(tmp_path, world="tutorial.yaml")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_line(pilot, "look")
+        app.screen.speed = 0
+        app.switch_player(app.screen, "oracle")
+        await settle(pilot)
+        goals = app.screen.query_one(GoalsPanel).data
+        assert all(ok for _, ok in goals.goals)
+        assert app.screen.session.episode.ended
+        assert "won after" in transcript(app)
+        assert (next((tmp_path / "records" / "human").rglob("completed.json"))).exists()
+
+
+async def test_palette_switches_player(tmp_path):
+    app = app_for(tmp_path, world="tutorial.yaml")
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.screen.speed = 0
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        from textual.command import CommandInput
+
+        app.screen.query_one(CommandInput).value = "Player: oracle"
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        await settle(pilot)
+        assert app.screen.session.episode.ended
+        assert app.screen.session.episode.outcome.success
+
+
+async def test_pause_and_step_a_scripted_player(tmp_path):
+    script = tmp_path / "script.txt"
+    script.write_text("go north\nopen fridge\nlook\n")
+    app = app_for(tmp_path, player=f"scripted:{script}", paused=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        await pilot.pause()
+        assert screen.session.episode.turns == []        # paused: nothing played
+        await pilot.press("f6")
+        await settle(pilot)
+        assert len(screen.session.episode.turns) == 1
+        assert "scripted: go north" in transcript(app)
+        await pilot.press("f6")
+        await settle(pilot)
+        assert len(screen.session.episode.turns) == 2
+        # taking the keyboard back: the typed line is a human turn, the model waits
+        await type_line(pilot, "look")
+        assert screen.session.is_human
+        assert len(screen.session.episode.turns) == 3
+        await pilot.press("f8")                            # hand it back (still paused after a step)
+        await settle(pilot)
+        assert not screen.session.is_human
+
+
+async def test_a_failing_player_is_a_notification_not_a_crash(tmp_path):
+    app = app_for(tmp_path, paused=True)
+
+    class Broken:
+        name = "broken"
+
+        async def reply(self, episode, stream=None):
+            if stream:
+                stream("> take")
+            raise ConnectionError("the server went away")
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.screen.paused = False
+        app.screen.set_player(Broken())
+        await settle(pilot)
+        assert "the server went away" in transcript(app)
+        assert app.is_running
+        errors = list((tmp_path / "records").rglob("error.json"))
+        assert errors
+        await type_line(pilot, "restart")               # the person can go on
+        await type_line(pilot, "go north")
+        assert app.screen.query_one(RoomPanel).data.room == "Kitchen"
+
+
+async def test_debug_screen_runs_an_admissible_command_and_jumps_back(tmp_path):
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_line(pilot, "go north")
+        await type_line(pilot, "go south")
+        await pilot.press("f4")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DebugScreen)
+        from textual.widgets import OptionList, Static
+
+        commands = screen.query_one("#commands", OptionList)
+        ids = [commands.get_option_at_index(i).id for i in range(commands.option_count)]
+        assert "go north" in ids and "done" in ids
+        facts = screen.query_one("#facts", OptionList)
+        screen.query_one("#fact-filter").value = "umbrella"
+        await pilot.pause()
+        assert 0 < facts.option_count < 10
+        await settle(pilot)
+        assert "21 turns from here" in str(screen.query_one("#plan", Static).render())
+        # jump back to turn 1 (in the kitchen)
+        screen.query_one("#debug-tabs").active = "tab-turns"
+        turns = screen.query_one("#turns", OptionList)
+        turns.focus()
+        turns.highlighted = 1
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PlayScreen)
+        assert app.screen.query_one(RoomPanel).data.room == "Kitchen"
+        assert len(app.screen.session.episode.turns) == 1
+        # and an admissible command chosen there is played
+        await pilot.press("f4")
+        await pilot.pause()
+        app.screen.query_one("#debug-tabs").active = "tab-commands"
+        commands = app.screen.query_one("#commands", OptionList)
+        commands.focus()
+        commands.highlighted = next(i for i in range(commands.option_count)
+                                    if commands.get_option_at_index(i).id == "go south")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.query_one(RoomPanel).data.room == "Hallway"
+
+
+async def test_replay_steps_forward_and_back(tmp_path):
+    from tui_adventure.batch import run_all
+
+    await run_all([WORLDS / "tutorial.yaml"], "oracle", tmp_path / "rec", 1)
+    episode_dir = next((tmp_path / "rec").rglob("interactions.json")).parent
+    app = AdventureApp(replay=episode_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        start_goals = screen.query_one(ScorePanel).data.goals_achieved
+        await pilot.press("end")
+        assert screen.query_one(ScorePanel).data.goals_achieved == screen.query_one(ScorePanel).data.goal_count
+        assert screen.query_one(ScorePanel).data.goals_achieved > start_goals
+        await pilot.press("home")
+        assert screen.query_one(ScorePanel).data.turns == 0
+        await pilot.press("right", "right")
+        assert screen.query_one(ScorePanel).data.turns == 2
+        await pilot.press("left")
+        assert screen.query_one(ScorePanel).data.turns == 1
+
+
+async def test_quit_meta_command_leaves(tmp_path):
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.return_code is None
+        await type_line(pilot, "quit")
+        assert app.return_code == 0
+
+
+async def test_small_terminal_and_live_resize(tmp_path):
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_line(pilot, "go north")
+        side = app.screen.query_one("#side")
+        assert side.region.width > 20 and app.screen.query_one("#transcript").region.width >= 40
+        await pilot.resize_terminal(140, 45)
+        await pilot.pause()
+        assert app.screen.query_one("#transcript").region.width > 90

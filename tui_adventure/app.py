@@ -1,0 +1,116 @@
+"""The Textual app: wires the screens, the keys and the command palette; nothing else.
+
+Game logic lives in ``session``/``episode``; screens draw them. ``make_app``
+is the one factory the command line and the tests both use, so what is
+tested is what runs.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from .session import Session
+
+
+class AdventureApp(App):
+    CSS_PATH = "app.tcss"
+    TITLE = "tui-adventure"
+    BINDINGS = [
+        Binding("f1", "help", "Help", id="app.help"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+    ]
+
+    def __init__(self, session: Session | None = None, replay: Path | None = None,
+                 replay_world: str | None = None, paused: bool = False, cursor_blink: bool = True,
+                 **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.start_paused = paused
+        self.cursor_blink = cursor_blink
+        self.session = session
+        self.replay_dir = replay
+        self.replay_world = replay_world
+
+    def on_mount(self) -> None:
+        if self.replay_dir is not None:
+            from .screens.replay import ReplayScreen
+
+            self.push_screen(ReplayScreen(self.replay_dir, self.replay_world))
+        else:
+            from .screens.play import PlayScreen
+
+            self.push_screen(PlayScreen(self.session, paused=self.start_paused, cursor_blink=self.cursor_blink))
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    # -- the command palette ------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        from .screens.play import PlayScreen
+
+        if not isinstance(screen, PlayScreen):
+            return
+        yield SystemCommand("Player: human", "Take the keyboard yourself", partial(screen.set_player, None))
+        for spec, help_text in self.player_choices():
+            yield SystemCommand(f"Player: {spec}", help_text, partial(self.switch_player, screen, spec))
+        yield SystemCommand("Pause / resume the model", "F5", screen.action_pause)
+        yield SystemCommand("Step one model turn", "F6", screen.action_step)
+        yield SystemCommand("Change the model's speed", "F7", screen.action_speed)
+        yield SystemCommand("Undo the last turn", "undo", partial(self.run_worker, screen.run_meta("undo")))
+        yield SystemCommand("Restart the episode", "restart", partial(self.run_worker, screen.run_meta("restart")))
+        yield SystemCommand("Save the game (quicksave)", "save", partial(self.run_worker, screen.run_meta("save")))
+        yield SystemCommand("Restore the newest save", "restore", partial(self.run_worker, screen.run_meta("restore")))
+        yield SystemCommand("Debug screen", "F4: facts, admissible commands, plan, jump back", screen.action_debug)
+        yield SystemCommand("Toggle all side panels", "F2", screen.action_toggle_panels)
+        for pid in ("room", "inventory", "goals", "score", "player"):
+            yield SystemCommand(f"Toggle the {pid} panel", "show or hide", partial(screen.toggle_panel, pid))
+
+    def player_choices(self) -> list[tuple[str, str]]:
+        choices = [("oracle", "The exact planner plays from here"),
+                   ("random", "Uniform over the admissible commands")]
+        try:
+            from .players import registry
+
+            for name in registry.model_names():
+                choices.append((name, "A model from model_registry.json"))
+        except Exception:   # no registry, or none readable: the built-in players remain
+            pass
+        return choices
+
+    def switch_player(self, screen, spec: str) -> None:
+        from .players import make_player
+
+        try:
+            player = make_player(spec, self.session.world)
+        except Exception as exc:
+            self.notify(f"{spec}: {exc}", title="Cannot switch player", severity="error")
+            return
+        screen.set_player(player)
+
+
+def make_app(world: str | Path, player: str = "human", records: str | Path = "records", name: str | None = None,
+             saves: str | Path = "saves", mode: str = "text", paused: bool = False,
+             cursor_blink: bool = True) -> AdventureApp:
+    from .engine.loader import load_world
+    from .players import make_player
+
+    w = load_world(world)
+    p = None if player == "human" else _player(make_player, player, w, mode)
+    return AdventureApp(Session(w, p, records=records, name=name, saves=saves), paused=paused,
+                        cursor_blink=cursor_blink)
+
+
+def _player(make_player, spec, world, mode):
+    try:
+        return make_player(spec, world, mode=mode)
+    except TypeError:   # a make_player without modes
+        return make_player(spec, world)

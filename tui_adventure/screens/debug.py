@@ -1,0 +1,121 @@
+"""Debugging an instance by hand: facts, admissible commands, the optimal plan, goals, events, turns.
+
+Everything here reads the session; the only writes are the two ways out: a
+chosen admissible command is returned to the play screen to be played as if
+typed, and jumping back to an earlier turn undoes the turns after it (the
+records follow). The plan is searched in a thread, so a large world never
+freezes the screen.
+"""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, OptionList, Static, TabbedContent, TabPane
+from textual.widgets.option_list import Option
+
+from ..session import Session
+
+
+class DebugScreen(Screen[str | None]):
+    BINDINGS = [
+        Binding("escape", "close", "Back", id="debug.close"),
+        Binding("f4", "close", "Back", show=False, id="debug.close-f4"),
+    ]
+
+    def __init__(self, session: Session, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with TabbedContent(id="debug-tabs"):
+            with TabPane("Facts", id="tab-facts"):
+                with Vertical():
+                    yield Input(placeholder="filter facts (e.g. book, at(, open)", id="fact-filter")
+                    yield OptionList(id="facts")
+            with TabPane("Commands", id="tab-commands"):
+                yield OptionList(id="commands")
+            with TabPane("Plan", id="tab-plan"):
+                yield Static("searching...", id="plan")
+            with TabPane("Goals", id="tab-goals"):
+                yield Static("", id="goal-facts")
+            with TabPane("Events", id="tab-events"):
+                yield Static("", id="events")
+            with TabPane("Turns", id="tab-turns"):
+                yield OptionList(id="turns")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "debug: enter on a command plays it; enter on a turn goes back to it"
+        s = self.session
+        game = s.game
+        self.all_facts = game.facts()
+        self.show_facts("")
+        from ..engine.planner import Planner
+
+        planner = Planner(s.world)
+        self.query_one("#commands", OptionList).add_options(
+            [Option(c, id=c) for c in planner.admissible_commands(game.state)])
+        goals = []
+        for g in s.world.goals:
+            goals.append(f"{'[x]' if g in game.achieved else '[ ]'} {g}")
+        self.query_one("#goal-facts", Static).update("\n".join(goals) or "(no goals)")
+        events = []
+        for turn in s.episode.turns[-12:]:
+            fail = f"  fail: {turn.fail['phase']}/{turn.fail['type']}" if turn.fail else ""
+            events.append(f"turn {turn.index}: {turn.command or turn.reply!r}{fail}")
+            events.extend(f"    {kind}: {content}" for kind, content in turn.events)
+        self.query_one("#events", Static).update("\n".join(events) or "(no turns yet)")
+        turns = [Option(f"0: the start", id="0")]
+        turns += [Option(f"{t.index}: {t.command if t.command is not None else t.reply}", id=str(t.index))
+                  for t in s.episode.turns]
+        self.query_one("#turns", OptionList).add_options(turns)
+        self.search_plan()
+
+    def show_facts(self, needle: str) -> None:
+        facts = self.query_one("#facts", OptionList)
+        facts.clear_options()
+        needle = needle.strip().lower()
+        shown = [f for f in self.all_facts if needle in f.lower()]
+        facts.add_options(shown[:2000] or ["(no fact matches)"])
+        facts.border_title = f"{len(shown)} of {len(self.all_facts)} facts"
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "fact-filter":
+            self.show_facts(event.value)
+
+    @work(thread=True, exclusive=True)
+    def search_plan(self) -> None:
+        from ..engine.planner import Planner, PlannerLimit
+
+        try:
+            plan = Planner(self.session.world, max_nodes=200_000).solve(self.session.game.state)
+        except PlannerLimit:
+            text = "the planner gave up (too many states)"
+        else:
+            if plan is None:
+                text = "no plan: the goals cannot be reached from here"
+            elif not plan.commands:
+                text = "all goals are achieved"
+            else:
+                text = (f"{plan.par} turns from here ({plan.expanded} states, {plan.seconds:.2f} s):\n"
+                        + "\n".join(f"{i}. {c}" for i, c in enumerate(plan.commands, 1)))
+        self.app.call_from_thread(self.query_one("#plan", Static).update, text)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id == "commands":
+            self.dismiss(event.option.id)
+        elif event.option_list.id == "turns":
+            target = int(event.option.id)
+            back = len(self.session.episode.turns) - target
+            if back > 0:
+                self.session.undo(back)
+                self.notify(f"back at turn {target}")
+            self.dismiss("")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

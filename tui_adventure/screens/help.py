@@ -1,0 +1,52 @@
+"""Help as a modal: what to type, the keys, and what the panels mean."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+from ..session import META_COMMANDS
+
+HELP = """\
+# tui-adventure
+
+Type a command and press **Enter**: `look`, `take the key`, `go north`,
+`put the book on the shelf`. **Tab** completes verbs and the things in sight;
+**up/down** walk through the commands you typed in this world.
+
+## Meta-commands (no game time)
+{meta}
+
+## Keys
+| key | does |
+|---|---|
+| ctrl+p | command palette: switch player, pause, step, speed, save/restore, panels, theme |
+| F1 | this help |
+| F2 | show or hide the side panels |
+| F4 | debug screen: facts, admissible commands, optimal plan, goals, events, jump back |
+| F5 / F6 / F7 | pause or resume a model / play one model turn / change its speed |
+| F8 | take the keyboard from the model, or hand it back |
+| ctrl+q | quit (records so far are kept) |
+
+## Panels
+**Score**: goals achieved (and the last change), turns and the turn limit,
+par (the optimal number of turns) and turns over par, turn ratio, the
+clembench Main Score so far, and a bar with the progress rate (share of the
+optimal plan from the start already done).
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,f1,q", "close", "Close", id="help.close")]
+
+    def compose(self) -> ComposeResult:
+        meta = "\n".join(f"- `{text.split(':')[0]}`: {text.split(':', 1)[1].strip()}"
+                         for text in META_COMMANDS.values())
+        with VerticalScroll(id="help-body"):
+            yield Markdown(HELP.format(meta=meta))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,256 @@
+"""The main screen: transcript and command line on the left, panels on the right.
+
+A person's lines go straight to the session (a turn takes milliseconds, so no
+worker is needed). A model plays in a worker, one turn at a time, so pause,
+step, speed and taking the keyboard back all happen between turns, and a
+turn in flight is simply cancelled (it was never submitted, so it is not in
+the records). Panels are recomputed after every turn; the progress rate
+needs the planner, so it is computed in a thread and set when ready.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+
+from ..episode import PlayerFailed
+from ..session import Session
+from ..widgets.command_line import CommandLine
+from ..widgets.panels import GoalsPanel, InventoryPanel, PlayerPanel, RoomPanel, ScorePanel
+from ..widgets.transcript import Transcript
+
+SPEEDS = [("fast", 0.0), ("normal", 0.4), ("slow", 1.5)]
+
+
+class PlayScreen(Screen):
+    BINDINGS = [
+        Binding("f2", "toggle_panels", "Panels", id="panels.toggle"),
+        Binding("f4", "debug", "Debug", id="screen.debug"),
+        Binding("f5", "pause", "Pause", id="model.pause"),
+        Binding("f6", "step", "Step", id="model.step"),
+        Binding("f7", "speed", "Speed", id="model.speed"),
+        Binding("f8", "keyboard", "Keyboard", id="player.keyboard"),
+    ]
+
+    AUTO_FOCUS = "#command"
+
+    def __init__(self, session: Session, paused: bool = False, cursor_blink: bool = True, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.session = session
+        self.paused = paused
+        self.cursor_blink = cursor_blink
+        self.speed = 1
+        self.model = None if session.is_human else session.player   # the model to hand the keyboard back to
+        self.last_turn_ms: float | None = None
+
+    # -- layout ---------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="body"):
+            with Vertical(id="main"):
+                yield Transcript(id="transcript")
+                yield CommandLine(id="command")
+            with VerticalScroll(id="side"):
+                yield RoomPanel("Room", id="room")
+                yield InventoryPanel("Inventory", id="inventory")
+                yield GoalsPanel("Goals", id="goals")
+                yield ScorePanel(id="score")
+                yield PlayerPanel("Player", id="player")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = self.session.world.title
+        line = self.query_one(CommandLine)
+        line.history = self.session.history.lines
+        line.completer = self.session.complete
+        line.cursor_blink = self.cursor_blink
+        self.start_transcript()
+        self.refresh_panels()
+        line.focus()
+        if not self.session.is_human and not self.paused:
+            self.autoplay()
+
+    def start_transcript(self) -> None:
+        t = self.query_one(Transcript)
+        t.clear()
+        t.note(self.session.world.title)
+        t.observation(self.session.game.first_observation())
+
+    # -- panels -------------------------------------------------------------------
+    def refresh_panels(self) -> None:
+        data = self.session.panels()
+        player = self.session.player
+        extra = {}
+        if not self.session.is_human:
+            extra["state"] = "paused" if self.paused else f"playing ({SPEEDS[self.speed][0]})"
+        for attr, label in (("tokens_in", "tokens in"), ("tokens_out", "tokens out")):
+            if getattr(player, attr, None) is not None:
+                extra[label] = getattr(player, attr)
+        if getattr(player, "last_latency", None) is not None:
+            extra["latency"] = f"{player.last_latency:.2f} s"
+        data.extra = extra
+        for panel in self.query("#side > *"):
+            panel.data = data
+        self.sub_title = f"{data.player} · turn {data.turns}/{data.max_turns}"
+        self.compute_progress()
+
+    @work(thread=True, exclusive=True, group="progress")
+    def compute_progress(self) -> None:
+        data = self.session.panels(progress=True)
+        self.app.call_from_thread(self._set_progress, data)
+
+    def _set_progress(self, data) -> None:
+        score = self.query_one(ScorePanel)
+        if score.data is not None:
+            score.data.progress, score.data.par = data.progress, data.par
+            score.data.turns_over_par = data.turns_over_par
+            score.data.turn_ratio = data.turn_ratio
+            score.data = score.data
+
+    # -- a person typing -------------------------------------------------------------
+    async def on_command_line_entered(self, message: CommandLine.Entered) -> None:
+        message.stop()
+        if not message.line.strip():
+            return
+        if not self.session.is_human:
+            self.take_keyboard()
+        t = self.query_one(Transcript)
+        t.command(f"> {message.line.strip()}")
+        feedback = await self.session.submit_line(message.line)
+        if feedback.kind == "quit":
+            self.app.exit()
+            return
+        if feedback.kind == "meta" and feedback.text.startswith("[restarted]"):
+            self.start_transcript()
+        elif feedback.text:
+            (t.note if feedback.kind != "turn" else t.observation)(feedback.text)
+        self.refresh_panels()
+
+    def on_command_line_completed(self, message: CommandLine.Completed) -> None:
+        self.notify("  ".join(message.candidates[:20]), title="Completions", timeout=3)
+
+    # -- a model playing ------------------------------------------------------------------
+    @work(exclusive=True, group="model")
+    async def autoplay(self, turns: int | None = None) -> None:
+        """Play model turns until paused, the episode ends, or ``turns`` turns were played."""
+        played = 0
+        while not self.session.is_human and not self.session.episode.ended:
+            if turns is None and self.paused:
+                return
+            if turns is not None and played >= turns:
+                return
+            if not await self.model_turn():
+                return
+            played += 1
+            delay = SPEEDS[self.speed][1]
+            if delay and turns is None:
+                await asyncio.sleep(delay)
+
+    async def model_turn(self) -> bool:
+        t = self.query_one(Transcript)
+        streamed: list[str] = []
+
+        def stream(chunk: str) -> None:
+            streamed.append(chunk)
+            t.stream("".join(streamed))
+
+        try:
+            turn = await self.session.play(stream=stream)
+        except PlayerFailed as exc:
+            t.stream("")
+            self.paused = True
+            t.note(f"[{exc}; the episode is recorded as an error]")
+            self.notify(str(exc), title="Player failed", severity="error", timeout=8)
+            self.refresh_panels()
+            return False
+        t.stream("")
+        t.command(turn.reply.strip().splitlines()[0] if turn.reply.strip() else "(empty reply)",
+                  who=self.session.player.name + ":")
+        text = self.session.turn_text(turn)
+        if text:
+            t.observation(text)
+        self.refresh_panels()
+        return True
+
+    def take_keyboard(self) -> None:
+        if not self.session.is_human:
+            self.model = self.session.player
+            self.workers.cancel_group(self, "model")
+            self.query_one(Transcript).stream("")
+            self.session.set_player(None)
+            self.notify(f"You have the keyboard ({self.model.name} is waiting: F8 gives it back)")
+            self.refresh_panels()
+
+    def set_player(self, player) -> None:
+        """Switch who plays (from the palette): a model starts playing unless paused."""
+        self.workers.cancel_group(self, "model")
+        self.query_one(Transcript).stream("")
+        self.session.set_player(player)
+        if player is not None:
+            self.model = player
+            self.query_one(Transcript).note(f"[{player.name} plays]")
+            if not self.paused:
+                self.autoplay()
+        else:
+            self.query_one(Transcript).note("[you play]")
+        self.refresh_panels()
+
+    # -- actions --------------------------------------------------------------------
+    def action_keyboard(self) -> None:
+        if not self.session.is_human:
+            self.take_keyboard()
+        elif self.model is not None:
+            self.set_player(self.model)
+        else:
+            self.notify("No model to hand the keyboard to: pick a player in the palette (ctrl+p)")
+
+    def action_pause(self) -> None:
+        self.paused = not self.paused
+        if not self.paused and not self.session.is_human:
+            self.autoplay()
+        self.notify("paused" if self.paused else "resumed", timeout=1.5)
+        self.refresh_panels()
+
+    def action_step(self) -> None:
+        if self.session.is_human:
+            self.notify("Step plays one model turn: pick a player first (ctrl+p)")
+            return
+        self.paused = True
+        self.autoplay(turns=1)
+
+    def action_speed(self) -> None:
+        self.speed = (self.speed + 1) % len(SPEEDS)
+        self.notify(f"speed: {SPEEDS[self.speed][0]}", timeout=1.5)
+        self.refresh_panels()
+
+    def action_toggle_panels(self) -> None:
+        side = self.query_one("#side")
+        side.display = not side.display
+
+    def toggle_panel(self, panel_id: str) -> None:
+        panel = self.query_one(f"#{panel_id}")
+        panel.display = not panel.display
+
+    def action_debug(self) -> None:
+        from .debug import DebugScreen
+
+        self.app.push_screen(DebugScreen(self.session), self._after_debug)
+
+    async def _after_debug(self, command: str | None) -> None:
+        """The debug screen may return a command to run, or jump back in time (then it returns '')."""
+        if command:
+            line = self.query_one(CommandLine)
+            await self.on_command_line_entered(CommandLine.Entered(command))
+            line.focus()
+        else:
+            self.refresh_panels()
+
+    async def run_meta(self, text: str) -> None:
+        """A meta-command from the palette, shown as if typed."""
+        await self.on_command_line_entered(CommandLine.Entered(text))

@@ -1,0 +1,1 @@
+"""Widgets of the Textual app: they post messages up; their parents set attributes down."""

@@ -1,0 +1,99 @@
+"""The side panels: each draws its part of ``session.Panels``, set from above as ``data``."""
+
+from __future__ import annotations
+
+import math
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widgets import ProgressBar, Static
+
+from ..session import Panels
+
+
+class Panel(Static):
+    """A bordered box whose title is set in CSS terms (border_title) and whose body is text."""
+
+    data: reactive[Panels | None] = reactive(None, always_update=True)
+
+    def __init__(self, title: str, **kwargs) -> None:
+        super().__init__("", **kwargs)
+        self.border_title = title
+
+    def watch_data(self, data: Panels | None) -> None:
+        if data is not None:
+            self.update(self.render_data(data))
+
+    def render_data(self, data: Panels) -> Text:   # pragma: no cover - overridden
+        return Text()
+
+
+class RoomPanel(Panel):
+    def render_data(self, d: Panels) -> Text:
+        t = Text(d.room, style="bold")
+        if d.exits:
+            t.append("\nExits: ")
+            t.append(", ".join(d.exits))
+        return t
+
+
+class InventoryPanel(Panel):
+    def render_data(self, d: Panels) -> Text:
+        return Text("\n".join(d.inventory) if d.inventory else "(empty)")
+
+
+class GoalsPanel(Panel):
+    def render_data(self, d: Panels) -> Text:
+        t = Text()
+        for i, (goal, ok) in enumerate(d.goals):
+            if i:
+                t.append("\n")
+            t.append("[x] " if ok else "[ ] ", style="bold" if ok else "dim")
+            t.append(goal, style="" if ok else "dim")
+        return t
+
+
+def _num(x, fmt: str = "{:g}") -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return fmt.format(x)
+
+
+class ScorePanel(Vertical):
+    """Goal score with its last change, turns, par, turn ratio, progress bar and Main Score so far."""
+
+    data: reactive[Panels | None] = reactive(None, always_update=True)
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.border_title = "Score"
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="score-text")
+        yield ProgressBar(total=100, show_eta=False, id="progress")
+
+    def watch_data(self, d: Panels | None) -> None:
+        if d is None:
+            return
+        change = f" ({d.last_goal_change:+d})" if d.last_goal_change else ""
+        over = f", {d.turns_over_par:+d} over par" if d.turns_over_par is not None and d.ended else ""
+        lines = [f"Goals {d.goals_achieved}/{d.goal_count}{change}",
+                 f"Turn {d.turns}/{d.max_turns}  par {_num(d.par)}{over}",
+                 f"Turn ratio {_num(d.turn_ratio, '{:.2f}')}  Main {_num(d.main_score, '{:.0f}')}",
+                 f"Invalid {d.invalid}"]
+        if d.ended:
+            lines.append(d.outcome)
+        self.query_one("#score-text", Static).update("\n".join(lines))
+        bar = self.query_one(ProgressBar)
+        if d.progress is not None:
+            bar.update(progress=round(100 * d.progress))
+
+
+class PlayerPanel(Panel):
+    def render_data(self, d: Panels) -> Text:
+        t = Text(d.player, style="bold")
+        for k, v in d.extra.items():
+            t.append(f"\n{k}: {v}")
+        return t
