@@ -98,7 +98,8 @@ class PlayScreen(Screen):
         for panel in self.query("#side > *"):
             panel.data = data
         self.sub_title = f"{data.player} · turn {data.turns}/{data.max_turns}"
-        self.compute_progress()
+        # the planner runs in a thread but holds the GIL: start it once this turn is on screen
+        self.call_after_refresh(self.compute_progress)
 
     @work(thread=True, exclusive=True, group="progress")
     def compute_progress(self) -> None:
@@ -121,16 +122,17 @@ class PlayScreen(Screen):
         if not self.session.is_human:
             self.take_keyboard()
         t = self.query_one(Transcript)
-        t.command(f"> {message.line.strip()}")
         feedback = await self.session.submit_line(message.line)
         if feedback.kind == "quit":
             self.app.exit()
             return
-        if feedback.kind == "meta" and feedback.text.startswith("[restarted]"):
-            self.start_transcript()
-        elif feedback.text:
-            (t.note if feedback.kind != "turn" else t.observation)(feedback.text)
-        self.refresh_panels()
+        with self.app.batch_update():   # one repaint for the whole turn
+            t.command(f"> {message.line.strip()}")
+            if feedback.kind == "meta" and feedback.text.startswith("[restarted]"):
+                self.start_transcript()
+            elif feedback.text:
+                (t.note if feedback.kind != "turn" else t.observation)(feedback.text)
+            self.refresh_panels()
 
     def on_command_line_completed(self, message: CommandLine.Completed) -> None:
         self.notify("  ".join(message.candidates[:20]), title="Completions", timeout=3)

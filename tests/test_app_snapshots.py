@@ -1,0 +1,100 @@
+"""SVG snapshots of the app at 80x24 and 120x40 (pytest-textual-snapshot).
+
+Deterministic by construction: cursor blink off, focus pinned by the screen's
+AUTO_FOCUS, records and history in a temporary directory, no clock in the
+header. Behaviour is asserted inside ``run_before`` so a snapshot can only
+pass when the screen shows what the test expects. Update with
+``pytest tests/test_app_snapshots.py --snapshot-update`` after a deliberate
+change of the layout.
+"""
+
+import pytest
+
+from conftest import WORLDS
+
+from tui_adventure.app import make_app
+from tui_adventure.widgets.command_line import CommandLine
+from tui_adventure.widgets.panels import RoomPanel
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("TUI_ADVENTURE_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+
+
+def app_for(tmp_path, world="house.yaml"):
+    return make_app(WORLDS / world, records=tmp_path / "records", saves=tmp_path / "saves", cursor_blink=False)
+
+
+async def play(pilot, *lines):
+    screen = pilot.app.screen
+    for line in lines:
+        await screen.on_command_line_entered(CommandLine.Entered(line))
+    await settle(pilot)
+
+
+async def settle(pilot):
+    """The progress bar is filled by a worker: wait for it, or the picture depends on timing."""
+    import asyncio
+
+    from textual.worker import WorkerState
+
+    for _ in range(2000):
+        await pilot.pause()
+        if not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers):
+            break
+        await asyncio.sleep(0.01)
+    await pilot.pause()
+
+
+def test_start_80x24(snap_compare, tmp_path):
+    async def run_before(pilot):
+        await settle(pilot)
+        assert pilot.app.screen.query_one(RoomPanel).data.room == "Hallway"
+
+    assert snap_compare(app_for(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_midgame_120x40(snap_compare, tmp_path):
+    async def run_before(pilot):
+        await play(pilot, "up", "north", "take lamp", "xyzzy")
+        panels = pilot.app.screen.query_one(RoomPanel).data
+        assert panels.inventory == ["oil lamp"] and panels.goals_achieved == 1
+
+    assert snap_compare(app_for(tmp_path), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_won_tutorial_80x24(snap_compare, tmp_path):
+    async def run_before(pilot):
+        from tui_adventure.engine.planner import solve_world
+
+        plan = solve_world(pilot.app.session.world)
+        await play(pilot, *plan.commands, "done")
+        assert pilot.app.session.episode.ended and pilot.app.session.episode.outcome.success
+
+    assert snap_compare(app_for(tmp_path, "tutorial.yaml"), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_help_80x24(snap_compare, tmp_path):
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert type(pilot.app.screen).__name__ == "HelpScreen"
+
+    assert snap_compare(app_for(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_debug_120x40(snap_compare, tmp_path):
+    async def run_before(pilot):
+        await play(pilot, "go north")
+        await pilot.press("f4")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert type(screen).__name__ == "DebugScreen"
+        screen.query_one("#debug-tabs").active = "tab-commands"
+        await settle(pilot)
+        assert screen.query_one("#commands").option_count > 3
+
+    assert snap_compare(app_for(tmp_path), terminal_size=(120, 40), run_before=run_before)

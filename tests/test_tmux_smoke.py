@@ -1,0 +1,54 @@
+"""The app through a real terminal: start, type a command, Tab, quit (tmux drives it).
+
+CI installs tmux when the machine lacks it (.ci/run), so this fails rather
+than skips when tmux is missing.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from conftest import ROOT
+
+
+def tmux(*args):
+    return subprocess.run(["tmux", *args], capture_output=True, text=True)
+
+
+def screen(name):
+    return tmux("capture-pane", "-t", name, "-p").stdout
+
+
+def wait_for(name, needle, timeout=20.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        text = screen(name)
+        if needle in text:
+            return text
+        time.sleep(0.05)
+    raise AssertionError(f"{needle!r} never appeared; the screen was:\n{screen(name)}")
+
+
+def test_play_in_a_real_terminal(tmp_path):
+    assert shutil.which("tmux"), "tmux is needed for this test (apt-get install tmux; .ci/run does it)"
+    name = f"smoke-{os.getpid()}"
+    cmd = (f"cd {ROOT} && TUI_ADVENTURE_HOME={tmp_path}/home {sys.executable} -m tui_adventure.cli "
+           f"play worlds/house.yaml --records {tmp_path}/records; echo EXITED $? ; sleep 30")
+    tmux("new-session", "-d", "-s", name, "-x", "100", "-y", "30", cmd)
+    try:
+        wait_for(name, "umbrella stand")
+        tmux("send-keys", "-t", name, "-l", "go north")
+        tmux("send-keys", "-t", name, "Enter")
+        wait_for(name, "humming fridge")
+        tmux("send-keys", "-t", name, "-l", "exam")
+        tmux("send-keys", "-t", name, "Tab")
+        wait_for(name, "examine")
+        tmux("send-keys", "-t", name, "C-q")
+        wait_for(name, "EXITED 0")
+    finally:
+        tmux("kill-session", "-t", name)
+    data = json.loads(next((tmp_path / "records" / "human").rglob("interactions.json")).read_text())
+    assert data["meta"]["round_count"] == 1
