@@ -298,3 +298,37 @@ async def test_small_terminal_and_live_resize(tmp_path):
         await pilot.resize_terminal(140, 45)
         await pilot.pause()
         assert app.screen.query_one("#transcript").region.width > 90
+
+
+async def test_model_output_streams_into_the_transcript_while_the_turn_is_in_flight(tmp_path):
+    import asyncio
+
+    from textual.widgets import Static
+
+    release = asyncio.Event()
+
+    class Streaming:
+        name = "streamer"
+
+        async def reply(self, episode, stream=None):
+            for chunk in ("go ", "nor", "th"):
+                stream(chunk)
+                await asyncio.sleep(0)
+            await release.wait()
+            return "go north"
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.screen.set_player(Streaming())
+        for _ in range(50):
+            await pilot.pause()
+            if "go north" in str(app.screen.query_one("#live", Static).render()):
+                break
+        assert "go north" in str(app.screen.query_one("#live", Static).render())
+        assert app.screen.session.episode.turns == []          # not played until the reply is complete
+        release.set()
+        await pilot.pause()
+        app.screen.take_keyboard()                              # stop it after that turn
+        await settle(pilot)
+        assert "streamer: go north" in transcript(app)
+        assert app.screen.session.episode.turns[0].command == "go north"

@@ -65,14 +65,17 @@ class AdventureApp(App):
         yield SystemCommand("Pause / resume the model", "F5", screen.action_pause)
         yield SystemCommand("Step one model turn", "F6", screen.action_step)
         yield SystemCommand("Change the model's speed", "F7", screen.action_speed)
-        yield SystemCommand("Undo the last turn", "undo", partial(self.run_worker, screen.run_meta("undo")))
-        yield SystemCommand("Restart the episode", "restart", partial(self.run_worker, screen.run_meta("restart")))
-        yield SystemCommand("Save the game (quicksave)", "save", partial(self.run_worker, screen.run_meta("save")))
-        yield SystemCommand("Restore the newest save", "restore", partial(self.run_worker, screen.run_meta("restore")))
+        yield SystemCommand("Undo the last turn", "undo", partial(self.run_meta, screen, "undo"))
+        yield SystemCommand("Restart the episode", "restart", partial(self.run_meta, screen, "restart"))
+        yield SystemCommand("Save the game (quicksave)", "save", partial(self.run_meta, screen, "save"))
+        yield SystemCommand("Restore the newest save", "restore", partial(self.run_meta, screen, "restore"))
         yield SystemCommand("Debug screen", "F4: facts, admissible commands, plan, jump back", screen.action_debug)
         yield SystemCommand("Toggle all side panels", "F2", screen.action_toggle_panels)
         for pid in ("room", "inventory", "goals", "score", "player"):
             yield SystemCommand(f"Toggle the {pid} panel", "show or hide", partial(screen.toggle_panel, pid))
+
+    def run_meta(self, screen, text: str) -> None:
+        self.run_worker(screen.run_meta(text), group="meta")
 
     def player_choices(self) -> list[tuple[str, str]]:
         choices = [("oracle", "The exact planner plays from here"),
