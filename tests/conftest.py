@@ -21,3 +21,11 @@ def game(mini):
     from tui_adventure.engine.game import Game
 
     return Game(mini)
+
+
+@pytest.fixture(autouse=True)
+def _user_files_in_tmp(tmp_path_factory, monkeypatch):
+    """No test reads or writes the real ~/.config or ~/.local/state (history, settings)."""
+    base = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv("TUI_ADVENTURE_HOME", str(base / "state"))
+    monkeypatch.setenv("TUI_ADVENTURE_CONFIG", str(base / "config.yaml"))

@@ -332,3 +332,35 @@ async def test_model_output_streams_into_the_transcript_while_the_turn_is_in_fli
         await settle(pilot)
         assert "streamer: go north" in transcript(app)
         assert app.screen.session.episode.turns[0].command == "go north"
+
+
+async def test_settings_file_keymap_panels_and_theme_that_sticks(tmp_path, monkeypatch):
+    from tui_adventure.config import load_config
+
+    cfg_path = tmp_path / "config.yaml"
+    cfg_path.write_text("keymap:\n  screen.debug: f9\npanels: [room, goals]\nspeed: fast\n")
+    monkeypatch.setenv("TUI_ADVENTURE_CONFIG", str(cfg_path))
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert not app.screen.query_one("#inventory").display and app.screen.query_one("#goals").display
+        assert app.screen.speed == 0
+        await pilot.press("f9")
+        await pilot.pause()
+        assert isinstance(app.screen, DebugScreen)
+        await pilot.press("escape")
+        app.theme = "nord"
+        await pilot.pause()
+    assert load_config(cfg_path).theme == "nord"
+    assert load_config(cfg_path).keymap == {"screen.debug": "f9"}
+
+
+async def test_a_broken_settings_file_is_reported_and_ignored(tmp_path, monkeypatch):
+    cfg_path = tmp_path / "config.yaml"
+    cfg_path.write_text("theme: [unclosed\n")
+    monkeypatch.setenv("TUI_ADVENTURE_CONFIG", str(cfg_path))
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert any("config.yaml:" in n.message and "not valid YAML" in n.message for n in app._notifications)
+        await type_line(pilot, "go north")
+        assert "Kitchen" in transcript(app)

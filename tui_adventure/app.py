@@ -28,8 +28,11 @@ class AdventureApp(App):
 
     def __init__(self, session: Session | None = None, replay: Path | None = None,
                  replay_world: str | None = None, paused: bool = False, cursor_blink: bool = True,
-                 **kwargs) -> None:
+                 config=None, **kwargs) -> None:
         super().__init__(**kwargs)
+        from .config import Config
+
+        self.config = config or Config()
         self.start_paused = paused
         self.cursor_blink = cursor_blink
         self.session = session
@@ -37,6 +40,15 @@ class AdventureApp(App):
         self.replay_world = replay_world
 
     def on_mount(self) -> None:
+        cfg = self.config
+        if cfg.theme and cfg.theme in self.available_themes:
+            self.theme = cfg.theme
+        elif cfg.theme:
+            cfg.problems.append(f"unknown theme {cfg.theme!r}; the palette lists the themes")
+        if cfg.keymap:
+            self.set_keymap(cfg.keymap)
+        for problem in cfg.problems:
+            self.notify(problem, title="Settings", severity="warning", timeout=10)
         if self.replay_dir is not None:
             from .screens.replay import ReplayScreen
 
@@ -45,6 +57,10 @@ class AdventureApp(App):
             from .screens.play import PlayScreen
 
             self.push_screen(PlayScreen(self.session, paused=self.start_paused, cursor_blink=self.cursor_blink))
+
+    def watch_theme(self, theme: str) -> None:
+        if self.is_mounted:
+            self.config.save_theme(theme)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
@@ -108,8 +124,10 @@ def make_app(world: str | Path, player: str = "human", records: str | Path = "re
 
     w = load_world(world)
     p = None if player == "human" else _player(make_player, player, w, mode)
+    from .config import load_config
+
     return AdventureApp(Session(w, p, records=records, name=name, saves=saves), paused=paused,
-                        cursor_blink=cursor_blink)
+                        cursor_blink=cursor_blink, config=load_config())
 
 
 def _player(make_player, spec, world, mode):

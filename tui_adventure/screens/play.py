@@ -72,6 +72,11 @@ class PlayScreen(Screen):
         line.cursor_blink = self.cursor_blink
         self.start_transcript()
         self.refresh_panels()
+        cfg = getattr(self.app, "config", None)
+        if cfg is not None:
+            self.speed = [name for name, _ in SPEEDS].index(cfg.speed) if cfg.speed in dict(SPEEDS) else 1
+            for pid in ("room", "inventory", "goals", "score", "player"):
+                self.query_one(f"#{pid}").display = pid in cfg.panels
         line.focus()
         if not self.session.is_human and not self.paused:
             self.autoplay()
