@@ -18,6 +18,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
     p.add_argument("--paused", action="store_true", help="a model player waits for F5 (resume) or F6 (step)")
 
+    p = sub.add_parser("repl", help="play a world line by line (plain text when stdin is not a terminal)")
+    p.add_argument("world")
+    p.add_argument("--player", default="human", help="human, oracle, random[:seed], scripted:FILE, ... or a model")
+    p.add_argument("--records", default="records")
+    p.add_argument("--name", help="the records' run name (default: the player's name, e.g. human)")
+    p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
+
     p = sub.add_parser("replay", help="step through a recorded episode in the Textual app")
     p.add_argument("episode", metavar="EPISODE_DIR")
     p.add_argument("--world", help="the world file, when the records do not say where it is")
@@ -93,6 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         return play(args)
     if args.command == "replay":
         return replay(args)
+    if args.command == "repl":
+        from .repl import main as repl
+
+        return repl(args.world, args.player, args.records, args.name, args.mode)
     return 2
 
 

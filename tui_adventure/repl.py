@@ -1,0 +1,254 @@
+"""`adventure repl`: play a world line by line, at a prompt or from a pipe.
+
+The second front end beside the Textual app, for people who want a shell
+rather than a screen, and for scripts. It owns no turn logic: every line goes
+to ``Session.submit_line`` and every model turn to ``Session.play``, the same
+calls the app makes, so the records are the same whichever front end wrote
+them. What is left here is reading lines and printing feedback.
+
+At a terminal it is one prompt_toolkit ``PromptSession`` (the pgcli shape):
+the world's shared history file, completion of verbs and of the names in
+sight, and a bottom toolbar with the live metrics. When stdin or stdout is not
+a terminal it reads one command a line and writes plain text, so a
+transcript can be scripted and diffed.
+
+Everything runs on one ``asyncio.Runner`` driven from a plain loop, rather than
+inside one long coroutine, so that Ctrl-C raises where a person expects it:
+during a model's turn it cancels that turn (nothing half-played reaches the
+records), and while a pipe is being read it is not swallowed by a blocked loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+import sys
+from typing import TextIO
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.completion import Completer, Completion, ThreadedCompleter
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.history import History as PromptHistory
+from prompt_toolkit.shortcuts import print_formatted_text
+from prompt_toolkit.styles import Style
+
+from .episode import PlayerFailed
+from .repl_keys import MetaKey, key_hints, repl_bindings
+from .session import Feedback, History, Panels, Session
+
+STYLE = Style.from_dict({
+    "title": "bold",
+    "command": "bold",
+    "note": "ansibrightblack",
+    "error": "ansired",
+    "bottom-toolbar": "noreverse bg:ansiblack fg:ansiwhite",
+})
+
+EXIT_INTERRUPTED = 130   # what a shell reports for a command stopped by Ctrl-C
+
+
+class SessionCompleter(Completer):
+    """Verbs and meta-commands first, then the names in sight, read from the live session at each keystroke
+    (so moving rooms, taking things or undoing needs no refresh)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def get_completions(self, document, complete_event):
+        text = document.text_before_cursor
+        start, candidates = self.session.complete(text)
+        for word in candidates:
+            yield Completion(word, start_position=start - len(text))
+
+
+class SharedHistory(PromptHistory):
+    """The world's history file as prompt_toolkit sees it: the Textual app reads and writes the same file,
+    so up-arrow brings back what was typed in either front end."""
+
+    def __init__(self, history: History) -> None:
+        super().__init__()
+        self.history = history
+
+    def load_history_strings(self):
+        yield from reversed(self.history.lines)
+
+    def store_string(self, string: str) -> None:
+        """Nothing to do: ``Session.submit_line`` already keeps every line it is given (once)."""
+
+
+def toolbar_text(p: Panels) -> str:
+    goals = f"goals {p.goals_achieved}/{p.goal_count}"
+    if p.last_goal_change:
+        goals += f" ({p.last_goal_change:+d})"
+    parts = [f"turn {p.turns}/{p.max_turns}"]
+    if p.par is not None:
+        parts.append(f"par {p.par}")
+    parts += [goals, "score -" if math.isnan(p.main_score) else f"score {p.main_score:.0f}"]
+    if p.ended:
+        parts.append("ended: undo, restart or quit")
+    return " · ".join(parts)
+
+
+def build_prompt(session: Session, input=None, output=None) -> PromptSession:
+    """The one PromptSession of a REPL (``input``/``output`` are for tests: a pipe and a DummyOutput)."""
+    return PromptSession(
+        message="> ",
+        history=SharedHistory(session.history),
+        completer=ThreadedCompleter(SessionCompleter(session)),
+        complete_while_typing=True,
+        auto_suggest=AutoSuggestFromHistory(),
+        bottom_toolbar=lambda: f" {toolbar_text(session.panels())}    {key_hints()}",
+        key_bindings=repl_bindings(),
+        style=STYLE,
+        input=input,
+        output=output,
+    )
+
+
+class Repl:
+    """Reads lines from a prompt (``interactive``) or from ``lines`` (a pipe), prints to ``out``."""
+
+    def __init__(self, session: Session, *, interactive: bool = True, input=None, output=None,
+                 lines: TextIO | None = None, out: TextIO | None = None, color: bool | None = None) -> None:
+        self.session = session
+        self.out = out if out is not None else sys.stdout
+        self.lines = lines if lines is not None else sys.stdin
+        self.interactive = interactive
+        self.color = (interactive and self.out.isatty()) if color is None else color
+        self.prompt = build_prompt(session, input, output) if interactive else None
+        self.kept = ""   # a half-typed line a meta-command key set aside
+        self.runner = asyncio.Runner()
+
+    # -- printing -------------------------------------------------------------
+    def say(self, text: str, style: str = "") -> None:
+        if not text:
+            return
+        if self.color and style:
+            print_formatted_text(FormattedText([(f"class:{style}", text)]), style=STYLE, file=self.out)
+        else:
+            print(text, file=self.out, flush=True)
+
+    def show(self, feedback: Feedback) -> None:
+        if feedback.kind == "error":
+            self.say(feedback.text, "error")
+            return
+        self.say(feedback.text)
+        turn = feedback.turn
+        if turn is not None and turn.goal_score:
+            p = self.session.panels()
+            self.say(f"[goal {turn.goal_score:+d}: {p.goals_achieved}/{p.goal_count} goals]", "note")
+
+    def intro(self) -> None:
+        self.say(self.session.world.title, "title")
+        # not episode.first_message: for a clembench instance that starts with the model's long prompt
+        self.say("\n" + self.session.game.first_observation())
+
+    # -- the loops --------------------------------------------------------------
+    def run(self) -> int:
+        """Play until quit, end of input, or (for a model) the end of the episode; the exit status."""
+        try:
+            self.intro()
+            if self.session.is_human:
+                return self.run_human()
+            return self.run_player()
+        finally:
+            self.runner.close()
+
+    def run_human(self) -> int:
+        if self.interactive:
+            self.session.par(compute=True)   # once, so the toolbar can show par without a search per keystroke
+        while True:
+            try:
+                line = self.read_line()
+            except KeyboardInterrupt:
+                if self.interactive:
+                    continue                 # Ctrl-C abandons the line being typed, as in a shell
+                return EXIT_INTERRUPTED      # a pipe has no line being typed: Ctrl-C means stop
+            except EOFError:
+                return 0
+            if isinstance(line, MetaKey):
+                self.kept = line.kept
+                self.show(self.runner.run(self.session.meta(line.word)))
+                continue
+            if not self.interactive and line.strip():
+                self.say(f"> {line.strip()}")   # so a piped transcript shows what each answer answers
+            feedback = self.runner.run(self.session.submit_line(line))
+            if feedback.kind == "quit":
+                return 0
+            self.show(feedback)
+
+    def read_line(self) -> str | MetaKey:
+        if self.prompt is not None:
+            kept, self.kept = self.kept, ""
+            return self.runner.run(self.prompt.prompt_async(default=kept))
+        line = self.lines.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\r\n")
+
+    def run_player(self) -> int:
+        """The player plays turn after turn until the episode ends; Ctrl-C stops it between or within turns."""
+        session = self.session
+        name = getattr(session.player, "model_name", None) or session.player.name
+        self.say(f"[{name} plays; Ctrl-C stops it]", "note")
+        try:
+            while not session.episode.ended:
+                streamed = []
+
+                def stream(chunk: str) -> None:
+                    if not streamed:
+                        self.out.write("> " if not chunk.startswith(">") else "")
+                    streamed.append(chunk)
+                    self.out.write(chunk)
+                    self.out.flush()
+
+                try:
+                    turn = self.runner.run(session.play(stream))
+                except PlayerFailed as exc:
+                    self.say(f"[{exc}]", "error")
+                    self.say(f"[{session.outcome_text()}]", "note")
+                    return 1
+                if streamed:
+                    self.out.write("\n")
+                else:
+                    self.say(f"> {turn.command}" if turn.command is not None else turn.reply, "command")
+                self.show(Feedback("turn", session.turn_text(turn), turn))
+        except KeyboardInterrupt:
+            self.out.write("\n")
+            self.say(f"[stopped after {len(session.episode.turns)} turns; the records so far are kept]", "note")
+            return EXIT_INTERRUPTED
+        return 0
+
+
+def make_session(world_path: str, player: str = "human", records: str = "records", name: str | None = None,
+                 mode: str = "text", **kwargs) -> Session:
+    """Load the world and the player as the app does; SourceErrors / ValueError for the caller to report."""
+    from .engine.loader import load_world
+    from .players.base import make_player
+
+    world = load_world(world_path)
+    p = None
+    if player != "human":
+        if "mode" in inspect.signature(make_player).parameters:
+            p = make_player(player, world, mode=mode)
+        else:                               # a make_player from before model players had modes
+            p = make_player(player, world)
+    return Session(world, p, records=records, name=name, **kwargs)
+
+
+def main(world: str, player: str = "human", records: str = "records", name: str | None = None,
+         mode: str = "text") -> int:
+    from .engine.yamlpos import SourceErrors
+
+    try:
+        session = make_session(world, player, records, name, mode)
+    except SourceErrors as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"adventure repl: {exc}", file=sys.stderr)
+        return 1
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    return Repl(session, interactive=interactive).run()
