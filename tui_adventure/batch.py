@@ -34,9 +34,16 @@ def world_files(paths: list[str]) -> list[Path]:
     return out
 
 
+def _model_spec(player) -> dict:
+    """A model player's backend and generation arguments, for the records' model_spec."""
+    if getattr(player, "backend", None) is None:
+        return {}
+    return {"backend": player.backend, "gen_args": dict(getattr(player, "gen_args", None) or {}) or None}
+
+
 async def play_episode(world, player, records: Path, on_turn=None) -> tuple[Episode | None, bool]:
     """Play and record one episode; (episode, skipped)."""
-    recorder = Recorder(records, world, player.name)
+    recorder = Recorder(records, world, player.name, **_model_spec(player))
     if recorder.is_done():
         return None, True
     episode = Episode(world)
@@ -48,7 +55,8 @@ async def play_episode(world, player, records: Path, on_turn=None) -> tuple[Epis
     return episode, False
 
 
-async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progress=None) -> Summary:
+async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progress=None,
+                  mode: str = "text") -> Summary:
     summary = Summary()
     sem = asyncio.Semaphore(max(1, jobs))
 
@@ -62,7 +70,7 @@ async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progre
                     progress.log(str(exc))
                 return
             try:
-                episode, skipped = await play_episode(world, make_player(spec, world), records)
+                episode, skipped = await play_episode(world, make_player(spec, world, mode), records)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -78,11 +86,16 @@ async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progre
             if progress:
                 progress.advance(summary)
 
-    await asyncio.gather(*(one(f) for f in files))
+    from .players.backend import close_clients
+
+    try:
+        await asyncio.gather(*(one(f) for f in files))
+    finally:
+        await close_clients()   # the model clients all episodes shared
     return summary
 
 
-def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1) -> int:
+def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mode: str = "text") -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     files = world_files(paths)
@@ -98,7 +111,7 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1) ->
                 bar.console.print(text)
 
         try:
-            summary = asyncio.run(run_all(files, spec, Path(records), jobs, Reporter()))
+            summary = asyncio.run(run_all(files, spec, Path(records), jobs, Reporter(), mode=mode))
         except KeyboardInterrupt:
             bar.console.print("interrupted: finished episodes are kept; run again to resume")
             return 130

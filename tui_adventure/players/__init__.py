@@ -1,4 +1,4 @@
-"""Who plays: people, programs and (in their own issue) language models, behind one protocol."""
+"""Who plays: people, programs and language models, behind one protocol (``base.Player``)."""
 
 from .base import Player, make_player
 

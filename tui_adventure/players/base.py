@@ -30,8 +30,13 @@ def as_reply(episode, command: str, next_actions: list[str] | None = None) -> st
     return reply
 
 
-def make_player(spec: str, world=None):
-    """``human``, ``oracle``, ``random[:seed]``, ``scripted:FILE``, ``replay:EPISODE_DIR``."""
+def make_player(spec: str, world=None, mode: str = "text", **options):
+    """``human``, ``oracle``, ``random[:seed]``, ``scripted:FILE``, ``replay:EPISODE_DIR``, or a model:
+    a name from model_registry.json or ``BACKEND:MODEL[@BASE_URL]`` (``players/registry.py``).
+
+    ``mode`` (``text``, ``tool``, ``tools``) and ``options`` (``timeout``,
+    ``max_retries``, ...) only concern models; a model's SDK is imported only then.
+    """
     from .programmatic import OraclePlayer, RandomPlayer, ReplayPlayer, ScriptedPlayer
 
     kind, _, arg = spec.partition(":")
@@ -54,5 +59,6 @@ def make_player(spec: str, world=None):
         if not arg:
             raise ValueError("replay:EPISODE_DIR needs the directory of a recorded episode")
         return ReplayPlayer.from_episode(Path(arg))
-    raise ValueError(f"unknown player {spec!r} (use human, oracle, random[:seed], scripted:FILE, "
-                     "replay:EPISODE_DIR, or a model name from model_registry.json)")
+    from .llm import model_player
+
+    return model_player(spec, world, mode, **options)

@@ -1,0 +1,191 @@
+"""A language model as a player: one request per turn, built from the episode's messages.
+
+For an imported clembench world the request is what clemcore sends: the
+episode's messages as they are (the instance prompt and first room as the
+first user message, then the replies and observations alternating), with
+temperature 0 and 300 tokens, and the reply is the text stripped, as
+clemcore strips it. Native worlds get a prompt written from the world in
+front of the first room. In the tool modes the model acts through tool
+calls, which become the commands a person would type before the episode
+sees them (``players/tools.py``); the history sent back holds the model's
+own tool calls and their results, so it reads like a normal tool-using
+conversation.
+
+Failures: the SDKs retry what they can; a reply that broke off is asked
+for again here, with backoff; after that the player raises ``ModelError``
+and ``play_turn`` ends the episode as an error. The request and the raw
+response of every call are kept in ``last_call`` for the records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from .backend import Completion, ModelError, ToolCall, Transient
+from .base import as_reply
+from .registry import ModelSpec, resolve
+from .tools import MODES, command_of, tool_specs
+
+NOT_PLAYED = "(not played: only the first action of a turn is played)"
+PLANNED = "(planned; not played yet)"
+MAX_BACKOFF = 8.0
+
+
+@dataclass
+class _Said:
+    reply: str
+    message: dict             # the assistant message with its tool calls, as the model produced it
+    calls: list[ToolCall]
+
+
+class ModelPlayer:
+    """A model from the registry (or a one-off spec), playing in ``text``, ``tool`` or ``tools`` mode."""
+
+    def __init__(self, spec: ModelSpec, mode: str = "text", retry_delay: float = 0.5) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r} (use {', '.join(MODES)})")
+        self.spec = spec
+        self.mode = mode
+        self.name = spec.name
+        self.model_name = spec.name
+        self.backend = spec.backend
+        self.gen_args = dict(spec.gen_args)
+        self.retry_delay = retry_delay
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.last_latency: float | None = None
+        self.last_call: dict | None = None
+        self._said: dict[int, _Said] = {}
+        self._tools: tuple[object, list[dict]] | None = None
+
+    def __repr__(self) -> str:
+        return f"ModelPlayer({self.spec.name!r}, backend={self.backend!r}, mode={self.mode!r})"
+
+    # -- the request ------------------------------------------------------------------
+    def tools(self, episode) -> list[dict]:
+        if self.mode == "text":
+            return []
+        world = episode.world
+        if self._tools is None or self._tools[0] is not world:
+            self._tools = (world, tool_specs(world, self.mode, episode.planning))
+        return self._tools[1]
+
+    def prompt_prefix(self, episode) -> str:
+        if episode.clembench:
+            return ""   # the instance's own prompt is already in the first message
+        from .prompting import native_prompt
+
+        return native_prompt(episode.world, self.mode, episode.planning) + "\n\n"
+
+    def conversation(self, episode) -> list[dict]:
+        """The messages to send: the episode's, with this model's own tool calls where it made them."""
+        msgs = episode.messages
+        out: list[dict] = []
+        i = 0
+        while i < len(msgs):
+            m = msgs[i]
+            if i == 0:
+                out.append({"role": "user", "content": self.prompt_prefix(episode) + m["content"]})
+                i += 1
+                continue
+            said = self._said.get(i) if m["role"] == "assistant" else None
+            if said is not None and said.reply == m["content"] and said.calls:
+                out.append(said.message)
+                answered = i + 1 < len(msgs) and msgs[i + 1]["role"] == "user"
+                observation = msgs[i + 1]["content"] if answered else ""
+                rest = PLANNED if episode.planning else NOT_PLAYED
+                for j, call in enumerate(said.calls):
+                    out.append({"role": "tool", "tool_call_id": call.id, "content": observation if j == 0 else rest})
+                i += 2 if answered else 1
+                continue
+            if out and out[-1]["role"] == m["role"] and "tool_calls" not in out[-1]:
+                # as clemcore: consecutive messages of one role are joined (never happens in play)
+                out[-1] = {**out[-1], "content": f"{out[-1]['content']}\n\n{m['content']}"}
+            else:
+                out.append({"role": m["role"], "content": m["content"]})
+            i += 1
+        return out
+
+    async def _complete(self, messages, tools, stream) -> Completion:
+        if self.backend == "anthropic":
+            from .anthropic_backend import complete
+        else:
+            from .openai_backend import complete
+        return await complete(self.spec, messages, tools, "required", stream)
+
+    # -- one turn ------------------------------------------------------------------------
+    async def reply(self, episode, stream=None) -> str:
+        messages = self.conversation(episode)
+        tools = self.tools(episode)
+        attempt = 0
+        while True:
+            call_start = datetime.now()
+            started = time.perf_counter()
+            try:
+                result = await self._complete(messages, tools, stream)
+                break
+            except Transient as exc:
+                attempt += 1
+                if attempt > self.spec.max_retries:
+                    raise ModelError(f"{exc} (gave up after {attempt} tries)") from exc
+                if stream is not None:
+                    stream(f"\n[{exc}: asking again]\n")
+                await asyncio.sleep(min(self.retry_delay * 2 ** (attempt - 1), MAX_BACKOFF))
+            except ModelError as exc:
+                if _was_retried(exc.__cause__):
+                    raise ModelError(f"{exc} (after {self.spec.max_retries} retries)") from exc.__cause__
+                raise
+        elapsed = time.perf_counter() - started
+        self.last_latency = elapsed
+        self.tokens_in += result.tokens_in or 0
+        self.tokens_out += result.tokens_out or 0
+        reply = self._reply_of(episode, result)
+        if stream is not None and result.tool_calls and not result.text:
+            stream(reply)
+        self.last_call = {"manipulated_prompt_obj": result.sent, "raw_response_obj": result.raw,
+                          "call_start": call_start, "call_duration": timedelta(seconds=elapsed)}
+        if result.tool_calls:
+            message = {"role": "assistant", "content": result.text or None,
+                       "tool_calls": [{"id": c.id, "type": "function",
+                                       "function": {"name": c.name, "arguments": c.arguments}}
+                                      for c in result.tool_calls]}
+            self._said[len(episode.messages)] = _Said(reply, message, list(result.tool_calls))
+        return reply
+
+    def _reply_of(self, episode, result: Completion) -> str:
+        """The reply the episode judges: the text as clemcore strips it, or the tool calls as a command."""
+        if self.mode == "text" or not result.tool_calls:
+            return result.text.strip()
+        commands = [command_of(episode.world, c.name, c.arguments) for c in result.tool_calls]
+        command, plan = commands[0]
+        plan = plan or [c for c, _ in commands[1:]]
+        return as_reply(episode, command, plan or None)
+
+
+def _was_retried(cause) -> bool:
+    """Whether the SDK retried before giving up (it does for 408, 409, 429, 5xx and lost connections)."""
+    status = getattr(cause, "status_code", None)
+    if status is not None:
+        return status in (408, 409, 429) or status >= 500
+    return cause is not None and any(n in type(cause).__name__ for n in ("Connection", "Timeout"))
+
+
+def model_player(spec: str, world=None, mode: str = "text", **overrides) -> ModelPlayer:
+    """The player for a registry name or ``BACKEND:MODEL[@URL]``; ValueError when there is none.
+
+    ``overrides`` (``timeout``, ``max_retries``, ``gen_args``, ...) replace the
+    registry's values; ``retry_delay`` sets the first backoff of the player's own retries.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (use {', '.join(MODES)})")
+    retry_delay = overrides.pop("retry_delay", 0.5)
+    model = resolve(spec, **overrides)
+    if model.backend == "anthropic":
+        from .anthropic_backend import INSTALL_HINT, available
+
+        if not available():
+            raise ValueError(f"model {spec!r}: {INSTALL_HINT}")
+    return ModelPlayer(model, mode, retry_delay=retry_delay)

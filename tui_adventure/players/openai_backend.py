@@ -1,0 +1,130 @@
+"""OpenAI's chat completions API through the ``openai`` SDK: OpenAI, OpenRouter, and every
+OpenAI-compatible server (vLLM, llama.cpp's server, Ollama, LM Studio).
+
+The SDK does the retrying where it can (429, 5xx, timeouts and refused
+connections, with backoff and the server's Retry-After), so the client is
+made with the model's ``timeout`` and ``max_retries``. What it cannot retry,
+a stream that breaks off or a body that is not JSON, is raised as
+``Transient`` for the player to ask again. A request without a stream
+callback is sent unstreamed, so its raw response is exactly what clemcore
+records (``model_dump(mode="json")``); a streamed one is put back together
+into that same shape.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .backend import Completion, ModelError, ToolCall, Transient, is_transport_error, shared_client
+
+
+def _client(spec):
+    import openai
+
+    def make():
+        return openai.AsyncOpenAI(api_key=spec.api_key, base_url=spec.base_url, organization=spec.organization,
+                                  timeout=spec.timeout, max_retries=spec.max_retries)
+    return shared_client(("openai",) + spec.client_key(), make)
+
+
+def request_args(spec, messages: list[dict], tools: list[dict], tool_choice) -> dict:
+    kwargs: dict = {"model": spec.model_id, "messages": messages,
+                    **{k: v for k, v in spec.gen_args.items() if v is not None}}
+    config = spec.config or {}
+    if config.get("reasoning_model"):   # as clemcore: reasoning models take no max_tokens
+        kwargs.pop("max_tokens", None)
+    if "extra_body" in config:
+        kwargs["extra_body"] = config["extra_body"]
+    elif spec.backend == "openrouter":  # clemcore's default routing for OpenRouter
+        kwargs["extra_body"] = {"provider": {"quantizations": ["fp8"]}}
+    if tools:
+        kwargs["tools"] = [{"type": "function", "function": t} for t in tools]
+        kwargs["tool_choice"] = config.get("tool_choice", tool_choice)
+    return kwargs
+
+
+async def complete(spec, messages: list[dict], tools: list[dict] | None = None, tool_choice="required",
+                   stream=None) -> Completion:
+    import openai
+
+    client = _client(spec)
+    kwargs = request_args(spec, messages, tools or [], tool_choice)
+    try:
+        if stream is None or config_says_no_stream(spec):
+            response = await client.chat.completions.create(**kwargs)
+            return _from_response(response, messages)
+        chunks = await client.chat.completions.create(**kwargs, stream=True, stream_options={"include_usage": True})
+    except (openai.APIStatusError, openai.APIConnectionError) as exc:
+        raise ModelError(f"{type(exc).__name__}: {exc}") from exc   # the SDK has retried already
+    except (ValueError, openai.APIResponseValidationError) as exc:
+        raise Transient(f"unreadable response: {exc}") from exc
+    try:
+        return await _from_stream(chunks, messages, stream)
+    except (ValueError, AssertionError, openai.APIError) as exc:
+        raise Transient(f"{type(exc).__name__} while streaming: {exc}") from exc
+    except Exception as exc:
+        if is_transport_error(exc):
+            raise Transient(f"connection lost while streaming: {exc}") from exc
+        raise
+
+
+def config_says_no_stream(spec) -> bool:
+    return (spec.config or {}).get("stream") is False
+
+
+def _from_response(response, messages) -> Completion:
+    if not getattr(response, "choices", None):
+        raise Transient(f"a response without choices: {str(response)[:200]}")
+    message = response.choices[0].message
+    calls = [ToolCall(c.id or f"call_{i}", c.function.name, c.function.arguments or "")
+             for i, c in enumerate(message.tool_calls or []) if getattr(c, "function", None)]
+    usage = response.usage
+    return Completion(text=message.content or "", tool_calls=calls, raw=response.model_dump(mode="json"),
+                      sent=messages, tokens_in=getattr(usage, "prompt_tokens", None),
+                      tokens_out=getattr(usage, "completion_tokens", None))
+
+
+async def _from_stream(chunks, messages, stream) -> Completion:
+    raw: dict = {"id": None, "object": "chat.completion", "created": int(time.time()), "model": None,
+                 "system_fingerprint": None}
+    text: list[str] = []
+    calls: dict[int, dict] = {}
+    finish = None
+    usage = None
+    async for chunk in chunks:
+        if raw["id"] is None:
+            raw.update(id=chunk.id, created=chunk.created or raw["created"], model=chunk.model,
+                       system_fingerprint=getattr(chunk, "system_fingerprint", None))
+        if getattr(chunk, "usage", None):
+            usage = chunk.usage.model_dump(mode="json")
+        for choice in chunk.choices or []:
+            if choice.index != 0:
+                continue
+            delta = choice.delta
+            if delta is not None and delta.content:
+                text.append(delta.content)
+                stream(delta.content)
+            for tc in (delta.tool_calls if delta is not None else None) or []:
+                slot = calls.setdefault(tc.index, {"id": None, "type": "function",
+                                                   "function": {"name": "", "arguments": ""}})
+                if tc.id:
+                    slot["id"] = tc.id
+                if tc.function is not None:
+                    slot["function"]["name"] += tc.function.name or ""
+                    slot["function"]["arguments"] += tc.function.arguments or ""
+            if choice.finish_reason:
+                finish = choice.finish_reason
+    if raw["id"] is None:
+        raise Transient("the stream ended before any answer")
+    message: dict = {"role": "assistant", "content": "".join(text) or None}
+    ordered = [calls[i] for i in sorted(calls)]
+    for i, c in enumerate(ordered):
+        c["id"] = c["id"] or f"call_{i}"
+    if ordered:
+        message["tool_calls"] = ordered
+    raw["choices"] = [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}]
+    raw["usage"] = usage
+    return Completion(text="".join(text), tool_calls=[ToolCall(c["id"], c["function"]["name"],
+                                                               c["function"]["arguments"]) for c in ordered],
+                      raw=raw, sent=messages, tokens_in=(usage or {}).get("prompt_tokens"),
+                      tokens_out=(usage or {}).get("completion_tokens"))

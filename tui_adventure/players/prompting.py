@@ -1,0 +1,105 @@
+"""What a model is told about a native world before it reads the first room.
+
+Imported clembench worlds carry upstream's own prompt (the episode already
+puts it in front of the first observation) and get nothing more: their
+results must stay comparable with clembench's. Native worlds have no prompt,
+so one is written here from the world itself: the goal in plain words, the
+shape of the commands its ruleset understands, and how to answer in the
+chosen mode. It is put in front of the first user message, the way clembench
+does it, rather than in a system message, because some local chat templates
+reject a system role.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def object_names(world) -> dict[str, str]:
+    """Every object and room by a name that tells it apart (``brass key`` and ``red key``, not ``key`` twice).
+
+    These are names the world's parser reads back as that thing, so a model
+    (or a tool argument) can use them verbatim.
+    """
+    shown = [e for e in world.entities.values() if not e.hidden and e.kind in ("object", "room")]
+    out: dict[str, str] = {}
+    for e in shown:
+        name = e.name
+        rivals = [o for o in shown if o is not e and o.name == e.name]
+        if rivals:
+            for adj in e.adjectives:
+                if not any(adj in o.words() for o in rivals):
+                    name = f"{adj} {e.name}"
+                    break
+        out[e.id] = name
+    return out
+
+
+def goal_text(world, goal, names: dict[str, str] | None = None) -> str:
+    """One goal as a sentence ("the book is on the shelf")."""
+    names = names if names is not None else object_names(world)
+    pred, *args = goal.fact
+    n = [names.get(a, world.name_of(a)) for a in args]
+    positive = goal.positive
+    if pred in ("on", "in") and len(n) == 2:
+        text = f"the {n[0]} is {pred} the {n[1]}"
+    elif pred == "held" and n:
+        text = f"you have the {n[0]}"
+    elif pred == "at" and len(n) == 2:
+        text = f"you are in the {n[1]}" if args[0] == "player" else f"the {n[0]} is in the {n[1]}"
+    elif pred == "open" and n:
+        text = f"the {n[0]} is {'open' if positive else 'closed'}"
+        positive = True
+    elif pred == "locked" and n:
+        text = f"the {n[0]} is {'locked' if positive else 'unlocked'}"
+        positive = True
+    elif pred == "eaten" and n:
+        text = f"the {n[0]} is eaten"
+    else:
+        text = str(goal)
+    return text if positive else f"it is not so that {text}"
+
+
+def command_forms(world) -> list[str]:
+    """The command shapes of the world's actions, one per action (``put <obj> in <dst>``)."""
+    forms = []
+    for action in world.actions:
+        syntax = action.spec.syntax
+        if not syntax:
+            continue
+        want = set(action.spec.params)
+        pattern = next((s for s in syntax if set(re.findall(r"\{(\w+)\}", s)) == want), syntax[0])
+        words = [w.split("|")[0] for w in pattern.split()]
+        forms.append(re.sub(r"\{(\w+)\}", r"<\1>", " ".join(words)))
+    return forms
+
+
+def native_prompt(world, mode: str = "text", planning: bool = False) -> str:
+    names = object_names(world)
+    goals = [goal_text(world, g, names) for g in world.goals]
+    if len(goals) > 1:
+        goal = ", ".join(goals[:-1]) + " and " + goals[-1]
+    else:
+        goal = goals[0] if goals else "explore"
+    lines = ["You are playing a text adventure game. I will describe what you can perceive in the game,"
+             " and you act in it one command at a time.",
+             "", f"Your goal: {goal[0].upper() + goal[1:]}."]
+    forms = command_forms(world)
+    if forms:
+        lines += ["", "Commands look like this (replace <...> with the name of a thing, a room or a direction):",
+                  "  " + ", ".join(forms)]
+    lines.append("")
+    if mode == "text":
+        lines += ["Reply with exactly one command on a line that starts with >, and nothing else. For example:",
+                  "> look"]
+        if planning:
+            lines += ["Then, on the next line, write your plan: Next actions: <command>, <command>"]
+        lines.append('Once you have achieved your goal, reply "> done".')
+    elif mode == "tool":
+        lines += ["Act by calling the act tool with one command each turn.",
+                  'Once you have achieved your goal, call act with the command "done".']
+    else:
+        lines += ["Act by calling the tool of the action you want to take, one action each turn.",
+                  "Once you have achieved your goal, call the done tool."]
+    lines.append(f"You have at most {world.max_turns} turns.")
+    return "\n".join(lines)

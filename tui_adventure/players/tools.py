@@ -1,0 +1,157 @@
+"""Tool schemas for the ``tool`` and ``tools`` modes, and tool calls turned back into commands.
+
+Whatever the mode, the engine and the records see a command typed the way a
+person would type it (``take brass key``): a tool call is rewritten into that
+before the episode judges it. So transcripts, scores and the parser's
+failures mean the same in every mode, and a mode is only a different way
+for the model to say the same thing.
+
+Schemas are neutral ``{"name", "description", "parameters"}`` dicts (JSON
+Schema parameters); each backend wraps them the way its API wants.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from .prompting import object_names
+
+MODES = ("text", "tool", "tools")
+
+# clembench's actions have no syntax patterns (its grammar is upstream's): their shapes, from ADVENTUREGAME.md 3
+_CLEM_OPTIONAL = {("take", "s")}
+_CLEM_ARG_TEXT = {"e": "the thing", "s": "where to take it from (optional)", "t": "where to put it",
+                  "d": "the room to go to"}
+
+
+def _slots(pattern: str) -> list[str]:
+    return re.findall(r"\{(\w+)\}", pattern)
+
+
+def _pattern(action) -> str | None:
+    syntax = action.spec.syntax
+    if not syntax:
+        return None
+    want = set(action.spec.params)
+    return next((s for s in syntax if set(_slots(s)) == want), syntax[0])
+
+
+def directions(world) -> list[str]:
+    out: list[str] = []
+    for f in world.initial_facts:
+        if f[0] == "exit" and len(f) == 4 and f[2] not in out:
+            out.append(f[2])
+    return out
+
+
+def enums(world) -> dict[str, list[str]]:
+    """Allowed values per parameter kind: the names of the world's objects, rooms, directions."""
+    names = object_names(world)
+    things = [names[e.id] for e in world.entities.values() if e.id in names and e.kind == "object"]
+    rooms = [names[e.id] for e in world.entities.values() if e.id in names and e.kind == "room"]
+    return {"thing": sorted(set(things), key=things.index), "room": sorted(set(rooms), key=rooms.index),
+            "dir": directions(world)}
+
+
+def tool_specs(world, mode: str, planning: bool = False) -> list[dict]:
+    if mode == "text":
+        return []
+    if mode == "tool":
+        props: dict = {"command": {"type": "string",
+                                   "description": "One game command, e.g. 'take key' or 'go north'."}}
+        if planning:
+            props["next_actions"] = {"type": "array", "items": {"type": "string"},
+                                     "description": "The commands you plan to give next, in order."}
+        return [{"name": "act", "description": "Do one thing in the game: the command is played as if typed.",
+                 "parameters": {"type": "object", "properties": props, "required": ["command"]}}]
+    if mode != "tools":
+        raise ValueError(f"unknown mode {mode!r} (use {', '.join(MODES)})")
+    values = enums(world)
+    clem = world.is_clembench()
+    out = []
+    for action in world.actions:
+        props = {}
+        required = []
+        pattern = _pattern(action)
+        for slot, kind in action.spec.params.items():
+            schema: dict = {"type": "string"}
+            if values.get(kind):
+                schema["enum"] = values[kind]
+            if clem:
+                schema["description"] = _CLEM_ARG_TEXT.get(slot, slot)
+            else:
+                schema["description"] = {"thing": "the name of a thing", "room": "the name of a room",
+                                         "dir": "a direction"}.get(kind, kind)
+            props[slot] = schema
+            if not (clem and (action.id, slot) in _CLEM_OPTIONAL):
+                required.append(slot)
+        if pattern:
+            shape = re.sub(r"\{(\w+)\}", r"<\1>", " ".join(w.split("|")[0] for w in pattern.split()))
+            also = [s for s in action.spec.syntax[1:4] if not _slots(s)]
+            desc = f"The command '{shape}'." + (f" (Also typed: {', '.join(also)}.)" if also else "")
+        else:
+            desc = {"take": "Take a thing (from where it is, or from the thing given).",
+                    "put": "Put a thing in or on another.", "go": "Go to a neighbouring room.",
+                    "open": "Open a thing.", "close": "Close a thing.", "examine": "Look closely at a thing.",
+                    "done": "End the game: you consider yourself done."}.get(action.id, action.id)
+        out.append({"name": action.id, "description": desc,
+                    "parameters": {"type": "object", "properties": props, "required": required}})
+    return out
+
+
+def parse_arguments(arguments) -> dict | str:
+    """A tool call's arguments as a dict; the raw text when it is not a JSON object (small models slip)."""
+    if isinstance(arguments, dict):
+        return arguments
+    try:
+        value = json.loads(arguments or "{}")
+    except ValueError:
+        return str(arguments)
+    return value if isinstance(value, dict) else str(arguments)
+
+
+def command_of(world, name: str, arguments) -> tuple[str, list[str]]:
+    """(command, planned next commands) for one tool call, written as a person would type them."""
+    args = parse_arguments(arguments)
+    if name == "act":
+        if isinstance(args, str):
+            return args.strip(), []
+        plan = args.get("next_actions") or []
+        plan = [str(p) for p in plan] if isinstance(plan, list) else [str(plan)]
+        return str(args.get("command", "")).strip(), plan
+    if isinstance(args, str):
+        args = {}
+    action = world.action_by_id.get(name)
+    if action is None:   # not one of ours: say it as the model named it, and let the parser judge
+        return " ".join([name.replace("_", " "), *map(str, args.values())]).strip(), []
+    val = {k: str(v).strip() for k, v in args.items() if v not in (None, "")}
+    if world.is_clembench():
+        return _clem_command(world, name, val), []
+    pattern = _pattern(action)
+    if pattern is None:
+        return " ".join([name, *val.values()]), []
+    words = []
+    for word in pattern.split():
+        slot = _slots(word)
+        if slot:
+            if slot[0] in val:
+                words.append(word.replace("{" + slot[0] + "}", val[slot[0]]))
+        else:
+            words.append(word.split("|")[0])
+    return " ".join(words), []
+
+
+def _clem_command(world, name: str, val: dict) -> str:
+    e, s, t, d = val.get("e", ""), val.get("s"), val.get("t", ""), val.get("d", "")
+    if name == "take":
+        return f"take {e} from {s}" if s else f"take {e}"
+    if name == "put":
+        containers = {f[1] for f in world.initial_facts if f[0] == "container"}
+        ids = {n: i for i, n in object_names(world).items()}
+        return f"put {e} {'in' if ids.get(t) in containers else 'on'} {t}"
+    if name == "go":
+        return f"go {d}"
+    if name in ("open", "close", "examine"):
+        return f"{name} {e}"
+    return " ".join([name, *val.values()])
