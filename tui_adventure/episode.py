@@ -13,10 +13,10 @@ default (a bare command is fine) unless the world asks for ``strict``.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .clembench.exploration import Interpreter
 from .engine.game import Game, StepResult
 from .engine.world import World
 
@@ -32,8 +32,8 @@ class Turn:
     result: StepResult | None = None
     invalid_format: str | None = None
     hallucinated_finish: bool = False
-    plan: list[str] | None = None
-    plan_results: list[dict] | None = None
+    plan: list[str] | None = None            # the plan this reply gave (planning variant)
+    plan_results: list[list] | None = None   # the current plan simulated: [goals, text, info] per command
     events: list[tuple[str, object]] = field(default_factory=list)   # (type, content), in order
 
     @property
@@ -72,7 +72,13 @@ class Outcome:
 
 
 class Episode:
-    """Submit replies one at a time; read ``messages``, ``turns``, ``ended``, ``outcome``."""
+    """Submit replies one at a time; read ``messages``, ``turns``, ``ended``, ``outcome``.
+
+    Every turn's ``events`` are the game master's own log entries in
+    upstream's order and with upstream's contents (what the recorder writes
+    after the two messages and ``metadata``), so front ends and records see
+    one account of the turn.
+    """
 
     def __init__(self, world: World, *, par: int | None = None, strict: bool | None = None,
                  listener: Callable[[str, object], None] | None = None) -> None:
@@ -93,6 +99,10 @@ class Episode:
         self.done_by_player = False
         self.error: BaseException | None = None
         self.listener = listener
+        self.interpreter = Interpreter(world, self.game)
+        self.goals: list = []            # the goals as upstream's game master last heard of them
+        self.plans: list[list[str]] = []
+        self._before: list[tuple] = []   # per turn: what undo puts back
         prompt = world.meta.get("prompt", "") if self.clembench else ""
         self.first_message = prompt + self.game.first_observation()
         self.messages: list[dict] = [{"role": "user", "content": self.first_message}]
@@ -103,41 +113,78 @@ class Episode:
         if self.ended:
             raise RuntimeError("the episode has ended")
         reply = reply if isinstance(reply, str) else str(reply)
+        self._before.append((self.interpreter.snapshot(), list(self.goals), self.finished, len(self.plans)))
         turn = Turn(len(self.turns) + 1, reply)
         self.turns.append(turn)
         self.messages.append({"role": "assistant", "content": reply})
         command, problem = self.command_of(reply)
         if problem is not None:
-            if any(w in reply for w in HALLUCINATION_WORDS) and problem == "command_tag_missing":
+            if problem == "command_tag_missing" and any(w in reply for w in HALLUCINATION_WORDS):
                 turn.hallucinated_finish = True
                 self._event(turn, "hallucinated_finish", reply)
             turn.invalid_format = problem
-            self._event(turn, "invalid_format", problem)
             self.aborted = True
             self.invalid_format = problem
-            self.ended = True
+            self._event(turn, "invalid_format", problem)
+            self._end(turn)
             return turn
-        turn.command = command
-        result = self.game.step(command)
-        turn.result = result
-        turn.observation = result.observation
         if self.planning:
-            turn.plan = self.plan_of(reply)
-            turn.plan_results = self.simulate_plan(turn.plan)
-        self.messages.append({"role": "user", "content": result.observation})
-        if self.game.all_goals_achieved() and not self.finished:
+            plan = self.plan_of(reply)
+            if plan is not None:
+                turn.plan = plan
+                self.plans.append(plan)
+                self._event(turn, "turn_plan", plan)
+        turn.command = command
+        goals, observation, info, result = self.interpreter.process(command)
+        turn.result = result
+        turn.observation = observation
+        self._event(turn, "action_fail" if result.fail is not None else "action_info", info)
+        prior = len(self.goals)
+        self.goals = goals
+        self._event(turn, "goal_status", {"goal_states_achieved": list(goals), "turn_goal_score": len(goals) - prior})
+        if self.planning:
+            self._plan_events(turn, command)
+        self.messages.append({"role": "user", "content": observation})
+        if self._all_goals(goals):
             self.finished = True
-            self._event(turn, "adventure_finished", True)
+            self._event(turn, "adventure_finished", list(goals))
         if len(self.turns) >= self.max_turns:
             self.turn_limit_reached = True
             self.aborted = True
-            self.ended = True
-            self._event(turn, "turn_limit_reached", True)
-        elif result.action == "done":
+            self._event(turn, "turn_limit_reached", f"Turn limit {self.max_turns} reached, end episode.")
+            self._end(turn)
+        elif result.fail is None and result.action == "done":
             self.done_by_player = True
-            self.ended = True
-            self._event(turn, "model_done", True)
+            self._event(turn, "model_done", f"Model produced DONE action at turn {turn.index}, end episode.")
+            self._end(turn)
         return turn
+
+    def _plan_events(self, turn: Turn, command: str) -> None:
+        """The current plan (the last one given) simulated from here; it never changes the world.
+
+        Upstream crashes when no plan was ever given (a first reply "> done"):
+        here that plan is empty.
+        """
+        plan = self.plans[-1] if self.plans else []
+        self._event(turn, "current_plan", str(plan))
+        self._event(turn, "plan_length", len(plan))
+        results = self.interpreter.simulate(plan)
+        turn.plan_results = results
+        self._event(turn, "plan_results", results)
+        ok = sum(1 for _, _, info in results if "fail_type" not in info)
+        self._event(turn, "plan_command_success_ratio", ok / len(plan) if plan else 0.0)
+        if len(self.plans) >= 2:
+            self._event(turn, "plan_followed", int(self.plans[-2][0] == command))
+
+    def _all_goals(self, goals: list) -> bool:
+        if self.clembench:
+            return self.interpreter.all_goals(goals)
+        return bool(self.world.goals) and self.game.all_goals_achieved()
+
+    def _end(self, turn: Turn) -> None:
+        self.ended = True
+        self._event(turn, "game_result", {"goal_states_achieved": list(self.goals),
+                                          "game_successfully_finished": self.finished})
 
     def command_of(self, reply: str) -> tuple[str | None, str | None]:
         """(command, None) or (None, invalid_format) under this episode's reply rules."""
@@ -153,23 +200,17 @@ class Episode:
         return (first[1:].strip() if first.startswith(">") else first), None
 
     @staticmethod
-    def plan_of(reply: str) -> list[str]:
-        m = re.search(r"\nNext actions:(.*)", reply)
-        if not m:
-            return []
-        return [a.strip() for a in m.group(1).split(",") if a.strip()]
+    def plan_of(reply: str) -> list[str] | None:
+        """The plan after "Next actions:" (to the end of the reply), split at commas; None when there is none.
 
-    def simulate_plan(self, plan: list[str]) -> list[dict]:
-        """Run the plan on a copy of the world until its first failure; the real game is untouched."""
-        copy = Game(self.world)
-        copy.set_state(self.game.state)
-        results = []
-        for command in plan:
-            r = copy.step(command)
-            results.append({"command": command, "fail": r.fail, "observation": r.observation})
-            if r.fail is not None:
-                break
-        return results
+        Empty parts stay (a trailing comma gives ""), as upstream keeps them.
+        """
+        if reply == "> done":
+            return None
+        parts = reply.split("\nNext actions:")
+        if len(parts) < 2:
+            return None
+        return [a.strip() for a in parts[1].split(",")]
 
     def _event(self, turn: Turn, kind: str, content) -> None:
         turn.events.append((kind, content))
@@ -187,12 +228,15 @@ class Episode:
                 self.messages.pop()                   # and what the player read after it
             if turn.result is not None:
                 self.game.undo(1)
+            interp, goals, finished, plans = self._before.pop()
+            self.interpreter.restore(interp)
+            self.goals, self.finished = goals, finished
+            del self.plans[plans:]
             n += 1
         if n:
             self.ended = self.aborted = self.turn_limit_reached = self.done_by_player = False
             self.invalid_format = None
-            self.finished = any(t.result is not None and "adventure_finished" in (k for k, _ in t.events)
-                                for t in self.turns)
+            self.error = None
         return n
 
     # -- results ------------------------------------------------------------

@@ -1,72 +1,532 @@
-"""What the player has come to know: upstream's ``exploration_info`` of every turn.
+"""What upstream's interpreter reports besides its text, for the records.
 
-Known entities are the ``at`` facts of everything the player has seen (with
-the place it was last seen), visited rooms the rooms entered so far, known
-goal entities the known entities that a goal names. ``effective epistemic
-gain`` is the set of facts about the current room that were new to the
-player this turn.
+clembench's game master logs, for every command, an ``exploration_info``
+(what the player has come to know), an ``arg`` for every failure, and the
+goals the interpreter believes achieved. The engine has no use for any of
+it, so it is rebuilt here from the engine's states, following upstream's
+bookkeeping exactly, quirks included, because scores are computed from it:
+
+- The exploration state grows by what the player perceives after every
+  command (failed ones too) and loses what an action's effects delete; a copy
+  goes into a history after every command. Gain is measured against the
+  history entry before this command's, rooms visited over the whole history.
+- After a failed command the interpreter reports the goals of its last
+  *successful* command as ``[pred, a, b]`` lists, not strings.
+- A plan is simulated on the live interpreter: the simulated goals stay
+  behind, and when a plan fails after k >= 1 successes the history is cut by
+  k although k + 1 entries were added (upstream's off-by-one), so the
+  exploration state of the first simulated success survives.
+
+Native (non-clembench) worlds get the same bookkeeping over their own facts,
+without those quirks.
 """
 
 from __future__ import annotations
 
-EPISTEMIC = {"open", "go", "examine"}
-PRAGMATIC = {"open", "take", "put", "go", "done"}
+import re
+
+from ..engine.game import Game, StepResult
+
+# (epistemic, pragmatic) of upstream's action definitions (basic_actions_v2*.json)
+CLEM_FLAGS = {"open": (True, True), "close": (False, False), "take": (False, True), "put": (False, True),
+              "go": (True, True), "done": (False, True), "examine": (True, False)}
+NATIVE_EPISTEMIC = {"look", "inventory", "examine", "go", "go_to", "open", "unlock"}
+NATIVE_NOT_PRAGMATIC = {"close", "lock", "wait"}
+PERCEIVED_PREDICATES = ("open", "closed", "at", "in", "on")
+NATIVE_PREDICATES = PERCEIVED_PREDICATES + ("held", "locked")
+PLAYER = "player1"
+INVENTORY = "inventory"
+
+
+def _as_list(fact) -> list:
+    return list(fact)
+
+
+def _order(fact) -> tuple:
+    return tuple(str(x) for x in fact)
 
 
 class Exploration:
+    """Upstream's exploration state and history (``track_exploration`` / ``get_exploration_info``)."""
+
+    def __init__(self, world, state) -> None:
+        self.world = world
+        self.clembench = world.is_clembench()
+        initial = world.initial.facts
+        if self.clembench:
+            self.player = PLAYER
+            self.counted = world.ruleset.name.endswith("invlimit")   # the domain with itemcount
+            self.entity_count = sum(1 for f in initial if f[0] == "type")
+            self.room_count = sum(1 for f in initial if f[0] == "room")
+            self.located = ("at",)
+        else:
+            self.player = "player"
+            self.counted = False
+            self.entity_count = sum(1 for e in world.entities.values() if e.kind in ("object", "player")
+                                    and not e.hidden) or 1
+            self.room_count = len(world.rooms()) or 1
+            self.located = ("at", "in", "on", "held")
+        self.goal_args = {a for g in world.goals for a in g.fact[1:]}
+        self.state: frozenset = self.perceived(state)
+        self.history: list[frozenset] = [self.state]
+
+    # -- what the player perceives ------------------------------------------------
+    def perceived(self, st) -> frozenset:
+        return self._perceived_clem(st) if self.clembench else self._perceived_native(st)
+
+    def _perceived_clem(self, st) -> frozenset:
+        facts = st.facts
+        style = self.world.style
+        room = style.player_room(st)
+        out = {("at", PLAYER, r) for (r,) in st.by1.get(("at", PLAYER), ())}
+        visible = set()
+        for x in st.by2.get(("at", room), ()):
+            if x == PLAYER or self.world.entities.get(x) is None or self.world.entities[x].hidden:
+                continue
+            holders = st.by1.get(("in", x), ())
+            if holders and not any(("open", c) in facts for (c,) in holders):
+                continue        # in a closed container or in the inventory
+            visible.add(x)
+        held = {x for x in st.by2.get(("in", INVENTORY), ())}
+        for f in facts:
+            if len(f) < 2:
+                continue
+            if f[1] in visible and f[0] in PERCEIVED_PREDICATES:
+                out.add(f)
+            elif f[1] in held and f[0] in ("at", "in"):
+                out.add(f)
+            elif f[0] == "exit" and f[1] == room:
+                out.add(f)
+        if self.counted:
+            out.add(self.itemcount(st))
+        return frozenset(out)
+
+    def _perceived_native(self, st) -> frozenset:
+        style = self.world.style
+        room = style.player_room(st)
+        scope = style.scope(st)
+        out = {("at", self.player, room)}
+        for f in st.facts:
+            if len(f) < 2:
+                continue
+            if f[1] in scope and f[0] in NATIVE_PREDICATES:
+                out.add(f)
+            elif f[0] == "exit" and f[1] == room:
+                out.add(f)
+        return frozenset(out)
+
+    @staticmethod
+    def itemcount(st) -> tuple:
+        return ("itemcount", INVENTORY, len(st.by2.get(("in", INVENTORY), ())))
+
+    # -- bookkeeping ----------------------------------------------------------------
+    def track(self, st, removed=()) -> None:
+        """After a command: add what is newly perceived, drop what the action deleted, keep a copy."""
+        state = self.state | (self.perceived(st) - self.history[-1])
+        if removed:
+            state = state - frozenset(removed)
+        self.state = state
+        self.history.append(state)
+
+    def info(self, action_type: str | None) -> dict:
+        """``exploration_info`` for the last command; ``action_type`` None for a parsing failure."""
+        epistemic, pragmatic = self.flags(action_type)
+        out: dict = {"action_epistemic": epistemic, "action_pragmatic": pragmatic}
+        if epistemic:
+            gain = sorted(self.state - self.history[-2], key=_order)
+            out["effective_epistemic_gain_facts"] = [_as_list(f) for f in gain]
+            out["effective_epistemic_gain_amount"] = len(gain)
+        else:
+            out["effective_epistemic_gain_amount"] = 0
+        known = sorted((f for f in self.state if f[0] in self.located), key=_order)
+        out["known_entities"] = [_as_list(f) for f in known]
+        out["known_entities_ratio"] = len(known) / self.entity_count
+        player = self.player
+        rooms = {f[2] for entry in self.history for f in entry if f[0] == "at" and f[1] == player and len(f) == 3}
+        out["visited_rooms"] = sorted(rooms)
+        out["visited_rooms_ratio"] = len(rooms) / self.room_count
+        known_goal = [f for f in known if f[1] in self.goal_args]
+        out["known_goal_entities"] = [_as_list(f) for f in known_goal]
+        out["known_goal_entities_ratio"] = len(known_goal) / len(self.goal_args) if self.goal_args else 0
+        return out
+
+    def flags(self, action_type: str | None) -> tuple[bool, bool]:
+        if action_type is None:
+            return False, False
+        if self.clembench:
+            return CLEM_FLAGS.get(action_type, (False, False))
+        action = self.world.action_by_id.get(action_type)
+        info = bool(action is not None and action.info)
+        return (info or action_type in NATIVE_EPISTEMIC,
+                not info and action_type not in NATIVE_NOT_PRAGMATIC)
+
+    def snapshot(self) -> tuple:
+        return self.state, tuple(self.history)
+
+    def restore(self, snap: tuple) -> None:
+        self.state, history = snap
+        self.history = list(history)
+
+
+class Interpreter:
+    """Upstream's ``process_action`` as the game master sees it: (goals, text, info) for a command.
+
+    ``goals`` is JSON-ready: goal strings after a success, ``[pred, a, b]``
+    lists of the last success's goals after a failure (clembench worlds).
+    """
+
+    def __init__(self, world, game: Game) -> None:
+        self.world = world
+        self.game = game
+        self.clembench = world.is_clembench()
+        self.exploration = Exploration(world, game.state)
+        self.goals: frozenset = frozenset()     # goal facts achieved as of the last successful command
+        self.required = {str(g) for g in world.goals}
+
+    def process(self, command: str, game: Game | None = None) -> tuple[list, str, dict, StepResult]:
+        game = game or self.game
+        before = game.state
+        result = game.step(command)
+        ex = self.exploration
+        if result.fail is None:
+            ex.track(game.state, self._removed(before, game.state, result))
+            self.goals = frozenset(g for g in self.world.goals if g.holds(game.state))
+            goals = [str(g) for g in self.world.goals if g in self.goals]
+            info = {"action_type": result.action, "exploration_info": ex.info(result.action)}
+            if result.action == "done":
+                info["done_action"] = True
+            return goals, result.observation, info, result
+        ex.track(game.state)
+        # parsing failures (and upstream's parser-side ones, like "take X from inventory") carry no action type
+        action_type = result.action
+        info = {"phase": result.fail["phase"], "fail_type": result.fail["type"],
+                "arg": fail_arg(self.world, before, result), "exploration_info": ex.info(action_type)}
+        if self.clembench:
+            goals = [list(g.fact) for g in self.world.goals if g in self.goals]
+        else:
+            goals = [str(g) for g in self.world.goals if g.holds(game.state)]
+        return goals, result.observation, info, result
+
+    def all_goals(self, goals: list) -> bool:
+        """Upstream compares its goal set with the instance's: lists (after a failure) never match."""
+        return all(isinstance(g, str) for g in goals) and set(goals) == self.required
+
+    def _removed(self, before, after, result: StepResult) -> set:
+        """What the action's effects deleted, as upstream lists it (a deletion of an absent fact included)."""
+        removed = set(before.facts - after.facts)
+        if self.clembench:
+            if result.action == "put" and result.args.get("e"):
+                removed.add(("in", result.args["e"], INVENTORY))   # "(not (in ?e ?i))" is unconditional
+            if self.exploration.counted:
+                old, new = Exploration.itemcount(before), Exploration.itemcount(after)
+                if old != new:
+                    removed.add(old)
+        return removed
+
+    def simulate(self, plan: list[str]) -> list[list]:
+        """Upstream's ``execute_plan_sequence``: the plan runs on a copy of the world until its first
+        failure; the world comes back, the exploration history is cut by the number of successes."""
+        copy = Game(self.world)
+        copy.set_state(self.game.state)
+        results, successes = [], 0
+        for command in plan:
+            goals, text, info, r = self.process(command, copy)
+            results.append([goals, text, info])
+            if r.fail is not None:
+                break
+            successes += 1
+        if successes:
+            ex = self.exploration
+            del ex.history[-successes:]
+            ex.state = ex.history[-1]
+        return results
+
+    def snapshot(self) -> tuple:
+        return self.exploration.snapshot(), self.goals
+
+    def restore(self, snap: tuple) -> None:
+        ex, self.goals = snap
+        self.exploration.restore(ex)
+
+
+# -- action_fail "arg" ------------------------------------------------------------------
+def fail_arg(world, state, result: StepResult):
+    """Upstream's ``arg`` of a failed command, evaluated on the state it failed in."""
+    if not world.is_clembench():
+        return result.command
+    if result.action is None:
+        return _parse_arg(world, state, result)
+    if result.fail["type"] in ("domain_trait_type_mismatch", "domain_type_discrepancy"):
+        arg = _type_arg(world, state, result)
+        if arg is not None:
+            return arg
+    return {"failed_action_type": result.action,
+            "failed_precon_predicate": _failed_precondition(world, state, result)}
+
+
+def _cleaned(command: str) -> str:
+    text = command
+    if text.endswith(".") or text.endswith("!"):
+        text = text[:-1]
+    return text.lower()
+
+
+def _parse_arg(world, state, result: StepResult):
+    style = world.style
+    text = _cleaned(result.command)
+    got = None
+    inner = getattr(world.parser, "parser", None)
+    if inner is not None:
+        room = style.player_room(state)
+        held = {style.type_of.get(x) for x in state.by2.get(("in", INVENTORY), ())}
+        got = inner.parse(result.command, style.type_of.get(room, ""), held)
+    kind = result.fail["type"]
+    if kind == "lark_exception":
+        return lark_message(world, text)
+    if got is not None and getattr(got, "fail_type", None) == kind:
+        return got.arg
+    if kind == "undefined_action":
+        return text
+    if got is not None and hasattr(got, "verb"):
+        if kind == "malformed_command":
+            return str({"type": "unknown", "arg1": got.verb})
+        room = style.player_room(state)
+        return {"failed_action_type": got.verb,
+                "failed_precon_predicate": {"predicate_tuple": ["at", got.arg1_type, room],
+                                            "fulfilled": False, "precon_idx": 1}}
+    return text
+
+
+# parameters of upstream's actions in order, with the type each must have
+_PARAMS = {"open": [("e", "openable")], "close": [("e", "openable")],
+           "take": [("e", "takeable"), ("s", "receptacle")], "put": [("e", "movable"), ("t", "receptacle")],
+           "go": [("d", "room")], "examine": [("e", "entity")]}
+
+
+def _has_type(world, st, x: str, t: str) -> bool:
+    facts = st.facts
+    if t == "room":
+        return x in world.style.rooms
+    if t == "entity":
+        return x not in world.style.rooms
+    if t == "receptacle":
+        return x == INVENTORY or ("support", x) in facts or ("container", x) in facts
+    return (t, x) in facts
+
+
+def _type_arg(world, st, result: StepResult) -> dict | None:
+    for param, t in _PARAMS.get(result.action, ()):
+        x = result.args.get(param)
+        if x and not _has_type(world, st, x, t):
+            return {"failed_action_type": result.action, "failed_parameter": world.style.type_of.get(x, x)}
+    return None
+
+
+def _preconditions(action: str, counted: bool) -> list:
+    """Upstream's precondition of each action: ("and"|"or", [...]), ("not", atom), ("less", fact, n), atom."""
+    if action in ("open", "close"):
+        return [("at", "p", "r"), ("at", "e", "r"), ("closed" if action == "open" else "open", "e")]
+    if action == "take" and counted:
+        return [("at", "p", "r"), ("at", "e", "r"), ("not", ("in", "e", "inventory")), ("at", "s", "r"),
+                ("accessible", "e"), ("less", ("itemcount", "i"), 2),
+                ("or", [("and", [("on", "e", "s"), ("support", "s")]),
+                        ("and", [("open", "s"), ("container", "s"), ("in", "e", "s")])])]
+    if action == "take":
+        return [("at", "p", "r"), ("at", "e", "r"), ("or", [("in", "e", "inventory"), ("at", "s", "r")]),
+                ("accessible", "e"),
+                ("or", [("and", [("on", "e", "s"), ("support", "s")]),
+                        ("and", [("open", "s"), ("container", "s"), ("in", "e", "s")])])]
+    if action == "put":
+        return [("at", "p", "r"), ("at", "e", "r"), ("at", "t", "r"),
+                ("or", [("and", [("container", "t"), ("open", "t")]), ("support", "t")])]
+    if action == "go":
+        return [("at", "p", "c"), ("not", ("at", "p", "d")), ("exit", "c", "d")]
+    if action == "examine":
+        return [("at", "p", "r"), ("or", [("at", "e", "r"), ("type", "e", "inventory")]), ("accessible", "e")]
+    return [("at", "p", "r")]
+
+
+def _failed_precondition(world, st, result: StepResult) -> dict:
+    """Upstream's feedback choice: the first failing top-level condition; inside an ``or`` the first
+    failing atom of its first alternative."""
+    room = world.style.player_room(st)
+    env = {"p": PLAYER, "r": room, "c": room, "i": INVENTORY, "inventory": INVENTORY}
+    env.update({k: (v or None) for k, v in result.args.items() if isinstance(v, str) or v is None})
+    facts = st.facts
+    counted = world.ruleset.name.endswith("invlimit")
+    idx = [-1]
+
+    def atom(node) -> dict:
+        idx[0] += 1
+        if node[0] == "less":
+            (fn, var), limit = node[1], node[2]
+            value = Exploration.itemcount(st)[2]
+            ok = value < limit
+            return {"predicate_tuple": [] if ok else [fn, env[var], value], "fulfilled": ok, "precon_idx": idx[0]}
+        args = [env.get(a, a) for a in node[1:]]
+        ok = True if None in args else (node[0], *args) in facts
+        return {"predicate_tuple": [node[0], *args], "fulfilled": ok, "precon_idx": idx[0]}
+
+    def trace(node) -> dict:
+        if node[0] in ("and", "or"):
+            items = [trace(n) for n in node[1]]
+            held = [i["fulfilled"] for i in items]
+            return {node[0]: items, "fulfilled": all(held) if node[0] == "and" else any(held)}
+        if node[0] == "not":
+            inner = trace(node[1])
+            return {"not": inner, "fulfilled": not inner["fulfilled"]}
+        return atom(node)
+
+    top = [trace(n) for n in _preconditions(result.action, counted)]
+    for item in top:
+        if item["fulfilled"]:
+            continue
+        if "or" in item:
+            for alt in item["or"]:
+                if "and" in alt:
+                    return next(a for a in alt["and"] if not a["fulfilled"])
+                if "predicate_tuple" in alt and not alt["fulfilled"]:
+                    return alt
+            continue
+        if "and" in item:
+            return next(a for a in item["and"] if not a["fulfilled"])
+        return item
+    return {"predicate_tuple": [], "fulfilled": False, "precon_idx": -1}   # the engine and upstream disagree
+
+
+# -- lark's exception texts -------------------------------------------------------------
+# How many expansions lark makes of each action rule of basic_actions_v2 (each starts with the verb)
+_EXPANSIONS = {"open": 1, "close": 1, "take": 4, "put": 4, "go": 4, "done": 1, "examine": 1}
+_WS = "[ \t\f\r\n]"
+
+
+def lark_message(world, text: str) -> str:
+    """``str(exception)`` of upstream's lark parser for a command only its fallback could not read.
+
+    Empty input ends early ("Unexpected end-of-input" with lark's list of
+    expected terminals, in grammar order); any other input stops at its first
+    character that is neither a letter nor whitespace. There lark lists the
+    terminals it could have read, from a Python set: the order follows the
+    hash seed and is not reproduced.
+    """
+    verbs = world.ruleset.options.get("grammar", {}).get("verbs", {})
+    if not text:
+        names = [a.upper() for a in verbs for _ in range(_EXPANSIONS.get(a, 1))] + ["WORD", "WORD"]
+        return "Unexpected end-of-input. Expected one of: \n\t* " + "\n\t* ".join(names) + "\n"
+    if text[0] in " \t\f\r\n":
+        pos = 0         # nothing starts with whitespace
+    else:
+        pos = next((i for i, ch in enumerate(text) if not (ch.isascii() and ch.isalpha()) and ch not in " \t\f\r\n"),
+                   len(text))
+    expected = _Grammar.of(world).expected(text, pos)
+    before = text[max(pos - 40, 0):pos].rsplit("\n", 1)[-1]
+    after = text[pos:pos + 40].split("\n", 1)[0]
+    line = text.count("\n", 0, pos) + 1
+    column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    char = text[pos] if pos < len(text) else ""
+    return (f"No terminal matches '{char}' in the current parser context, at line {line} col {column}\n\n"
+            f"{before}{after}\n{' ' * len(before.expandtabs())}^\n"
+            "Expected one of: \n\t* " + "\n\t* ".join(expected) + "\n")
+
+
+class _Grammar:
+    """upstream's command grammar as a small automaton over its terminals, for lark's expected terminals."""
+
+    _cache: dict = {}
+
+    @classmethod
+    def of(cls, world) -> "_Grammar":
+        key = id(world)
+        hit = cls._cache.get(key)
+        if hit is None or hit.world is not world:
+            hit = cls._cache[key] = cls(world)
+        return hit
+
     def __init__(self, world) -> None:
         self.world = world
-        style = world.style
-        self.player_room = style.player_room
-        self.entities = [e.id for e in world.entities.values() if e.kind in ("object", "player")
-                         and e.id != "inventory"]
-        self.goal_entities = {a for g in world.goals for a in g.fact[1:] if a in world.entities
-                              and world.entities[a].kind != "room"}
-        self.rooms = world.rooms()
-        self.known: dict[str, str] = {}          # entity -> room it was last seen in
-        self.visited: list[str] = []
-        self.seen_facts: set = set()
+        grammar = world.ruleset.options.get("grammar", {})
+        verbs = grammar.get("verbs", {})
+        adjs = world.meta.get("clembench", {}).get("adjectives", ())
 
-    def _visible(self, st) -> tuple[str, list[str]]:
-        room = self.player_room(st)
-        if not self.world.is_clembench():
-            return room, self.world.sort_ids(self.world.style.scope(st))
-        here = [x for x in self.world.sort_ids(st.by2.get(("at", room), ()))
-                if ("accessible", x) in st.facts or x == "player1" or self.world.entities[x].kind == "player"]
-        return room, here
+        def words(ws, tail=f"{_WS}+"):
+            return re.compile("(?:" + "|".join(re.escape(w) for w in ws) + ")" + tail) if ws else None
 
-    def observe(self, st, initial: bool = False) -> set:
-        room, here = self._visible(st)
-        if room not in self.visited:
-            self.visited.append(room)
-        for x in here:
-            self.known[x] = room
-        facts = {f for f in st.facts if len(f) == 3 and f[0] in ("at", "on", "in", "exit")
-                 and (f[1] in here or f[1] == room)}
-        gained = facts - self.seen_facts
-        self.seen_facts |= facts
-        return gained
+        self.terminals = {a.upper(): words(v, f"{_WS}*" if a == "done" else f"{_WS}+") for a, v in verbs.items()}
+        self.terminals.update({"PREP": words(grammar.get("preps", ())), "DET": words(grammar.get("dets", ())),
+                               "ADJ": words(list(adjs)), "WORD": re.compile("[A-Za-z]+"),
+                               "WS": re.compile(f"{_WS}+"), "BACK": re.compile("back"), "TO": re.compile("to")})
+        self.edges: list[list] = []      # state -> [(terminal or None, next state)]
+        thing = ("seq", [("opt", "DET"), ("alt", [("seq", [("plus", "ADJ"), "WORD"]),
+                                                  ("seq", [("plus", "ADJ"), "WORD", "WS", "WORD"]),
+                                                  ("seq", ["WORD", "WS", "WORD"]), "WORD"]), ("opt", "WS")])
+        shapes = {"open": ["OPEN", thing], "close": ["CLOSE", thing], "examine": ["EXAMINE", thing],
+                  "done": ["DONE"],
+                  "take": ["TAKE", ("star", "PREP"), thing, ("star", ("seq", ["PREP", thing]))],
+                  "put": ["PUT", thing, ("star", ("seq", ["BACK", "WS"])), ("star", "PREP"), thing],
+                  "go": ["GO", ("star", ("seq", ["BACK", "WS"])), ("star", ("seq", ["TO", "WS"])), thing]}
+        rules = [("seq", shapes[a]) for a in verbs if a in shapes]
+        rules.append(("plus", ("seq", ["WORD", ("star", "WS")])))
+        self.start = self._state()
+        self.accept = self._state()
+        self._build(("alt", rules), self.start, self.accept)
 
-    def after_step(self, st, result) -> dict:
-        gained = self.observe(st)
-        action = result.action or ""
-        known = [["at", x, r] for x, r in self.known.items()]
-        known_goal = [k for k in known if k[1] in self.goal_entities]
-        info = {
-            "action_epistemic": action in EPISTEMIC and result.fail is None,
-            "action_pragmatic": action in PRAGMATIC and result.fail is None,
-        }
-        if gained and result.fail is None and action in EPISTEMIC:
-            info["effective_epistemic_gain_facts"] = [list(f) for f in sorted(gained)]
-            info["effective_epistemic_gain_amount"] = len(gained)
-        else:
-            info["effective_epistemic_gain_amount"] = 0
-        info.update({
-            "known_entities": known,
-            "known_entities_ratio": len(known) / len(self.entities) if self.entities else 0,
-            "visited_rooms": list(self.visited),
-            "visited_rooms_ratio": len(self.visited) / len(self.rooms) if self.rooms else 0,
-            "known_goal_entities": known_goal,
-            "known_goal_entities_ratio": len(known_goal) / len(self.goal_entities) if self.goal_entities else 0,
-        })
-        return info
+    def _state(self) -> int:
+        self.edges.append([])
+        return len(self.edges) - 1
+
+    def _build(self, node, a: int, b: int) -> None:
+        if isinstance(node, str):
+            self.edges[a].append((node, b))
+            return
+        kind, body = node
+        if kind == "seq":
+            cur = a
+            for i, part in enumerate(body):
+                nxt = b if i == len(body) - 1 else self._state()
+                self._build(part, cur, nxt)
+                cur = nxt
+            if not body:
+                self.edges[a].append((None, b))
+        elif kind == "alt":
+            for part in body:
+                self._build(part, a, b)
+        elif kind == "opt":
+            self._build(body, a, b)
+            self.edges[a].append((None, b))
+        elif kind in ("star", "plus"):
+            mid, loop = self._state(), self._state()
+            if kind == "star":
+                self.edges[a].append((None, mid))
+            else:
+                self._build(body, a, mid)
+            self._build(body, mid, loop)
+            self.edges[loop].append((None, mid))
+            self.edges[mid].append((None, b))
+
+    def _closure(self, states) -> set:
+        out, stack = set(states), list(states)
+        while stack:
+            s = stack.pop()
+            for t, n in self.edges[s]:
+                if t is None and n not in out:
+                    out.add(n)
+                    stack.append(n)
+        return out
+
+    def expected(self, text: str, pos: int) -> list[str]:
+        """The terminals some reading of ``text[:pos]`` could go on with at ``pos`` (first-seen order)."""
+        active: dict[int, set] = {0: self._closure({self.start})}
+        for i in range(pos):
+            for s in active.get(i, ()):
+                for t, n in self.edges[s]:
+                    if t is None or self.terminals.get(t) is None:
+                        continue
+                    m = self.terminals[t].match(text, i)
+                    if m and i < m.end() <= pos:
+                        active.setdefault(m.end(), set()).update(self._closure({n}))
+        out: list[str] = []
+        for s in sorted(active.get(pos, ())):
+            for t, _ in self.edges[s]:
+                if t is not None and t not in out:
+                    out.append(t)
+        return out

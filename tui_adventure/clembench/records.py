@@ -16,7 +16,6 @@ from datetime import datetime
 from pathlib import Path
 
 from ..engine.snapshot import write_atomic
-from .exploration import Exploration
 
 CLEM_VERSION = "3.7.2"
 SECRET_KEYS = {"api_key", "authorization", "Authorization", "x-api-key", "headers"}
@@ -57,7 +56,6 @@ class Recorder:
         self.gen_args = gen_args or {"temperature": 0.0, "max_tokens": 300}
         self.turns: list[list[dict]] = []
         self.calls: list[dict] = []
-        self.exploration = Exploration(world)
         self.completed = False
 
     # -- paths and resume ------------------------------------------------
@@ -81,19 +79,21 @@ class Recorder:
         write_json(self.dir / "instance.json", self.instance_dict())
         for stale in ("completed.json", "error.json", "scores.json"):
             (self.dir / stale).unlink(missing_ok=True)
-        self.exploration.observe(episode.game.state, initial=True)
         self._pending_context = episode.first_message
+        self._contexts: list[str] = []     # the context of each recorded turn, for undo
         self._write()
 
     def instance_dict(self) -> dict:
         w = self.world
         if "instance" in w.meta:
             return w.meta["instance"]
-        return {"game_id": self.game_id, "world": str(w.path), "title": w.title, "max_turns": w.max_turns,
+        path = Path(w.path)   # absolute, so that the scorer finds the world from anywhere
+        return {"game_id": self.game_id, "world": str(path.resolve() if path.exists() else path), "title": w.title, "max_turns": w.max_turns,
                 "par": w.par, "goal_state": [str(g) for g in w.goals]}
 
     def log_turn(self, episode, turn, call: dict | None = None) -> None:
-        """Record one turn (its events in upstream's order) and rewrite the files.
+        """Record one turn and rewrite the files: the two messages, ``metadata``, then the game
+        master's events exactly as the episode logged them.
 
         ``call`` is what a model player kept of its request (``manipulated_prompt_obj``,
         ``raw_response_obj``, ``call_start``, ``call_duration``), scrubbed before writing.
@@ -105,31 +105,7 @@ class Recorder:
         events = [self._msg("GM", "Player 1", "send message", self._pending_context, "context"),
                   self._msg("Player 1", "GM", "get message", turn.reply, "response"),
                   self._gm("metadata", f"Round: {round_index}")]
-        for kind, content in turn.events:
-            if kind in ("hallucinated_finish", "invalid_format"):
-                events.append(self._gm(kind, content))
-        if turn.result is not None:
-            info = self.exploration.after_step(episode.game.state, turn.result)
-            r = turn.result
-            if r.fail is None:
-                content = {"action_type": r.action, "exploration_info": info}
-                if r.action == "done":
-                    content["done_action"] = True
-                events.append(self._gm("action_info", content))
-            else:
-                events.append(self._gm("action_fail", {"phase": r.fail["phase"], "fail_type": r.fail["type"],
-                                                       "arg": r.command, "exploration_info": info}))
-            if turn.plan is not None:
-                events.extend(self._plan_events(turn))
-            events.append(self._gm("goal_status", {"goal_states_achieved": r.goals_achieved,
-                                                    "turn_goal_score": r.goal_score}))
-            for kind, content in turn.events:
-                if kind == "adventure_finished":
-                    events.append(self._gm(kind, r.goals_achieved))
-                elif kind == "turn_limit_reached":
-                    events.append(self._gm(kind, f"Turn limit {episode.max_turns} reached, end episode."))
-                elif kind == "model_done":
-                    events.append(self._gm(kind, f"Model produced DONE action at turn {turn.index}, end episode."))
+        events.extend(self._gm(kind, content) for kind, content in turn.events)
         self.turns.append(events)
         self.calls.append({"round": round_index, "call": {
             "timestamp": now(),
@@ -138,26 +114,23 @@ class Recorder:
             "raw_response_obj": scrub(raw_response or {}) | {"clem_player": {
                 **({"call_start": str(call_start), "call_duration": str(call_duration)} if call_start else {}),
                 "response": turn.reply, "model_name": self.player_name}}}})
+        self._contexts.append(self._pending_context)
         self._pending_context = turn.observation or ""
-        if episode.ended:
-            self.turns[-1].append(self._gm("game_result", {
-                "goal_states_achieved": list(episode.game.goals_achieved()),
-                "game_successfully_finished": episode.outcome.success}))
         self._write()
 
     def undo(self, episode, turns: int) -> None:
-        """Forget the last ``turns`` recorded turns (the episode was taken back by hand)."""
-        for _ in range(turns):
-            if self.turns:
-                self.turns.pop()
-                self.calls.pop()
+        """Forget the last ``turns`` recorded turns (the episode was taken back by hand).
+
+        What the player knows (exploration) lives in the episode, which keeps
+        it per turn, so the next turn is recorded as if these never happened.
+        """
+        for _ in range(min(turns, len(self.turns))):
+            self.turns.pop()
+            self.calls.pop()
+            self._pending_context = self._contexts.pop()
         self.completed = False
-        (self.dir / "completed.json").unlink(missing_ok=True)
-        self._pending_context = episode.turns[-1].observation if episode.turns else episode.first_message
-        self.exploration = Exploration(self.world)
-        self.exploration.observe(self.world.initial, initial=True)
-        for t in episode.turns:   # rebuild what the player had seen (replaying states is cheap)
-            pass
+        for stale in ("completed.json", "error.json", "scores.json"):
+            (self.dir / stale).unlink(missing_ok=True)
         self._write()
 
     def finish(self, episode) -> None:
@@ -171,13 +144,6 @@ class Recorder:
         write_json(self.dir / "error.json", {"timestamp": now(), "error": f"{type(exc).__name__}: {exc}"})
 
     # -- pieces --------------------------------------------------------------
-    def _plan_events(self, turn) -> list[dict]:
-        results = turn.plan_results or []
-        ok = sum(1 for r in results if r["fail"] is None)
-        ratio = ok / len(turn.plan) if turn.plan else 0
-        return [self._gm("turn_plan", turn.plan), self._gm("plan_results", results),
-                self._gm("plan_command_success_ratio", ratio)]
-
     @staticmethod
     def _msg(frm: str, to: str, kind: str, content, label: str) -> dict:
         return {"from": frm, "to": to, "timestamp": now(), "action": {"type": kind, "content": content, "label": label}}

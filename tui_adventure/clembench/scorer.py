@@ -1,18 +1,35 @@
 """``adventure score ROOT``: a scores.json beside every interactions.json.
 
-Read from the recorded events, as ``clem score`` does, so a tree written by
-any version of the recorder is scored the same way. Upstream's turn and
-episode keys come first (clem eval reads only ``Aborted`` and
-``Main Score``); ours follow: par given and exact, turn ratio, the full rating,
-progress rate per turn and repetition rate.
+Scores are read from the recorded events, as ``clem score`` reads them, so a
+tree written by any version of the recorder (or by upstream itself) is scored
+the same way, and upstream's numbers come out exactly, its quirks included:
+
+- "finished" is sticky: set by ``adventure_finished``, cleared by
+  ``turn_limit_reached``, and finally overwritten by ``game_result``, which
+  carries the game master's own sticky flag. So the speed metrics are numbers
+  whenever all goals were reached at some point, even in an aborted episode.
+- A ``done`` before any ``adventure_finished`` counts as a hallucination.
+- ``bad_plan_followed`` is written before it is computed (always 0 per turn)
+  but the episode's ``bad_plan_follow_ratio`` counts it.
+- Main Score is ``achieved_goal_ratio * 100`` in that order (1/3 gives
+  33.33333333333333), NaN when aborted.
+
+Upstream's turn and episode keys come first, in upstream's order (clem eval
+reads only ``Aborted`` and ``Main Score``); ours follow: per turn the progress
+rate (share of the optimal plan done, when the world is at hand), per episode
+repetition rate, par given and exact, the old full rating and the final
+progress rate.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
+from typing import Callable
 
+from ..engine.metrics import ProgressTracker, normalise_command
 from .records import write_json
 
 FAIL_TYPES = ["lark_exception", "malformed_command", "undefined_action_verb", "undefined_action",
@@ -21,103 +38,213 @@ FAIL_TYPES = ["lark_exception", "malformed_command", "undefined_action_verb", "u
               "world_state_discrepancy", "entity_not_accessible", "entity_state_mismatch",
               "entity_trait_mismatch", "entity_already_inventory", "going_to_current_room", "no_exit_to",
               "inventory_limit_exceeded"]
+PLAN_KEYS = ("plan_followed", "plan_command_success_ratio", "bad_plan_followed")
 NAN = float("nan")
 
 
-def _gm_events(turn: list[dict]) -> dict:
-    out: dict = {}
-    for e in turn:
-        if e.get("from") == "GM" and e.get("to") == "GM":
-            out.setdefault(e["action"]["type"], e["action"]["content"])
-    return out
+def _reply(turn: list[dict]) -> str:
+    return next((str(e["action"]["content"]) for e in turn if e.get("from") == "Player 1"), "")
 
 
-def score_interactions(data: dict, exact_par: int | None = None) -> dict:
+def _command(reply: str) -> str:
+    text = reply[1:] if reply.startswith(">") else reply.strip()
+    return text.split("\n", 1)[0].strip()
+
+
+def score_interactions(data: dict, exact_par: int | None = None, world=None,
+                       tracker: ProgressTracker | None = None) -> dict:
+    """The scores.json of one episode's interactions.
+
+    With ``world`` (the World the episode was played in) the replies are
+    played again to give each turn its progress rate; ``tracker`` may be
+    shared between episodes of the same world to reuse its solved states.
+    """
     info = data.get("adventure_info", {})
-    max_turns = info.get("max_turns", 50)
-    par = info.get("optimal_turns")
-    goal_count = info.get("goal_count") or 1
+    turns = data.get("turns", [])
     turn_scores: dict = {}
-    invalid = hallucinations = successes = 0
-    commands: list[str] = []
-    finished = turn_limit = False
-    goals_now: list = []
-    for i, turn in enumerate(data.get("turns", [])):
-        ev = _gm_events(turn)
-        s = {"Request Count": 1, "Parsed Request Count": 0 if "invalid_format" in ev else 1,
-             "Violated Request Count": 1 if "invalid_format" in ev else 0,
-             "command_tag_missing": int(ev.get("invalid_format") == "command_tag_missing"),
-             "next_actions_missing": int(ev.get("invalid_format") == "next_actions_missing"),
-             "hallucination": int("hallucinated_finish" in ev)}
-        fail = ev.get("action_fail") or {}
-        s["action_parsing_fail"] = int(fail.get("phase") == "parsing")
-        s["action_resolution_fail"] = int(fail.get("phase") == "resolution")
-        for ft in FAIL_TYPES:
-            s[ft] = int(fail.get("fail_type") == ft)
-        status = ev.get("goal_status") or {}
-        s["goal_score"] = status.get("turn_goal_score", 0)
-        goals_now = status.get("goal_states_achieved", goals_now)
-        xinfo = (ev.get("action_info") or fail or {}).get("exploration_info", {})
-        s["epistemic_action"] = int(bool(xinfo.get("action_epistemic")))
-        s["pragmatic_action"] = int(bool(xinfo.get("action_pragmatic")))
-        s["effective_epistemic_gain_amount"] = xinfo.get("effective_epistemic_gain_amount", 0)
-        for k in ("known_entities_ratio", "visited_rooms_ratio", "known_goal_entities_ratio"):
-            s[k] = xinfo.get(k, 0)
-        s["plan_followed"] = int(bool(ev.get("plan_followed", 0)))
-        s["plan_command_success_ratio"] = ev.get("plan_command_success_ratio", 0)
-        s["bad_plan_followed"] = int(bool(ev.get("bad_plan_followed", 0)))
+    invalid_format = ""
+    finished = turn_limit_loss = False
+    final_goals: list = []
+    fails_per_turn: list[dict] = []
+    plans: list[dict] = []
+    for i, turn in enumerate(turns):
+        goal_score = 0
+        fail = {"parsing": 0, "resolution": 0, **{t: 0 for t in FAIL_TYPES}}
+        plan = {k: 0 for k in PLAN_KEYS}
+        hallucination = 0
+        exploration: dict = {}
+        for event in turn:
+            kind, content = event["action"]["type"], event["action"]["content"]
+            if kind == "invalid_format":
+                invalid_format = content
+            elif kind == "adventure_finished":
+                finished = True
+            elif kind == "hallucinated_finish":
+                hallucination = 1
+            elif kind == "action_info" and content.get("action_type") == "done" and not finished:
+                hallucination = 1
+            elif kind == "turn_limit_reached":
+                turn_limit_loss = True
+                finished = False
+            elif kind == "goal_status":
+                goal_score = content["turn_goal_score"]
+            elif kind == "game_result":
+                finished = content["game_successfully_finished"]
+                final_goals = content["goal_states_achieved"]
+            elif kind in PLAN_KEYS:
+                plan[kind] = content
+            if kind == "action_fail":
+                fail[content["phase"]] = 1
+                fail[content["fail_type"]] = 1
+            if kind in ("action_info", "action_fail"):
+                x = content["exploration_info"]
+                exploration = {"epistemic_action": 1 if x["action_epistemic"] else 0,
+                               "pragmatic_action": 1 if x["action_pragmatic"] else 0,
+                               "effective_epistemic_gain_amount": x["effective_epistemic_gain_amount"],
+                               "known_entities_ratio": x["known_entities_ratio"],
+                               "visited_rooms_ratio": x["visited_rooms_ratio"],
+                               "known_goal_entities_ratio": x["known_goal_entities_ratio"]}
+        s = {"Request Count": 1, "Parsed Request Count": 0 if invalid_format else 1,
+             "Violated Request Count": 1 if invalid_format else 0,
+             "command_tag_missing": int(invalid_format == "command_tag_missing"),
+             "next_actions_missing": int(invalid_format == "next_actions_missing"),
+             "hallucination": hallucination,
+             "action_parsing_fail": fail["parsing"], "action_resolution_fail": fail["resolution"]}
+        s.update({t: fail[t] for t in FAIL_TYPES})
+        s["goal_score"] = goal_score
+        s.update(exploration)
+        s.update(plan)                       # bad_plan_followed is written before it is known (upstream)
+        if i >= 1 and plans[-1]["plan_command_success_ratio"] == 0.0 and plan["plan_followed"]:
+            plan = {**plan, "bad_plan_followed": 1}
+        plans.append(plan)
+        fails_per_turn.append(fail)
         turn_scores[str(i)] = s
-        invalid += s["Violated Request Count"]
-        hallucinations += s["hallucination"]
-        successes += int("action_info" in ev)
-        finished = finished or "adventure_finished" in ev
-        turn_limit = turn_limit or "turn_limit_reached" in ev
-        reply = next((e["action"]["content"] for e in turn if e.get("from") == "Player 1"), "")
-        commands.append(" ".join(str(reply).lower().split()))
+
     n = len(turn_scores)
-    episode = {k: sum(t[k] for t in turn_scores.values()) for k in
-               ["Violated Request Count", "Parsed Request Count", "Request Count"]}
-    episode["Request Success Ratio"] = episode["Parsed Request Count"] / n if n else 0.0
-    episode["hallucination_count"] = hallucinations
-    for k in ["action_parsing_fail", "action_resolution_fail", *FAIL_TYPES]:
-        episode[k] = sum(t[k] for t in turn_scores.values())
-    episode["successful_actions"] = successes
-    episode["turn_limit_loss"] = int(turn_limit)
-    aborted = invalid > 0 or turn_limit
-    success = finished and not aborted
-    ratio = len(goals_now) / goal_count
-    if success and par is not None:
+    scores = list(turn_scores.values())
+    parsed = sum(t["Parsed Request Count"] for t in scores)
+    episode: dict = {"Violated Request Count": sum(t["Violated Request Count"] for t in scores),
+                     "Parsed Request Count": parsed, "Request Count": n,
+                     "Request Success Ratio": parsed / n if n else 0.0,
+                     "hallucination_count": sum(t["hallucination"] for t in scores),
+                     "action_parsing_fail": sum(f["parsing"] for f in fails_per_turn),
+                     "action_resolution_fail": sum(f["resolution"] for f in fails_per_turn)}
+    for t in FAIL_TYPES:
+        episode[t] = sum(f[t] for f in fails_per_turn)
+    episode["successful_actions"] = parsed - episode["action_parsing_fail"] - episode["action_resolution_fail"]
+    episode["turn_limit_loss"] = 1 if turn_limit_loss else 0
+    par = info.get("optimal_turns")
+    max_turns = info.get("max_turns", 50)
+    if finished and par is not None:
         over = n - par
-        turn_ratio = 1 - over / (max_turns - par) if max_turns != par else 1.0
+        turn_ratio = 1 - (over / (max_turns - par)) if max_turns != par else NAN
         episode.update({"turns_over_par": over, "turn_ratio": turn_ratio, "finish_speed": 1 - turn_ratio})
     else:
         episode.update({"turns_over_par": NAN, "turn_ratio": NAN, "finish_speed": NAN})
+    goal_count = info.get("goal_count") or 0
+    ratio = len(final_goals) / goal_count if goal_count else 1.0
     episode["achieved_goal_ratio"] = ratio
-    episode.update({"Aborted": int(aborted), "Success": int(success), "Lose": int(not success and not aborted),
-                    "Main Score": NAN if aborted else 100.0 * ratio})
-    followed = [t["plan_followed"] for t in turn_scores.values()]
-    episode["plan_followed_ratio"] = sum(followed) / n if n else 0.0
-    episode["plan_average_viability_ratio"] = (sum(t["plan_command_success_ratio"] for t in turn_scores.values()) / n
-                                               if n else 0.0)
-    bad = sum(t["bad_plan_followed"] for t in turn_scores.values())
-    episode["bad_plan_follow_ratio"] = bad / n if n else 0.0
-    episode["bad_plan_dismiss_ratio"] = 1.0 - episode["bad_plan_follow_ratio"]
+    if invalid_format or turn_limit_loss:
+        episode.update({"Aborted": 1, "Success": 0, "Lose": 0, "Main Score": NAN})
+    else:
+        episode.update({"Aborted": 0, "Success": 1 if finished else 0, "Lose": 0 if finished else 1,
+                        "Main Score": ratio * 100})
+    episode["plan_followed_ratio"] = sum(p["plan_followed"] for p in plans[1:]) / n if n else 0.0
+    episode["plan_average_viability_ratio"] = sum(p["plan_command_success_ratio"] for p in plans) / n if n else 0.0
+    episode["bad_plan_follow_ratio"] = sum(p["bad_plan_followed"] for p in plans) / n if n else 0.0
+    episode["bad_plan_dismiss_ratio"] = 1 - episode["bad_plan_follow_ratio"]
+
     # ours
-    repeats = sum(1 for i, c in enumerate(commands) if c in commands[:i])
-    episode["repetition_rate"] = repeats / n if n else 0.0
+    replies = [_reply(t) for t in turns]
+    commands = [normalise_command(_command(r)) for r in replies]
+    episode["repetition_rate"] = (sum(1 for i, c in enumerate(commands) if c in commands[:i]) / n) if n else 0.0
     episode["par_given"] = par
+    progress = _progress(world, replies, tracker) if world is not None else None
+    if progress is not None and exact_par is None:
+        exact_par = progress[1]
     episode["par_exact"] = exact_par
     tr = episode["turn_ratio"]
     episode["full_rating"] = ratio * tr if not math.isnan(tr) else NAN
+    if progress is not None:
+        for s, p in zip(scores, progress[0]):
+            s["progress_rate"] = p
+        episode["progress_rate"] = progress[0][-1] if progress[0] else 0.0
     return {"turn scores": turn_scores, "episode scores": episode}
 
 
-def score_tree(root: str | Path, exact_par=None) -> list[Path]:
-    """Write scores.json for every episode under ``root``; returns the files written."""
+def _progress(world, replies: list[str], tracker: ProgressTracker | None) -> tuple[list[float], int | None] | None:
+    """The progress rate after each turn, replaying the replies; None when they do not replay."""
+    from ..episode import Episode
+
+    tracker = tracker or ProgressTracker(world)
+    episode = Episode(world)
+    out = []
+    for reply in replies:
+        if episode.ended:
+            return None
+        episode.submit(reply)
+        out.append(tracker.progress(episode.game.state))
+    return out, tracker.par_0
+
+
+# -- finding the world an episode was played in --------------------------------------
+WorldFinder = Callable[[Path, dict], object]
+
+
+def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:
+    """A finder for ``score_tree``: a native world by the path its instance.json names; an imported
+    clembench instance needs the surface names of upstream's definition files, found beside
+    ``clembench_instances`` (upstream's ``in/instances.json``; default: $CLEMBENCH_INSTANCES)."""
+    instances = clembench_instances or os.environ.get("CLEMBENCH_INSTANCES")
+    cache: dict = {}
+
+    def find(instance_dir: Path, instance: dict):
+        try:
+            if "initial_state" in instance:
+                if not instances:
+                    return None
+                from .instances import load_definitions, world_from_instance
+
+                experiment = instance_dir.parent.name
+                key = (experiment, instance.get("game_id"))
+                if key not in cache:
+                    cache[key] = world_from_instance(instance, experiment, load_definitions(Path(instances), instance))
+                return cache[key]
+            path = instance.get("world")
+            if path and Path(path).exists():
+                from ..engine.loader import load_world
+
+                if path not in cache:
+                    cache[path] = load_world(path)
+                return cache[path]
+        except Exception:        # a damaged or moved world: score without progress
+            return None
+        return None
+
+    return find
+
+
+def score_tree(root: str | Path, exact_par=None, find_world: WorldFinder | None = None) -> list[Path]:
+    """Write scores.json for every episode under ``root``; returns the files written.
+
+    ``find_world(instance_dir, instance)`` gives the World of an episode (for
+    per-turn progress) or None to skip progress; by default ``world_finder()``.
+    """
+    find_world = find_world or world_finder()
+    trackers: dict = {}
     written = []
     for path in sorted(Path(root).rglob("interactions.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         par = exact_par(path.parent) if exact_par else None
-        write_json(path.parent / "scores.json", score_interactions(data, par))
+        world = None
+        try:
+            instance = json.loads((path.parent / "instance.json").read_text(encoding="utf-8"))
+            world = find_world(path.parent, instance)
+        except (OSError, ValueError):
+            pass
+        tracker = None
+        if world is not None:
+            tracker = trackers.setdefault(id(world), ProgressTracker(world))
+        write_json(path.parent / "scores.json", score_interactions(data, par, world, tracker))
         written.append(path.parent / "scores.json")
     return written
