@@ -134,10 +134,15 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     episode["successful_actions"] = parsed - episode["action_parsing_fail"] - episode["action_resolution_fail"]
     episode["turn_limit_loss"] = 1 if turn_limit_loss else 0
     par = info.get("optimal_turns")
+    replies = [_reply(t) for t in turns]
+    progress = _progress(world, replies, tracker) if world is not None else None
+    if progress is not None and exact_par is None:
+        exact_par = progress[1]
+    speed_par = par if par is not None else exact_par   # a native world without a stated par: the exact one
     max_turns = info.get("max_turns", 50)
-    if finished and par is not None:
-        over = n - par
-        turn_ratio = 1 - (over / (max_turns - par)) if max_turns != par else NAN
+    if finished and speed_par is not None:
+        over = n - speed_par
+        turn_ratio = 1 - (over / (max_turns - speed_par)) if max_turns != speed_par else NAN
         episode.update({"turns_over_par": over, "turn_ratio": turn_ratio, "finish_speed": 1 - turn_ratio})
     else:
         episode.update({"turns_over_par": NAN, "turn_ratio": NAN, "finish_speed": NAN})
@@ -155,13 +160,9 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     episode["bad_plan_dismiss_ratio"] = 1 - episode["bad_plan_follow_ratio"]
 
     # ours
-    replies = [_reply(t) for t in turns]
     commands = [normalise_command(_command(r)) for r in replies]
     episode["repetition_rate"] = (sum(1 for i, c in enumerate(commands) if c in commands[:i]) / n) if n else 0.0
     episode["par_given"] = par
-    progress = _progress(world, replies, tracker) if world is not None else None
-    if progress is not None and exact_par is None:
-        exact_par = progress[1]
     episode["par_exact"] = exact_par
     tr = episode["turn_ratio"]
     episode["full_rating"] = ratio * tr if not math.isnan(tr) else NAN
