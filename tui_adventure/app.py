@@ -28,8 +28,9 @@ class AdventureApp(App):
 
     def __init__(self, session: Session | None = None, replay: Path | None = None,
                  replay_world: str | None = None, paused: bool = False, cursor_blink: bool = True,
-                 config=None, **kwargs) -> None:
+                 config=None, mode: str = "text", **kwargs) -> None:
         super().__init__(**kwargs)
+        self.mode = mode
         from .config import Config
 
         self.config = config or Config()
@@ -109,7 +110,7 @@ class AdventureApp(App):
         from .players import make_player
 
         try:
-            player = make_player(spec, self.session.world)
+            player = make_player(spec, self.session.world, mode=self.mode)
         except Exception as exc:
             self.notify(f"{spec}: {exc}", title="Cannot switch player", severity="error")
             return
@@ -123,15 +124,9 @@ def make_app(world: str | Path, player: str = "human", records: str | Path = "re
     from .players import make_player
 
     w = load_world(world)
-    p = None if player == "human" else _player(make_player, player, w, mode)
+    p = None if player == "human" else make_player(player, w, mode=mode)
     from .config import load_config
 
     return AdventureApp(Session(w, p, records=records, name=name, saves=saves), paused=paused,
-                        cursor_blink=cursor_blink, config=load_config())
+                        cursor_blink=cursor_blink, config=load_config(), mode=mode)
 
-
-def _player(make_player, spec, world, mode):
-    try:
-        return make_player(spec, world, mode=mode)
-    except TypeError:   # a make_player without modes
-        return make_player(spec, world)
