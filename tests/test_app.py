@@ -364,3 +364,27 @@ async def test_a_broken_settings_file_is_reported_and_ignored(tmp_path, monkeypa
         assert any("config.yaml:" in n.message and "not valid YAML" in n.message for n in app._notifications)
         await type_line(pilot, "go north")
         assert "Kitchen" in transcript(app)
+
+
+async def test_watching_a_model_through_the_openai_sdk(tmp_path):
+    """A model on an OpenAI-compatible server plays live: tokens, latency, a fault, the keyboard back."""
+    from fake_llm_server import FakeLLMServer, Status
+
+    server = FakeLLMServer().start()
+    try:
+        server.script("go north", Status(500), "open fridge", "look")
+        spec = f"openai_compatible:tiny@{server.url}"
+        app = app_for(tmp_path, player=spec, paused=True)
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = app.screen
+            for _ in range(3):
+                await pilot.press("f6")
+                await settle(pilot)
+            assert [t.command for t in screen.session.episode.turns] == ["go north", "open fridge", "look"]
+            player = screen.query_one("#player").data
+            assert int(player.extra["tokens out"]) > 0 and player.extra["latency"].endswith(" s")
+            await type_line(pilot, "go south")                  # the keyboard back, at once
+            assert screen.session.is_human
+            assert screen.query_one(RoomPanel).data.room == "Hallway"
+    finally:
+        server.stop()
