@@ -58,7 +58,8 @@ class ModelPlayer:
         self.tokens_out = 0
         self.last_latency: float | None = None
         self.last_call: dict | None = None
-        self._said: dict[int, _Said] = {}
+        self._said: dict[int, _Said] = {}     # by message index, for the episode in ``_said_in``
+        self._said_in = None
         self._tools: tuple[object, list[dict]] | None = None
 
     def __repr__(self) -> str:
@@ -82,6 +83,8 @@ class ModelPlayer:
 
     def conversation(self, episode) -> list[dict]:
         """The messages to send: the episode's, with this model's own tool calls where it made them."""
+        if self._said_in is not episode:   # a new episode (the app restarts with the same player)
+            self._said, self._said_in = {}, episode
         msgs = episode.messages
         out: list[dict] = []
         i = 0
