@@ -153,14 +153,12 @@ def load_keys() -> tuple[dict, Path | None]:
 
 def credentials(backend: str) -> dict:
     """api_key, base_url, organization for a backend: key.json first, then the environment."""
-    keys, path = load_keys()
+    keys, _ = load_keys()
     entry = keys.get(backend) or {}
     key = entry.get("api_key") if isinstance(entry.get("api_key"), str) and entry.get("api_key").strip() else None
-    out = {"api_key": key or os.environ.get(ENV_KEYS.get(backend, ""), "") or None,
-           "base_url": entry.get("base_url") or os.environ.get(ENV_URLS.get(backend, ""), "") or None,
-           "organization": entry.get("organization") or entry.get("organisation"),
-           "key_file": str(path) if path and backend in keys else None}
-    return out
+    return {"api_key": key or os.environ.get(ENV_KEYS.get(backend, ""), "") or None,
+            "base_url": entry.get("base_url") or os.environ.get(ENV_URLS.get(backend, ""), "") or None,
+            "organization": entry.get("organization") or entry.get("organisation")}
 
 
 # -- specs ---------------------------------------------------------------------------------
