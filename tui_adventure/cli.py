@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--player", required=True)
     p.add_argument("--records", default="records")
     p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
 
     p = sub.add_parser("score", help="write scores.json for every episode under ROOT")
     p.add_argument("root")
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         from .batch import run
 
-        return run(args.worlds, args.player, args.records, args.jobs)
+        return run(args.worlds, args.player, args.records, args.jobs, mode=args.mode)
     if args.command == "score":
         from .clembench.scorer import score_tree
 
