@@ -160,15 +160,21 @@ def _encode(doc: dict) -> bytes:
         return (json.dumps(doc, ensure_ascii=True, indent=1) + "\n").encode("ascii")
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never half."""
+def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never half.
+
+    The rename alone is enough when the process dies (kill -9): the kernel
+    keeps what was written. ``durable`` adds the fsyncs that also survive a
+    power cut; files rewritten every turn skip them and get them at the end.
+    """
     directory = path.parent
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -176,7 +182,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
-    _fsync_dir(directory)
+    if durable:
+        _fsync_dir(directory)
 
 
 def _fsync_dir(directory: Path) -> None:
