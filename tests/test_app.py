@@ -388,3 +388,23 @@ async def test_watching_a_model_through_the_openai_sdk(tmp_path):
             assert screen.query_one(RoomPanel).data.room == "Hallway"
     finally:
         server.stop()
+
+
+async def test_replay_of_an_imported_clembench_episode(tmp_path):
+    """Imported worlds record where their world file is, so replay needs no --world."""
+    from clem_helpers import INSTANCES
+
+    from tui_adventure.batch import run_all
+    from tui_adventure.clembench.instances import import_instances
+
+    written = import_instances(INSTANCES, tmp_path / "imp")
+    world = next(p for p in written if p.name == "instance_00000.yaml" and "basic_easy" in str(p))
+    await run_all([world], "oracle", tmp_path / "rec", 1)
+    episode_dir = next((tmp_path / "rec").rglob("interactions.json")).parent
+    app = AdventureApp(replay=episode_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("end")
+        data = app.screen.query_one(ScorePanel).data
+        assert data.goals_achieved == data.goal_count == 3 and data.ended
+        assert "> done" in transcript(app)

@@ -25,10 +25,17 @@ def now() -> str:
     return datetime.now().isoformat()
 
 
-def write_json(path: Path, data) -> None:
-    """Atomically: a reader sees the old file or the new one, never a mix."""
+def write_json(path: Path, data, final: bool = True) -> None:
+    """Atomically: a reader sees the old file or the new one, never a mix.
+
+    Files rewritten every turn (``final=False``) are compact and not fsynced:
+    indenting forces Python's slow JSON encoder and fsync costs milliseconds,
+    which added up to most of a turn's CPU in batches. The last write of an
+    episode is indented and durable.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=True).encode("utf-8"))
+    text = json.dumps(data, indent=2 if final else None, ensure_ascii=False, allow_nan=True)
+    write_atomic(path, text.encode("utf-8"), durable=final)
 
 
 def scrub(obj):
@@ -77,11 +84,18 @@ class Recorder:
         exp = {"name": self.experiment, "timestamp": now(), "game_name": self.game_name, "player_models": models}
         write_json(self.dir.parent / "experiment.json", exp)
         write_json(self.dir / "instance.json", self.instance_dict())
+        self.write_pointer()
         for stale in ("completed.json", "error.json", "scores.json"):
             (self.dir / stale).unlink(missing_ok=True)
         self._pending_context = episode.first_message
         self._contexts: list[str] = []     # the context of each recorded turn, for undo
         self._write()
+
+    def write_pointer(self) -> None:
+        """Where the world file is, for ``adventure replay`` (clemcore's tools ignore this file)."""
+        path = Path(str(self.world.path or ""))
+        if path.suffix in (".yaml", ".yml") and path.exists():
+            write_json(self.dir / "tui_adventure.json", {"world": str(path.resolve())}, final=False)
 
     def instance_dict(self) -> dict:
         w = self.world
@@ -135,12 +149,12 @@ class Recorder:
 
     def finish(self, episode) -> None:
         self.completed = True
-        self._write()
+        self._write(final=True)
         write_json(self.dir / "completed.json", {"timestamp": now()})
 
     def error(self, exc: BaseException) -> None:
         """The episode failed (a backend gave up): clemcore's error.json, and the turns so far."""
-        self._write()
+        self._write(final=True)
         write_json(self.dir / "error.json", {"timestamp": now(), "error": f"{type(exc).__name__}: {exc}"})
 
     # -- pieces --------------------------------------------------------------
@@ -152,7 +166,7 @@ class Recorder:
     def _gm(kind: str, content) -> dict:
         return {"from": "GM", "to": "GM", "timestamp": now(), "action": {"type": kind, "content": content}}
 
-    def _write(self) -> None:
+    def _write(self, final: bool = False) -> None:
         models = {"0": {"model_spec": self.model_spec, "gen_args": self.gen_args}}
         meta = {"game_name": self.game_name, "experiment_name": self.experiment, "game_id": self.game_id,
                 "results_folder": self.player_name, "clem_version": CLEM_VERSION,
@@ -166,12 +180,12 @@ class Recorder:
                                "optimal_turns": self.world.meta.get("optimal_turns", self.world.par),
                                "goal_count": len(self.world.goals)},
         }
-        write_json(self.dir / "interactions.json", interactions)
+        write_json(self.dir / "interactions.json", interactions, final)
         requests = {"meta": {"game_name": self.game_name, "experiment_name": self.experiment, "game_id": self.game_id,
                              "player_name": "Player 1", "game_role": "Adventurer", "model_name": self.player_name,
                              "round_count": len(self.turns), "completed": self.completed},
                     "calls": self.calls}
-        write_json(self.dir / "player_1.requests.json", requests)
+        write_json(self.dir / "player_1.requests.json", requests, final)
 
 
 def nan_to_none(value):
