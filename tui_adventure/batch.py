@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from .clembench.records import Recorder
+from .clembench.records import Recorder, model_spec_of
 from .engine.loader import load_world
 from .engine.yamlpos import SourceErrors
 from .episode import Episode, play_turn
@@ -34,16 +34,9 @@ def world_files(paths: list[str]) -> list[Path]:
     return out
 
 
-def _model_spec(player) -> dict:
-    """A model player's backend and generation arguments, for the records' model_spec."""
-    if getattr(player, "backend", None) is None:
-        return {}
-    return {"backend": player.backend, "gen_args": dict(getattr(player, "gen_args", None) or {}) or None}
-
-
 async def play_episode(world, player, records: Path, on_turn=None) -> tuple[Episode | None, bool]:
     """Play and record one episode; (episode, skipped)."""
-    recorder = Recorder(records, world, player.name, **_model_spec(player))
+    recorder = Recorder(records, world, player.name, **model_spec_of(player))
     if recorder.is_done():
         return None, True
     episode = Episode(world)

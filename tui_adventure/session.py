@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .clembench.records import Recorder
+from .clembench.records import Recorder, model_spec_of
 from .engine.snapshot import SaveError, list_saves, load_save, save_game
 from .engine.world import World
 from .episode import Episode, PlayerFailed, Turn, play_turn
@@ -162,11 +162,12 @@ class Session:
         self.recorder = None
         if self.records is None:
             return
-        recorder = Recorder(self.records, self.world, self.record_name)
+        spec = model_spec_of(self.player)
+        recorder = Recorder(self.records, self.world, self.record_name, **spec)
         n = 1
         while recorder.is_done() or (recorder.dir / "error.json").exists():
             n += 1
-            recorder = Recorder(self.records, self.world, f"{self.record_name}-{n}")
+            recorder = Recorder(self.records, self.world, f"{self.record_name}-{n}", **spec)
         self.recorder = recorder
         self.recorder.start(self.episode)
 

@@ -38,6 +38,13 @@ def write_json(path: Path, data, final: bool = True) -> None:
     write_atomic(path, text.encode("utf-8"), durable=final)
 
 
+def model_spec_of(player) -> dict:
+    """A model player's backend and generation arguments, as Recorder keywords (none for others)."""
+    if getattr(player, "backend", None) is None:
+        return {}
+    return {"backend": player.backend, "gen_args": dict(getattr(player, "gen_args", None) or {}) or None}
+
+
 def scrub(obj):
     """Drop anything that could carry a credential from a raw provider response."""
     if isinstance(obj, dict):
