@@ -99,7 +99,7 @@ def test_a_won_episode_at_the_prompt(tmp_path):
     out, code = typed(s, lines(*TUTORIAL_WIN, "done", "look") + CTRL_D)
     assert code == 0
     assert out.startswith("Posting a Letter\n\nWelcome!")
-    assert "You put the letter in the mailbox.\n[goal +1: 1/1 goals]" in out
+    assert "You put the letter in the mailbox.\n[All goals achieved! Type done to end the episode, or play on.]\n[goal +1: 1/1 goals]" in out
     assert "[won after 5 turns: 1/1 goals, main score 100]" in out
     assert out.rstrip().endswith("The episode has ended. Type undo, restart or quit.")
     data = interactions(tmp_path / "records")
@@ -149,7 +149,7 @@ def test_save_and_restore(tmp_path):
 
 def test_score_and_help(tmp_path):
     out, _ = typed(session_for(tmp_path), lines("take letter", "score", "help") + CTRL_D)
-    assert "Goals: 0/1\n  [ ] the letter in the mailbox\nTurns: 1/30, par 4" in out
+    assert "Goals: 0/1\n  [ ] the letter is in the mailbox\nTurns: 1/30, par 4" in out
     assert "Verbs: " in out and "undo [N]: take back the last turn" in out
 
 

@@ -24,6 +24,7 @@ from .engine.snapshot import SaveError, list_saves, load_save, save_game
 from .engine.world import World
 from .episode import Episode, PlayerFailed, Turn, play_turn
 from .players.base import as_reply
+from .players.prompting import goal_text
 
 META_COMMANDS = {
     "undo": "undo [N]: take back the last turn (or N turns)",
@@ -122,23 +123,6 @@ class Feedback:
     turn: Turn | None = None
 
 
-def goal_sentence(world: World, goal) -> str:
-    """A goal as a person reads it ("the red book on the bookshelf"), from its fact."""
-    pred, *args = goal.fact
-    names = [world.name_of(a) if a in world.entities else a for a in args]
-    if pred in ("on", "in") and len(names) == 2:
-        text = f"the {names[0]} {pred} the {names[1]}"
-    elif pred == "held" and names:
-        text = f"you have the {names[0]}"
-    elif pred in ("at", "player_at") and len(names) >= 1:
-        text = f"the {names[0]} at the {names[-1]}" if len(names) == 2 else f"you are in the {names[0]}"
-    elif len(names) == 1:
-        text = f"the {names[0]} {pred}"
-    else:
-        text = str(goal)
-    return text if goal.positive else f"not: {text}"
-
-
 class Session:
     def __init__(self, world: World, player=None, *, records: str | Path | None = "records", name: str | None = None,
                  saves: str | Path = "saves", history: History | None = None) -> None:
@@ -216,6 +200,8 @@ class Session:
     def turn_text(self, turn: Turn) -> str:
         """The observation, and the episode's end when this turn ended it."""
         parts = [turn.observation] if turn.observation else []
+        if turn.result is not None and turn.result.done and turn.result.action != "done" and not self.episode.ended:
+            parts.append("[All goals achieved! Type done to end the episode, or play on.]")
         if turn.invalid_format:
             parts.append(f"[invalid reply: {turn.invalid_format}; the episode is aborted]")
         if self.episode.ended:
@@ -407,7 +393,7 @@ class Session:
                 exits.append(world.name_of(exit_[0]))
         inventory = [world.name_of(x) for x in style.held(st)]
         achieved = self.game.achieved
-        goals = [(goal_sentence(world, g), g in achieved) for g in world.goals]
+        goals = [(goal_text(world, g), g in achieved) for g in world.goals]
         last = ep.turns[-1].goal_score if ep.turns else 0
         turns = len(ep.turns)
         par = self.par(compute=progress)
