@@ -120,13 +120,15 @@ class AdventureApp(App):
 def make_app(world: str | Path, player: str = "human", records: str | Path = "records", name: str | None = None,
              saves: str | Path = "saves", mode: str = "text", paused: bool = False,
              cursor_blink: bool = True) -> AdventureApp:
-    from .engine.loader import load_world
-    from .players import make_player
+    from .config import load_config
+    from .session import open_session
 
-    w = load_world(world)
-    p = None if player == "human" else make_player(player, w, mode=mode)
+    session = open_session(world, player, records, name, mode, saves=saves)
+    return AdventureApp(session, paused=paused, cursor_blink=cursor_blink, config=load_config(), mode=mode)
+
+
+def run_app(session: Session, mode: str = "text", paused: bool = False) -> int:
     from .config import load_config
 
-    return AdventureApp(Session(w, p, records=records, name=name, saves=saves), paused=paused,
-                        cursor_blink=cursor_blink, config=load_config(), mode=mode)
-
+    AdventureApp(session, paused=paused, config=load_config(), mode=mode).run()
+    return 0

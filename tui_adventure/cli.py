@@ -10,20 +10,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="adventure", description="A terminal workbench for text adventures.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("play", help="play a world in the terminal (the Textual app)")
-    p.add_argument("world")
-    p.add_argument("--player", default="human", help="who plays first (switch any time with ctrl+p)")
-    p.add_argument("--records", default="records")
-    p.add_argument("--name", help="the records' run name (default: the player's name, e.g. human)")
-    p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
-    p.add_argument("--paused", action="store_true", help="a model player waits for F5 (resume) or F6 (step)")
-
-    p = sub.add_parser("repl", help="play a world line by line (plain text when stdin is not a terminal)")
-    p.add_argument("world")
-    p.add_argument("--player", default="human", help="human, oracle, random[:seed], scripted:FILE, ... or a model")
-    p.add_argument("--records", default="records")
-    p.add_argument("--name", help="the records' run name (default: the player's name, e.g. human)")
-    p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
+    for command, help_text in (("play", "play a world in the terminal (the Textual app)"),
+                               ("repl", "play a world line by line (plain text when stdin is not a terminal)")):
+        p = sub.add_parser(command, help=help_text)
+        p.add_argument("world")
+        p.add_argument("--player", default="human",
+                       help="human, oracle, random[:seed], scripted:FILE, replay:DIR or a model (switch in the app with ctrl+p)")
+        p.add_argument("--records", default="records")
+        p.add_argument("--name", help="the records' run name (default: the player's name, e.g. human)")
+        p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
+        if command == "play":
+            p.add_argument("--paused", action="store_true", help="a model player waits for F5 (resume) or F6 (step)")
 
     p = sub.add_parser("replay", help="step through a recorded episode in the Textual app")
     p.add_argument("episode", metavar="EPISODE_DIR")
@@ -97,32 +94,33 @@ def main(argv: list[str] | None = None) -> int:
         written = import_instances(args.instances, args.out)
         print(f"wrote {len(written)} world files under {args.out}")
         return 0
-    if args.command == "play":
+    if args.command in ("play", "repl"):
         return play(args)
     if args.command == "replay":
         return replay(args)
-    if args.command == "repl":
-        from .repl import main as repl
-
-        return repl(args.world, args.player, args.records, args.name, args.mode)
     return 2
 
 
 def play(args) -> int:
+    """``play`` and ``repl``: a broken world or player is reported in plain text before any screen opens."""
     from .engine.yamlpos import SourceErrors
+    from .session import open_session
 
     try:
-        from .app import make_app
-
-        app = make_app(args.world, args.player, args.records, args.name, mode=args.mode, paused=args.paused)
+        session = open_session(args.world, args.player, args.records, args.name, args.mode)
     except SourceErrors as exc:
         print(exc, file=sys.stderr)
         return 1
     except (OSError, ValueError) as exc:
-        print(f"adventure play: {exc}", file=sys.stderr)
+        print(f"adventure {args.command}: {exc}", file=sys.stderr)
         return 1
-    app.run()
-    return 0
+    if args.command == "repl":
+        from .repl import run_repl
+
+        return run_repl(session)
+    from .app import run_app
+
+    return run_app(session, args.mode, args.paused)
 
 
 def replay(args) -> int:

@@ -21,7 +21,6 @@ records), and while a pipe is being read it is not swallowed by a blocked loop.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import math
 import sys
 from typing import TextIO
@@ -222,33 +221,7 @@ class Repl:
         return 0
 
 
-def make_session(world_path: str, player: str = "human", records: str = "records", name: str | None = None,
-                 mode: str = "text", **kwargs) -> Session:
-    """Load the world and the player as the app does; SourceErrors / ValueError for the caller to report."""
-    from .engine.loader import load_world
-    from .players.base import make_player
-
-    world = load_world(world_path)
-    p = None
-    if player != "human":
-        if "mode" in inspect.signature(make_player).parameters:
-            p = make_player(player, world, mode=mode)
-        else:                               # a make_player from before model players had modes
-            p = make_player(player, world)
-    return Session(world, p, records=records, name=name, **kwargs)
-
-
-def main(world: str, player: str = "human", records: str = "records", name: str | None = None,
-         mode: str = "text") -> int:
-    from .engine.yamlpos import SourceErrors
-
-    try:
-        session = make_session(world, player, records, name, mode)
-    except SourceErrors as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    except (OSError, ValueError) as exc:
-        print(f"adventure repl: {exc}", file=sys.stderr)
-        return 1
+def run_repl(session: Session) -> int:
+    """Prompt at a terminal; plain lines in and out when either end is a pipe."""
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     return Repl(session, interactive=interactive).run()

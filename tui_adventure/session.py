@@ -421,3 +421,18 @@ class _Line:
 
     async def reply(self, episode, stream=None) -> str:
         return self._reply
+
+
+def open_session(world_path, player: str = "human", records="records", name: str | None = None,
+                 mode: str = "text", **kwargs) -> Session:
+    """Load the world and make the player, the same for the app and the REPL.
+
+    Raises ``SourceErrors`` for a broken world and ValueError/OSError for a bad
+    player spec; the command line reports them.
+    """
+    from .engine.loader import load_world
+    from .players.base import make_player
+
+    world = load_world(world_path)
+    p = None if player == "human" else make_player(player, world, mode=mode)
+    return Session(world, p, records=records, name=name, **kwargs)

@@ -70,7 +70,7 @@ class DebugScreen(Screen[str | None]):
             events.append(f"turn {turn.index}: {turn.command or turn.reply!r}{fail}")
             events.extend(f"    {kind}: {content}" for kind, content in turn.events)
         self.query_one("#events", Static).update("\n".join(events) or "(no turns yet)")
-        turns = [Option(f"0: the start", id="0")]
+        turns = [Option("0: the start", id="0")]
         turns += [Option(f"{t.index}: {t.command if t.command is not None else t.reply}", id=str(t.index))
                   for t in s.episode.turns]
         self.query_one("#turns", OptionList).add_options(turns)

@@ -15,14 +15,14 @@ import asyncio
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from ..episode import PlayerFailed
 from ..session import Session
 from ..widgets.command_line import CommandLine
-from ..widgets.panels import GoalsPanel, InventoryPanel, PlayerPanel, RoomPanel, ScorePanel
+from ..widgets.panels import ScorePanel, SidePanels
 from ..widgets.transcript import Transcript
 
 SPEEDS = [("fast", 0.0), ("normal", 0.4), ("slow", 1.5)]
@@ -56,12 +56,7 @@ class PlayScreen(Screen):
             with Vertical(id="main"):
                 yield Transcript(id="transcript")
                 yield CommandLine(id="command")
-            with VerticalScroll(id="side"):
-                yield RoomPanel("Room", id="room")
-                yield InventoryPanel("Inventory", id="inventory")
-                yield GoalsPanel("Goals", id="goals")
-                yield ScorePanel(id="score")
-                yield PlayerPanel("Player", id="player")
+            yield SidePanels(id="side")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -100,8 +95,7 @@ class PlayScreen(Screen):
         if getattr(player, "last_latency", None) is not None:
             extra["latency"] = f"{player.last_latency:.2f} s"
         data.extra = extra
-        for panel in self.query("#side > *"):
-            panel.data = data
+        self.query_one(SidePanels).data = data
         self.sub_title = f"{data.player} · turn {data.turns}/{data.max_turns}"
         # the planner runs in a thread but holds the GIL: start it once this turn is on screen
         self.call_after_refresh(self.compute_progress)

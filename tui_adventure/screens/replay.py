@@ -13,13 +13,13 @@ from pathlib import Path
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..recorded import read_episode
 from ..session import Session
-from ..widgets.panels import GoalsPanel, InventoryPanel, PlayerPanel, RoomPanel, ScorePanel
+from ..widgets.panels import SidePanels
 from ..widgets.transcript import Transcript
 
 
@@ -45,12 +45,7 @@ class ReplayScreen(Screen):
             with Vertical(id="main"):
                 yield Transcript(id="transcript")
                 yield Static("", id="replay-status")
-            with VerticalScroll(id="side"):
-                yield RoomPanel("Room", id="room")
-                yield InventoryPanel("Inventory", id="inventory")
-                yield GoalsPanel("Goals", id="goals")
-                yield ScorePanel(id="score")
-                yield PlayerPanel("Player", id="player")
+            yield SidePanels(id="side")
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -82,8 +77,7 @@ class ReplayScreen(Screen):
         t.clear()
         for kind, text in entries:
             {"note": t.note, "obs": t.observation, "cmd": t.command}[kind](text)
-        for panel in self.query("#side > *"):
-            panel.data = data
+        self.query_one(SidePanels).data = data
         self.query_one("#replay-status", Static).update(
             f"turn {self.at} of {len(self.frames) - 1}  ·  ←/→ step  home/end  space play")
 

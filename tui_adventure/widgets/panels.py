@@ -6,7 +6,7 @@ import math
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import ProgressBar, Static
 
@@ -97,3 +97,21 @@ class PlayerPanel(Panel):
         for k, v in d.extra.items():
             t.append(f"\n{k}: {v}")
         return t
+
+
+class SidePanels(VerticalScroll):
+    """The side column: one ``data`` set here reaches every panel, in play and in replay alike."""
+
+    data: reactive[Panels | None] = reactive(None, always_update=True)
+
+    def compose(self) -> ComposeResult:
+        yield RoomPanel("Room", id="room")
+        yield InventoryPanel("Inventory", id="inventory")
+        yield GoalsPanel("Goals", id="goals")
+        yield ScorePanel(id="score")
+        yield PlayerPanel("Player", id="player")
+
+    def watch_data(self, data: Panels | None) -> None:
+        if data is not None:
+            for panel in self.children:
+                panel.data = data
