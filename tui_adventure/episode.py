@@ -6,8 +6,12 @@ the reply is checked for format, its command goes to the engine, goal status
 is updated, and the end rules are applied. Imported clembench worlds follow
 upstream's game master exactly (ADVENTUREGAME.md section 7): a reply must
 start with ">", only its first line counts, a planning variant needs
-"Next actions:", and 50 turns end the episode. Native worlds are forgiving by
-default (a bare command is fine) unless the world asks for ``strict``.
+"Next actions:", and 50 turns end the episode. Their records say what
+upstream's would, quirks included (see ``clembench/exploration.py``: goals
+after a failed command, what a simulated plan leaves behind); the player's
+own view (``Turn.goal_score``, ``outcome``) follows the game itself. Native
+worlds are forgiving by default (a bare command is fine) unless the world
+asks for ``strict``.
 """
 
 from __future__ import annotations
