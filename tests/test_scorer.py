@@ -84,3 +84,26 @@ def test_progress_rate_for_a_native_world_and_none_without_a_world(tmp_path):
     bare = score_interactions(json.loads((folder / "interactions.json").read_text()))
     assert "progress_rate" not in bare["episode scores"] and "progress_rate" not in bare["turn scores"]["0"]
     assert bare["episode scores"]["par_exact"] is None
+
+
+def test_an_imported_world_file_is_found_by_the_records_pointer(tmp_path):
+    """Played from its world file (``adventure import``), an imported instance needs no definitions to score."""
+    import yaml
+
+    from clem_helpers import INSTANCES, instances
+    from tui_adventure.clembench.instances import document, load_definitions
+    from tui_adventure.clembench.scorer import score_tree
+    from tui_adventure.engine.loader import load_world
+    from tui_adventure.players import make_player
+
+    inst = instances()[("home_deliver_three_basic_hard", 2)]
+    header, doc = document(inst, "home_deliver_three_basic_hard", load_definitions(INSTANCES, inst))
+    path = tmp_path / "instance_00002.yaml"
+    path.write_text(header + "\n" + yaml.safe_dump(doc, sort_keys=False))
+    w = load_world(path)
+    folder = _play(w, make_player("oracle", w), tmp_path / "records")
+    score_tree(tmp_path / "records")
+    scores = json.loads((folder / "scores.json").read_text())
+    assert scores["episode scores"]["Success"] == 1 and scores["episode scores"]["progress_rate"] == 1.0
+    assert scores["episode scores"]["par_given"] == inst["optimal_turns"]
+    assert [t["progress_rate"] for t in scores["turn scores"].values()][-1] == 1.0

@@ -109,8 +109,8 @@ class Recorder:
         if "instance" in w.meta:
             return w.meta["instance"]
         path = Path(w.path)   # absolute, so that the scorer finds the world from anywhere
-        return {"game_id": self.game_id, "world": str(path.resolve() if path.exists() else path), "title": w.title, "max_turns": w.max_turns,
-                "par": w.par, "goal_state": [str(g) for g in w.goals]}
+        return {"game_id": self.game_id, "world": str(path.resolve() if path.exists() else path), "title": w.title,
+                "max_turns": w.max_turns, "par": w.par, "goal_state": [str(g) for g in w.goals]}
 
     def log_turn(self, episode, turn, call: dict | None = None) -> None:
         """Record one turn and rewrite the files: the two messages, ``metadata``, then the game

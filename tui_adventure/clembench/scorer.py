@@ -193,14 +193,27 @@ WorldFinder = Callable[[Path, dict], object]
 
 
 def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:
-    """A finder for ``score_tree``: a native world by the path its instance.json names; an imported
-    clembench instance needs the surface names of upstream's definition files, found beside
+    """A finder for ``score_tree``: the world file named by the episode's ``tui_adventure.json``
+    (written by our recorder) or, for a native world, by its instance.json; an imported clembench
+    instance recorded elsewhere needs the surface names of upstream's definition files, found beside
     ``clembench_instances`` (upstream's ``in/instances.json``; default: $CLEMBENCH_INSTANCES)."""
     instances = clembench_instances or os.environ.get("CLEMBENCH_INSTANCES")
     cache: dict = {}
 
+    def load(path: str):
+        from ..engine.loader import load_world
+
+        if path not in cache:
+            cache[path] = load_world(path)
+        return cache[path]
+
     def find(instance_dir: Path, instance: dict):
         try:
+            pointer = instance_dir / "tui_adventure.json"
+            if pointer.exists():
+                path = json.loads(pointer.read_text(encoding="utf-8")).get("world")
+                if path and Path(path).exists():
+                    return load(path)
             if "initial_state" in instance:
                 if not instances:
                     return None
@@ -213,11 +226,7 @@ def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:
                 return cache[key]
             path = instance.get("world")
             if path and Path(path).exists():
-                from ..engine.loader import load_world
-
-                if path not in cache:
-                    cache[path] = load_world(path)
-                return cache[path]
+                return load(path)
         except Exception:        # a damaged or moved world: score without progress
             return None
         return None
