@@ -20,6 +20,12 @@ from textual.widgets.option_list import Option
 from ..session import Session
 
 
+def _short(content, width: int = 100) -> str:
+    """Events can hold whole exploration dicts: one line each keeps the list readable."""
+    text = str(content).replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 class DebugScreen(Screen[str | None]):
     BINDINGS = [
         Binding("escape", "close", "Back", id="debug.close"),
@@ -68,7 +74,7 @@ class DebugScreen(Screen[str | None]):
         for turn in s.episode.turns[-12:]:
             fail = f"  fail: {turn.fail['phase']}/{turn.fail['type']}" if turn.fail else ""
             events.append(f"turn {turn.index}: {turn.command or turn.reply!r}{fail}")
-            events.extend(f"    {kind}: {content}" for kind, content in turn.events)
+            events.extend(f"    {kind}: {_short(content)}" for kind, content in turn.events)
         self.query_one("#events", Static).update("\n".join(events) or "(no turns yet)")
         turns = [Option("0: the start", id="0")]
         turns += [Option(f"{t.index}: {t.command if t.command is not None else t.reply}", id=str(t.index))
