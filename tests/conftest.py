@@ -29,3 +29,13 @@ def _user_files_in_tmp(tmp_path_factory, monkeypatch):
     base = tmp_path_factory.mktemp("user")
     monkeypatch.setenv("TUI_ADVENTURE_HOME", str(base / "state"))
     monkeypatch.setenv("TUI_ADVENTURE_CONFIG", str(base / "config.yaml"))
+
+
+@pytest.fixture
+def server():
+    """A scripted OpenAI-compatible / Anthropic server on 127.0.0.1 (tests/fake_llm_server.py)."""
+    from fake_llm_server import FakeLLMServer
+
+    s = FakeLLMServer().start()
+    yield s
+    s.stop()

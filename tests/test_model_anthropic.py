@@ -10,7 +10,7 @@ pytest.importorskip("anthropic")
 from clem_helpers import world as clem_world  # noqa: E402
 from clemcore_check import evaluate, require_clemcore, transcribe_all  # noqa: E402
 from conftest import TEST_WORLDS  # noqa: E402
-from fake_llm_server import (DropMidStream, FakeLLMServer, Malformed, Status, ToolCalls, clean_config,  # noqa: E402
+from fake_llm_server import (DropMidStream, Malformed, Status, ToolCalls, clean_config,  # noqa: E402
                              in_loop, write_json)
 from tui_adventure.batch import play_episode  # noqa: E402
 from tui_adventure.clembench.scorer import score_tree  # noqa: E402
@@ -19,13 +19,6 @@ from tui_adventure.episode import Episode, PlayerFailed, play_turn  # noqa: E402
 from tui_adventure.players import make_player  # noqa: E402
 
 SECRET = "sk-ant-test-0815"
-
-
-@pytest.fixture
-def server():
-    s = FakeLLMServer().start()
-    yield s
-    s.stop()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 from clem_helpers import world as clem_world
 from clemcore_check import evaluate, require_clemcore, transcribe_all
 from conftest import TEST_WORLDS
-from fake_llm_server import (Drop, DropMidStream, FakeLLMServer, Malformed, Stall, Status, ToolCalls, clean_config,
+from fake_llm_server import (Drop, DropMidStream, Malformed, Stall, Status, ToolCalls, clean_config,
                              in_loop, write_json)
 from tui_adventure.batch import play_episode, run_all
 from tui_adventure.clembench.records import Recorder
@@ -23,13 +23,6 @@ from tui_adventure.episode import Episode, PlayerFailed, play_turn
 from tui_adventure.players import make_player
 
 SECRET = "sk-test-secret-4711"
-
-
-@pytest.fixture
-def server():
-    s = FakeLLMServer().start()
-    yield s
-    s.stop()
 
 
 @pytest.fixture

@@ -14,15 +14,16 @@ through a fresh episode, so the records stay a valid episode from the start.
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .clembench.records import Recorder, model_spec_of
+from .engine.metrics import turn_ratio, turns_over_par
 from .engine.snapshot import SaveError, list_saves, load_save, save_game
 from .engine.world import World
-from .episode import Episode, PlayerFailed, Turn, play_turn
+from .episode import Episode, Turn, play_turn
 from .players.base import as_reply
 from .players.prompting import goal_text
 
@@ -183,15 +184,10 @@ class Session:
             return await self.meta(word.lower(), rest.strip())
         if self.episode.ended:
             return Feedback("error", "The episode has ended. Type undo, restart or quit.")
-        reply = line if line.lstrip().startswith(">") else as_reply(self.episode, text)
-        try:
-            turn = await play_turn(self.episode, _Line(reply, self.record_name), self.recorder)
-        except PlayerFailed as exc:   # cannot happen for a typed line; kept so nothing escapes
-            return Feedback("error", str(exc))
-        return Feedback("turn", self.turn_text(turn), turn)
+        return await self.submit_reply(line if line.lstrip().startswith(">") else as_reply(self.episode, text))
 
     async def submit_reply(self, reply: str) -> Feedback:
-        """A reply played verbatim, format rules and all (a recorded episode replayed)."""
+        """A reply played verbatim, format rules and all (typed, or a recorded episode replayed)."""
         if self.episode.ended:
             return Feedback("error", "The episode has ended.")
         turn = await play_turn(self.episode, _Line(reply, self.record_name), self.recorder)
@@ -306,7 +302,8 @@ class Session:
         return self.world.style.room_description(self.game.state)
 
     # -- completion -----------------------------------------------------------
-    def verbs(self) -> list[str]:
+    @cached_property
+    def _verbs(self) -> list[str]:
         verbs = set()
         for action in self.world.actions:
             for syn in action.spec.syntax:
@@ -315,17 +312,24 @@ class Session:
                     verbs.update(first.split("|"))
         return sorted(verbs)
 
+    def verbs(self) -> list[str]:
+        """The world's verbs: fixed for a world, and asked for on every keystroke of the REPL."""
+        return list(self._verbs)
+
+    def exits(self, st, room) -> list[tuple[str | None, str]]:
+        """(direction label or None, target room) of the room's exits, in either ruleset's shape."""
+        return [(e[0].replace("_", " "), e[1]) if len(e) == 2 else (None, e[0])
+                for e in st.by1.get(("exit", room), ())]
+
     def names_in_sight(self) -> list[str]:
         """Names of the things the player can refer to now, and the ways out."""
         world, st = self.world, self.game.state
         style = world.style
         names = {world.name_of(e) for e in style.scope(st) if e in world.entities
                  and world.entities[e].kind == "object" and not world.entities[e].hidden}
-        room = style.player_room(st)
-        for exit_ in st.by1.get(("exit", room), ()):
-            if len(exit_) == 2:
-                names.add(exit_[0].replace("_", " "))
-            target = exit_[-1]
+        for label, target in self.exits(st, style.player_room(st)):
+            if label:
+                names.add(label)
             if target in world.entities:
                 names.add(world.name_of(target))
         return sorted(n for n in names if n)
@@ -385,28 +389,21 @@ class Session:
         world, ep, st = self.world, self.episode, self.game.state
         style = world.style
         room = style.player_room(st)
-        exits = []
-        for exit_ in st.by1.get(("exit", room), ()):
-            if len(exit_) == 2:
-                exits.append(f"{exit_[0].replace('_', ' ')}: {world.name_of(exit_[1])}")
-            else:
-                exits.append(world.name_of(exit_[0]))
+        exits = [f"{label}: {world.name_of(target)}" if label else world.name_of(target)
+                 for label, target in self.exits(st, room)]
         inventory = [world.name_of(x) for x in style.held(st)]
         achieved = self.game.achieved
         goals = [(goal_text(world, g), g in achieved) for g in world.goals]
         last = ep.turns[-1].goal_score if ep.turns else 0
         turns = len(ep.turns)
         par = self.par(compute=progress)
-        over = turns - par if par is not None else None
-        tr = None
-        if par is not None and ep.max_turns and ep.max_turns != par:
-            tr = max(0.0, min(1.0, 1 - max(0, turns - par) / (ep.max_turns - par)))
+        over = turns_over_par(turns, par) if par is not None else None
+        tr = turn_ratio(turns, par, ep.max_turns) if par is not None else None
         o = ep.outcome
-        score = math.nan if o.aborted else 100.0 * o.achieved_goal_ratio
         return Panels(title=world.title, room=world.name_of(room).capitalize() if room else "?", exits=sorted(exits),
                       inventory=inventory, goals=goals, goals_achieved=len(achieved), goal_count=len(world.goals),
                       last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par, turns_over_par=over,
-                      turn_ratio=tr, main_score=score, progress=self.progress() if progress else None,
+                      turn_ratio=tr, main_score=o.main_score, progress=self.progress() if progress else None,
                       player=getattr(self.player, "model_name", None) or self.player.name, ended=ep.ended,
                       outcome=self.outcome_text() if ep.ended else "",
                       invalid=sum(1 for t in ep.turns if t.fail is not None or t.invalid_format))
