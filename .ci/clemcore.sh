@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the "light route" to the real clemcore 3.7.2 (shared/clembench/RECORDS.md):
+# Install the "light route" to the real clemcore 3.7.2 (the records format: docs/clembench/RECORDS.md):
 # clemcore itself without its declared dependencies (gradio, backends' SDKs, datasets,
 # pettingzoo, ...), plus the few packages that clemcore.clemgame.transcripts and
 # clemcore.clemeval actually import. tests/clemcore_check.py then imports those modules

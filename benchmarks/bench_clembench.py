@@ -24,7 +24,7 @@ from tui_adventure.engine.loader import load_world
 from tui_adventure.engine.planner import Planner
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT = ROOT.parent / "shared" / "clembench" / "adventuregame" / "in" / "instances.json"
+from tui_adventure.clembench.packaged import INSTANCES as DEFAULT  # noqa: E402  (the copy that ships)
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-INSTANCES = ROOT.parent / "shared" / "clembench" / "adventuregame" / "in" / "instances.json"
+from tui_adventure.clembench.packaged import INSTANCES  # noqa: E402  (the copy that ships)
 
 
 def start_server(delay: float, turns: int) -> tuple[subprocess.Popen, int]:

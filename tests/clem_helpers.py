@@ -3,10 +3,8 @@
 import json
 from functools import lru_cache
 
-from conftest import SHARED
-
-CLEM = SHARED / "clembench"
-INSTANCES = CLEM / "adventuregame" / "in" / "instances.json"
+from conftest import jsonl
+from tui_adventure.clembench.packaged import INSTANCES
 
 
 @lru_cache(maxsize=None)
@@ -24,7 +22,7 @@ def world(experiment: str, game_id: int):
 
 
 def traces(name: str = "sample_traces.jsonl") -> list[dict]:
-    return [json.loads(line) for line in (CLEM / name).read_text().splitlines() if line.strip()]
+    return jsonl(name)
 
 
 def replay(trace: dict):

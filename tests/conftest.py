@@ -1,12 +1,34 @@
+import gzip
+import json
 import sys
+import tarfile
+import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 WORLDS = ROOT / "worlds"
 TEST_WORLDS = ROOT / "tests" / "worlds"
+DATA = ROOT / "tests" / "data"
+CLEM_DATA = DATA / "clembench"   # upstream reference data; every test reads it from the repo (tests/data/README.md)
+
+
+def jsonl(name: str) -> list[dict]:
+    """A gzipped JSON-lines file of tests/data/clembench, e.g. ``sample_traces.jsonl``."""
+    with gzip.open(CLEM_DATA / f"{name}.gz", "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@lru_cache(maxsize=1)
+def records_example() -> Path:
+    """clemcore 3.7.2's own results tree (records-example), unpacked once per test session."""
+    target = Path(tempfile.mkdtemp(prefix="records-example-"))
+    with tarfile.open(CLEM_DATA / "records-example.tar.gz") as tar:
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}   # Python < 3.10.12 has no filters
+        tar.extractall(target, **safe)
+    return target / "records-example"
 
 
 @pytest.fixture

@@ -9,9 +9,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tui_adventure.engine.clem_parser import ClemParser, ParsedAction, ParseFailure
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "clembench"
-RES = SHARED / "adventuregame" / "resources"
-pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="shared/clembench not present")
+from conftest import jsonl
+from tui_adventure.clembench.packaged import HOME
+
+RES = HOME / "resources"
 
 
 def _load(name):
@@ -135,8 +136,7 @@ def _defs_raw():
 
 # ---------------------------------------------------------------- sample traces
 def _traces():
-    return [json.loads(line) for line in (SHARED / "sample_traces.jsonl").read_text().splitlines()
-            if line.strip()]
+    return jsonl("sample_traces.jsonl")
 
 
 def test_sample_traces(parser, defs):

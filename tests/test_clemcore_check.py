@@ -1,7 +1,7 @@
 """The real clemcore 3.7.2 code accepts a clembench results tree.
 
 Runs clemcore's own transcript builder and evaluator (tests/clemcore_check.py)
-on a copy of shared/clembench/records-example, a tree written by the real
+on a copy of tests/data/clembench/records-example.tar.gz, a tree written by the real
 `clem run/score/transcribe/eval`. Needs the light install (bash .ci/clemcore.sh):
 without it these tests FAIL, they never skip.
 """
@@ -15,9 +15,9 @@ import pytest
 
 import clemcore_check
 from clemcore_check import evaluate, require_clemcore, transcribe_all
-from conftest import SHARED
+from conftest import records_example
 
-EXAMPLE = SHARED / "clembench" / "records-example"
+EXAMPLE = records_example()
 MODELS = {"human", "local-scripted"}
 GAME = "adventuregame"
 COLUMNS = [

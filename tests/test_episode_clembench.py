@@ -5,11 +5,12 @@ import math
 
 import pytest
 
-from clem_helpers import CLEM, world
+from clem_helpers import world
+from conftest import jsonl
 from tui_adventure.clembench.canonical import canonical
 from tui_adventure.episode import Episode
 
-CASES = [json.loads(x) for x in (CLEM / "sample_episodes.jsonl").read_text().splitlines() if x.strip()]
+CASES = jsonl("sample_episodes.jsonl")
 
 
 def _nan_or(value):

@@ -5,10 +5,10 @@ import math
 
 import pytest
 
-from conftest import SHARED
+from conftest import records_example
 from tui_adventure.clembench.scorer import score_interactions
 
-EXAMPLE = SHARED / "clembench" / "records-example"
+EXAMPLE = records_example()
 EPISODES = sorted(EXAMPLE.rglob("interactions.json"))
 
 

@@ -88,7 +88,7 @@ class AdventureApp(App):
         yield SystemCommand("Restore the newest save", "restore", partial(self.run_meta, screen, "restore"))
         yield SystemCommand("Debug screen", "F4: facts, admissible commands, plan, jump back", screen.action_debug)
         yield SystemCommand("Toggle all side panels", "F2", screen.action_toggle_panels)
-        for pid in ("room", "inventory", "goals", "score", "player"):
+        for pid in PANEL_IDS:
             yield SystemCommand(f"Toggle the {pid} panel", "show or hide", partial(screen.toggle_panel, pid))
 
     def run_meta(self, screen, text: str) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .clembench.records import Recorder, model_spec_of
-from .engine.loader import load_world
+from .catalog import expand, open_world as load_world
 from .engine.yamlpos import SourceErrors
 from .episode import Episode, play_turn
 from .players import make_player
@@ -27,11 +27,9 @@ class Summary:
     errors: int = 0
 
 
-def world_files(paths: list[str]) -> list[Path]:
-    out: list[Path] = []
-    for p in map(Path, paths):
-        out.extend(sorted(p.rglob("*.yaml")) if p.is_dir() else [p])
-    return out
+def world_files(paths: list[str]) -> list[str]:
+    """Files, folders (their ``*.yaml``) and packaged names (``clembench/<experiment>``) as worlds."""
+    return expand(paths)
 
 
 async def play_episode(world, player, records: Path, on_turn=None) -> tuple[Episode | None, bool]:

@@ -8,6 +8,9 @@ import sys
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="adventure", description="A terminal workbench for text adventures.")
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     for command, help_text in (("play", "play a world in the terminal (the Textual app)"),
@@ -41,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", help="import clembench instances as world files")
     p.add_argument("format", choices=["clembench"])
-    p.add_argument("instances")
+    p.add_argument("instances", nargs="?", metavar="INSTANCES.json",
+                   help="upstream's in/instances.json (default: the copy that ships with tui-adventure)")
     p.add_argument("--out", required=True, metavar="DIR")
 
     p = sub.add_parser("check", help="validate world files")
@@ -55,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("world")
     p.add_argument("--commands", metavar="FILE")
     p.add_argument("--jsonl", action="store_true")
+
+    sub.add_parser("list", help="the worlds and clembench experiments that ship with tui-adventure")
     return parser
 
 
@@ -73,8 +79,18 @@ def main(argv: list[str] | None = None) -> int:
         else:
             lines = sys.stdin.read().splitlines()
         return headless.script(args.world, lines, args.jsonl)
+    if args.command == "list":
+        from .catalog import listing
+
+        print(listing())
+        return 0
     if args.command == "run":
         from .batch import run
+
+        if args.player.strip() == "human":
+            print("adventure run: a headless run has no keyboard for the human player;"
+                  " play with adventure play WORLD or adventure repl WORLD", file=sys.stderr)
+            return 2
 
         return run(args.worlds, args.player, args.records, args.jobs, mode=args.mode)
     if args.command == "score":
@@ -90,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "import":
         from .clembench.instances import import_instances
+        from .clembench.packaged import INSTANCES
 
-        written = import_instances(args.instances, args.out)
+        written = import_instances(args.instances or INSTANCES, args.out)
         print(f"wrote {len(written)} world files under {args.out}")
         return 0
     if args.command in ("play", "repl"):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-PANELS = ("room", "inventory", "goals", "score", "player")
+from .widgets.panels import PANEL_IDS as PANELS
 SPEEDS = ("fast", "normal", "slow")
 
 

@@ -4,7 +4,7 @@ The Textual app, the REPL and batch runs all drive this loop, so turn rules,
 scoring and recording live here once. A turn is one reply of the player:
 the reply is checked for format, its command goes to the engine, goal status
 is updated, and the end rules are applied. Imported clembench worlds follow
-upstream's game master exactly (ADVENTUREGAME.md section 7): a reply must
+upstream's game master exactly (docs/clembench/ADVENTUREGAME.md section 7): a reply must
 start with ">", only its first line counts, a planning variant needs
 "Next actions:", and 50 turns end the episode. Their records say what
 upstream's would, quirks included (see ``clembench/exploration.py``: goals
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .clembench.exploration import Interpreter
+from .engine import metrics
 from .engine.game import Game, StepResult
 from .engine.world import World
 
@@ -62,17 +63,18 @@ class Outcome:
 
     @property
     def achieved_goal_ratio(self) -> float:
-        return self.goals_achieved / self.goal_count if self.goal_count else 1.0
+        return metrics.achieved_goal_ratio(self.goals_achieved, self.goal_count)
 
     @property
     def main_score(self) -> float:
-        return math.nan if self.aborted else 100.0 * self.achieved_goal_ratio
+        return metrics.main_score(self.achieved_goal_ratio, self.aborted)
 
     @property
     def turns_over_par(self) -> float:
+        """Upstream-faithful: a number only for a won episode with a par."""
         if not self.success or self.par is None:
             return math.nan
-        return self.turns - self.par
+        return metrics.turns_over_par(self.turns, self.par)
 
 
 class Episode:

@@ -11,8 +11,9 @@ import sys
 from typing import IO, Iterable
 
 from .engine.game import Game
-from .engine.loader import load_world
+from .catalog import open_world as load_world
 from .engine.planner import Planner, PlannerLimit
+from .engine.text import visible
 from .engine.yamlpos import SourceError, SourceErrors
 
 CHECK_NODE_LIMIT = 200_000  # enough for worlds far larger than manor; bounds memory too
@@ -100,14 +101,14 @@ def script(path: str, commands: Iterable[str], jsonl: bool, out: IO = sys.stdout
         print(json.dumps({"turn": 0, "observation": first, "goals": game.goal_facts(),
                           "goals_achieved": game.goals_achieved()}), file=out)
     else:
-        print(first, file=out)
+        print(visible(first), file=out)
     for line in commands:
         command = line.rstrip("\r\n")
         result = game.step(command)
         if jsonl:
             print(json.dumps(result.as_json(game.turn)), file=out)
         else:
-            print(f"\n> {command}\n{result.observation}", file=out)
+            print(visible(f"\n> {command}\n{result.observation}"), file=out)
     return 0
 
 

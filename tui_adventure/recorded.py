@@ -13,7 +13,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .engine.loader import load_world
+from .catalog import open_world
+from .clembench import packaged
+from .engine.yamlpos import SourceErrors
 from .engine.world import World
 
 POINTER = "tui_adventure.json"
@@ -63,7 +65,11 @@ def read_episode(directory: str | Path, world: str | Path | None = None) -> Reco
     if path is None:
         raise RecordedError(f"{directory}: cannot tell which world this episode was played in; "
                             "pass it with --world WORLD.yaml")
-    if not path.exists():
+    if not path.exists() and not (world is None and packaged.is_name(str(path))):
         raise RecordedError(f"{directory}: its world {path} is gone; pass the world with --world WORLD.yaml")
     player = data.get("players", {}).get("Player 1", {}).get("model_name", "?")
-    return Recorded(directory, load_world(path), replies, player)
+    try:
+        loaded = open_world(str(path))
+    except SourceErrors as exc:
+        raise RecordedError(f"{directory}: its world cannot be loaded: {exc.errors[0]}") from None
+    return Recorded(directory, loaded, replies, player)

@@ -33,6 +33,7 @@ from prompt_toolkit.history import History as PromptHistory
 from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.styles import Style
 
+from .engine.text import visible
 from .episode import PlayerFailed
 from .repl_keys import MetaKey, key_hints, repl_bindings
 from .session import Feedback, History, Panels, Session
@@ -124,6 +125,7 @@ class Repl:
     def say(self, text: str, style: str = "") -> None:
         if not text:
             return
+        text = visible(text)
         if self.color and style:
             print_formatted_text(FormattedText([(f"class:{style}", text)]), style=STYLE, file=self.out)
         else:
@@ -200,7 +202,7 @@ class Repl:
                     if not streamed:
                         self.out.write("> " if not chunk.startswith(">") else "")
                     streamed.append(chunk)
-                    self.out.write(chunk)
+                    self.out.write(visible(chunk))
                     self.out.flush()
 
                 try:

@@ -117,11 +117,23 @@ class Panels:
 
 @dataclass
 class Feedback:
-    """What one typed line did: ``turn`` (a game turn), ``meta`` (no game time), ``error`` or ``quit``."""
+    """What one typed line did: ``turn`` (a game turn), ``meta`` (no game time), ``restart`` (a new
+    episode: the transcript starts again), ``error`` or ``quit``."""
 
     kind: str
     text: str
     turn: Turn | None = None
+
+
+@dataclass(frozen=True)
+class ProgressFigures:
+    """What the planner adds to the Score panel once a turn is on screen."""
+
+    turns: int
+    par: int | None
+    progress: float | None
+    turns_over_par: int | None
+    turn_ratio: float | None
 
 
 class Session:
@@ -242,7 +254,7 @@ class Session:
 
     def _meta_restart(self, arg: str) -> Feedback:
         self.restart()
-        return Feedback("meta", f"[restarted]\n{self.episode.game.first_observation()}")
+        return Feedback("restart", f"[restarted]\n{self.episode.game.first_observation()}")
 
     def restart(self) -> None:
         self.new_episode()
@@ -375,15 +387,25 @@ class Session:
                 return None
         return None
 
-    def progress(self) -> float | None:
-        """Share of the optimal plan from the start already done (may take a search: call off the UI thread)."""
+    def progress(self, state=None) -> float | None:
+        """Share of the optimal plan from the start already done (may take a search: call off the UI thread).
+
+        ``state`` is the state to judge, captured by the caller when the game may move on meanwhile.
+        """
         try:
             tracker = self.tracker()
             if tracker.par_0 is None:
                 return None
-            return tracker.progress(self.game.state)
+            return tracker.progress(self.game.state if state is None else state)
         except Exception:   # a planner limit or a world the planner cannot handle: no bar, no crash
             return None
+
+    def progress_figures(self, state, turns: int) -> "ProgressFigures":
+        """The planner's numbers for one captured turn (``state`` after ``turns`` turns), for a worker thread."""
+        par = self.par(compute=True)
+        return ProgressFigures(turns=turns, par=par, progress=self.progress(state),
+                               turns_over_par=turns_over_par(turns, par) if par is not None else None,
+                               turn_ratio=turn_ratio(turns, par, self.episode.max_turns) if par is not None else None)
 
     def panels(self, progress: bool = False) -> Panels:
         world, ep, st = self.world, self.episode, self.game.state
@@ -427,7 +449,7 @@ def open_session(world_path, player: str = "human", records="records", name: str
     Raises ``SourceErrors`` for a broken world and ValueError/OSError for a bad
     player spec; the command line reports them.
     """
-    from .engine.loader import load_world
+    from .catalog import open_world as load_world
     from .players.base import make_player
 
     world = load_world(world_path)

@@ -101,7 +101,9 @@ class Recorder:
     def write_pointer(self) -> None:
         """Where the world file is, for ``adventure replay`` (clemcore's tools ignore this file)."""
         path = Path(str(self.world.path or ""))
-        if path.suffix in (".yaml", ".yml") and path.exists():
+        if self.world.meta.get("packaged"):   # clembench/<experiment>/<game_id>: found without a file
+            write_json(self.dir / "tui_adventure.json", {"world": self.world.meta["packaged"]}, final=False)
+        elif path.suffix in (".yaml", ".yml") and path.exists():
             write_json(self.dir / "tui_adventure.json", {"world": str(path.resolve())}, final=False)
 
     def instance_dict(self) -> dict:

@@ -15,7 +15,7 @@ import json
 import math
 from pathlib import Path
 
-from .records import write_json  # noqa: F401  (kept for callers that write beside results)
+from ..engine.metrics import ABORTED, MAIN_SCORE
 
 
 def collect(root: Path) -> list[tuple[str, str, str, str, dict]]:
@@ -48,8 +48,8 @@ def table(rows) -> tuple[list[str], dict[str, list[float]]]:
         cells = []
         for g in games:
             eps = [r[4] for r in rows if r[0] == m and r[1] == g]
-            p = 100.0 * _mean([1 - float(e.get("Aborted", 0)) for e in eps]) if eps else math.nan
-            q = _mean([float(e.get("Main Score", math.nan)) for e in eps]) if eps else math.nan
+            p = 100.0 * _mean([1 - float(e.get(ABORTED, 0)) for e in eps]) if eps else math.nan
+            q = _mean([float(e.get(MAIN_SCORE, math.nan)) for e in eps]) if eps else math.nan
             cells += [p, q]
             played.append(p)
             quality.append(q)

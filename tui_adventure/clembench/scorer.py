@@ -24,12 +24,12 @@ progress rate.
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 from typing import Callable
 
-from ..engine.metrics import ProgressTracker, normalise_command
+from ..engine import metrics as m
+from ..engine.metrics import ProgressTracker
 from .records import write_json
 
 FAIL_TYPES = ["lark_exception", "malformed_command", "undefined_action_verb", "undefined_action",
@@ -104,8 +104,8 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
                                "known_entities_ratio": x["known_entities_ratio"],
                                "visited_rooms_ratio": x["visited_rooms_ratio"],
                                "known_goal_entities_ratio": x["known_goal_entities_ratio"]}
-        s = {"Request Count": 1, "Parsed Request Count": 0 if invalid_format else 1,
-             "Violated Request Count": 1 if invalid_format else 0,
+        s = {m.REQUEST_COUNT: 1, m.REQUEST_COUNT_PARSED: 0 if invalid_format else 1,
+             m.REQUEST_COUNT_VIOLATED: 1 if invalid_format else 0,
              "command_tag_missing": int(invalid_format == "command_tag_missing"),
              "next_actions_missing": int(invalid_format == "next_actions_missing"),
              "hallucination": hallucination,
@@ -122,10 +122,10 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
 
     n = len(turn_scores)
     scores = list(turn_scores.values())
-    parsed = sum(t["Parsed Request Count"] for t in scores)
-    episode: dict = {"Violated Request Count": sum(t["Violated Request Count"] for t in scores),
-                     "Parsed Request Count": parsed, "Request Count": n,
-                     "Request Success Ratio": parsed / n if n else 0.0,
+    parsed = sum(t[m.REQUEST_COUNT_PARSED] for t in scores)
+    episode: dict = {m.REQUEST_COUNT_VIOLATED: sum(t[m.REQUEST_COUNT_VIOLATED] for t in scores),
+                     m.REQUEST_COUNT_PARSED: parsed, m.REQUEST_COUNT: n,
+                     m.REQUEST_SUCCESS_RATIO: parsed / n if n else 0.0,
                      "hallucination_count": sum(t["hallucination"] for t in scores),
                      "action_parsing_fail": sum(f["parsing"] for f in fails_per_turn),
                      "action_resolution_fail": sum(f["resolution"] for f in fails_per_turn)}
@@ -141,35 +141,34 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     speed_par = par if par is not None else exact_par   # a native world without a stated par: the exact one
     max_turns = info.get("max_turns", 50)
     if finished and speed_par is not None:
-        over = n - speed_par
-        turn_ratio = 1 - (over / (max_turns - speed_par)) if max_turns != speed_par else NAN
-        episode.update({"turns_over_par": over, "turn_ratio": turn_ratio, "finish_speed": 1 - turn_ratio})
+        ratio_t = m.turn_ratio(n, speed_par, max_turns, upstream=True)
+        episode.update({m.TURNS_OVER_PAR: m.turns_over_par(n, speed_par), m.TURN_RATIO: ratio_t,
+                        "finish_speed": 1 - ratio_t})
     else:
-        episode.update({"turns_over_par": NAN, "turn_ratio": NAN, "finish_speed": NAN})
+        episode.update({m.TURNS_OVER_PAR: NAN, m.TURN_RATIO: NAN, "finish_speed": NAN})
     goal_count = info.get("goal_count") or 0
-    ratio = len(final_goals) / goal_count if goal_count else 1.0
+    ratio = len(final_goals) / goal_count if goal_count else 1.0   # upstream's, unclamped
     episode["achieved_goal_ratio"] = ratio
-    if invalid_format or turn_limit_loss:
-        episode.update({"Aborted": 1, "Success": 0, "Lose": 0, "Main Score": NAN})
+    aborted = bool(invalid_format or turn_limit_loss)
+    if aborted:
+        episode.update({m.ABORTED: 1, m.SUCCESS: 0, m.LOSE: 0})
     else:
-        episode.update({"Aborted": 0, "Success": 1 if finished else 0, "Lose": 0 if finished else 1,
-                        "Main Score": ratio * 100})
+        episode.update({m.ABORTED: 0, m.SUCCESS: 1 if finished else 0, m.LOSE: 0 if finished else 1})
+    episode[m.MAIN_SCORE] = m.main_score(ratio, aborted)
     episode["plan_followed_ratio"] = sum(p["plan_followed"] for p in plans[1:]) / n if n else 0.0
     episode["plan_average_viability_ratio"] = sum(p["plan_command_success_ratio"] for p in plans) / n if n else 0.0
     episode["bad_plan_follow_ratio"] = sum(p["bad_plan_followed"] for p in plans) / n if n else 0.0
     episode["bad_plan_dismiss_ratio"] = 1 - episode["bad_plan_follow_ratio"]
 
     # ours
-    commands = [normalise_command(_command(r)) for r in replies]
-    episode["repetition_rate"] = (sum(1 for i, c in enumerate(commands) if c in commands[:i]) / n) if n else 0.0
+    episode[m.REPETITION_RATE] = m.repetition_rate([_command(r) for r in replies])
     episode["par_given"] = par
     episode["par_exact"] = exact_par
-    tr = episode["turn_ratio"]
-    episode["full_rating"] = ratio * tr if not math.isnan(tr) else NAN
+    episode[m.FULL_RATING] = m.full_rating(ratio, episode[m.TURN_RATIO])
     if progress is not None:
         for s, p in zip(scores, progress[0]):
-            s["progress_rate"] = p
-        episode["progress_rate"] = progress[0][-1] if progress[0] else 0.0
+            s[m.PROGRESS_RATE] = p
+        episode[m.PROGRESS_RATE] = progress[0][-1] if progress[0] else 0.0
     return {"turn scores": turn_scores, "episode scores": episode}
 
 
@@ -196,7 +195,8 @@ def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:
     """A finder for ``score_tree``: the world file named by the episode's ``tui_adventure.json``
     (written by our recorder) or, for a native world, by its instance.json; an imported clembench
     instance recorded elsewhere needs the surface names of upstream's definition files, found beside
-    ``clembench_instances`` (upstream's ``in/instances.json``; default: $CLEMBENCH_INSTANCES)."""
+    ``clembench_instances`` (upstream's ``in/instances.json``; default: $CLEMBENCH_INSTANCES, else the
+    copy of upstream's definitions that ships with the package)."""
     instances = clembench_instances or os.environ.get("CLEMBENCH_INSTANCES")
     cache: dict = {}
 
@@ -215,14 +215,15 @@ def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:
                 if path and Path(path).exists():
                     return load(path)
             if "initial_state" in instance:
-                if not instances:
-                    return None
+                from . import packaged
                 from .instances import load_definitions, world_from_instance
 
                 experiment = instance_dir.parent.name
                 key = (experiment, instance.get("game_id"))
                 if key not in cache:
-                    cache[key] = world_from_instance(instance, experiment, load_definitions(Path(instances), instance))
+                    names = (load_definitions(Path(instances), instance) if instances
+                             else packaged.names_for(instance))   # upstream's own definitions ship with us
+                    cache[key] = world_from_instance(instance, experiment, names)
                 return cache[key]
             path = instance.get("world")
             if path and Path(path).exists():

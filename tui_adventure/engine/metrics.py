@@ -1,4 +1,14 @@
-"""Episode metrics: pure functions over per-turn data, and a cached progress tracker.
+"""Episode metrics: the one place each number is defined, and a cached progress tracker.
+
+The panels, the episode outcome, the scorer and the REPL toolbar all compute
+their numbers here, so a number means one thing wherever it is shown. Two
+views exist and every function says which it follows:
+
+- the *game* view (what the app and the REPL show while playing): bounded,
+  never NaN, so a panel always has something to draw;
+- the *upstream-faithful* view (what ``scores.json`` records): clembench's
+  own formulas, NaN where upstream writes NaN, so ``clem eval`` and our
+  ``adventure eval`` agree on upstream's records and ours.
 
 The numbers shown live and written to records (see DESIGN.md, "Metrics shown
 live and recorded"):
@@ -25,6 +35,7 @@ the planner, and it remembers every state it has solved.
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
@@ -32,6 +43,23 @@ from typing import Iterable, Sequence
 from .facts import State
 from .planner import Planner, PlannerLimit
 from .world import World
+
+
+# clembench's score names, spelled as clemcore's clemgame/metrics.py spells them (scores.json keys)
+ABORTED = "Aborted"
+SUCCESS = "Success"
+LOSE = "Lose"
+MAIN_SCORE = "Main Score"                      # clembench's BENCH_SCORE
+REQUEST_COUNT = "Request Count"
+REQUEST_COUNT_PARSED = "Parsed Request Count"
+REQUEST_COUNT_VIOLATED = "Violated Request Count"
+REQUEST_SUCCESS_RATIO = "Request Success Ratio"
+# ours, written after upstream's keys
+PROGRESS_RATE = "progress_rate"
+REPETITION_RATE = "repetition_rate"
+FULL_RATING = "full_rating"
+TURN_RATIO = "turn_ratio"
+TURNS_OVER_PAR = "turns_over_par"
 
 
 # single numbers -----------------------------------------------------------------
@@ -46,26 +74,32 @@ def turns_over_par(turns: int, par: int) -> int:
     return turns - par
 
 
-def turn_ratio(turns: int, par: int, max_turns: int) -> float:
-    """1 - turns_over_par / (max_turns - par), kept within [0, 1].
+def turn_ratio(turns: int, par: int, max_turns: int, *, upstream: bool = False) -> float:
+    """1 - turns_over_par / (max_turns - par): 1.0 at par, 0.0 at the turn limit.
 
-    When max_turns <= par there is no room over par: 1.0 at or under par, 0.0 over it.
+    Game view (default): kept within [0, 1]; when max_turns <= par there is no
+    room over par, so 1.0 at or under par and 0.0 over it.
+    Upstream-faithful view (``upstream=True``, what scores.json records): the
+    bare formula, above 1 for a game shorter than par (upstream's par is not
+    always optimal) and NaN when max_turns == par, as clembench's scorer does.
     """
     over = turns - par
     room = max_turns - par
+    if upstream:
+        return 1.0 - over / room if room != 0 else math.nan
     if room <= 0:
         return 1.0 if over <= 0 else 0.0
     return min(1.0, max(0.0, 1.0 - over / room))
 
 
 def full_rating(goal_ratio: float, t_ratio: float) -> float:
-    """The old full rating: achieved_goal_ratio * turn_ratio."""
+    """The old full rating: achieved_goal_ratio * turn_ratio (NaN when the turn ratio is)."""
     return goal_ratio * t_ratio
 
 
-def main_score(goal_ratio: float) -> float:
-    """clembench's Main Score (100 x achieved_goal_ratio; the episode loop makes it NaN on abort)."""
-    return 100.0 * goal_ratio
+def main_score(goal_ratio: float, aborted: bool = False) -> float:
+    """clembench's Main Score: 100 x achieved_goal_ratio, NaN for an aborted episode (both views)."""
+    return math.nan if aborted else goal_ratio * 100
 
 
 def progress_rate(par_0: int | None, par_now: int | None) -> float:

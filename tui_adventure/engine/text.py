@@ -20,6 +20,30 @@ class TemplateError(ValueError):
     pass
 
 
+# C0 and C1 controls (but newline and tab), DEL, bidirectional overrides and isolates, lone surrogates
+_UNSAFE_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _shown(m: re.Match) -> str:
+    c = m.group()
+    if c < " ":
+        return "^" + chr(ord(c) + 64)         # ESC -> ^[ , as a terminal shows a typed control key
+    if c == "\x7f":
+        return "^?"
+    return f"<U+{ord(c):04X}>"
+
+
+def visible(text: str) -> str:
+    """Text safe to print to a terminal: every control character but newline and tab shown, not obeyed.
+
+    Typed lines, model replies and world texts reach the terminal through the
+    REPL and ``script``; a raw ESC there could retitle the window, clear the
+    screen or write the clipboard (OSC 52), and a lone surrogate would crash
+    the encoder.
+    """
+    return _UNSAFE_RE.sub(_shown, text) if _UNSAFE_RE.search(text) else text
+
+
 def english_list(items: list[str], conj: str = "and", oxford: bool = False) -> str:
     """``a, b and c`` (no Oxford comma unless asked: clembench writes none)."""
     if not items:

@@ -19,7 +19,7 @@ from .prompting import object_names
 
 MODES = ("text", "tool", "tools")
 
-# clembench's actions have no syntax patterns (its grammar is upstream's): their shapes, from ADVENTUREGAME.md 3
+# clembench's actions have no syntax patterns (its grammar is upstream's): their shapes, from docs/clembench/ADVENTUREGAME.md 3
 _CLEM_OPTIONAL = {("take", "s")}
 _CLEM_ARG_TEXT = {"e": "the thing", "s": "where to take it from (optional)", "t": "where to put it",
                   "d": "the room to go to"}

@@ -22,7 +22,7 @@ from textual.widgets import Footer, Header
 from ..episode import PlayerFailed
 from ..session import Session
 from ..widgets.command_line import CommandLine
-from ..widgets.panels import ScorePanel, SidePanels
+from ..widgets.panels import PANEL_IDS, ScorePanel, SidePanels
 from ..widgets.transcript import Transcript
 
 SPEEDS = [("fast", 0.0), ("normal", 0.4), ("slow", 1.5)]
@@ -70,7 +70,7 @@ class PlayScreen(Screen):
         cfg = getattr(self.app, "config", None)
         if cfg is not None:
             self.speed = [name for name, _ in SPEEDS].index(cfg.speed) if cfg.speed in dict(SPEEDS) else 1
-            for pid in ("room", "inventory", "goals", "score", "player"):
+            for pid in PANEL_IDS:
                 self.query_one(f"#{pid}").display = pid in cfg.panels
         line.focus()
         if not self.session.is_human and not self.paused:
@@ -98,19 +98,23 @@ class PlayScreen(Screen):
         self.query_one(SidePanels).data = data
         self.sub_title = f"{data.player} · turn {data.turns}/{data.max_turns}"
         # the planner runs in a thread but holds the GIL: start it once this turn is on screen
-        self.call_after_refresh(self.compute_progress)
+        self.call_after_refresh(self.start_progress)
+
+    def start_progress(self) -> None:
+        """Capture the turn's state here, on the UI thread: the search must not read a game that moves on."""
+        self.compute_progress(self.session.game.state, len(self.session.episode.turns))
 
     @work(thread=True, exclusive=True, group="progress")
-    def compute_progress(self) -> None:
-        data = self.session.panels(progress=True)
-        self.app.call_from_thread(self._set_progress, data)
+    def compute_progress(self, state, turns: int) -> None:
+        figures = self.session.progress_figures(state, turns)
+        self.app.call_from_thread(self._set_progress, figures)
 
-    def _set_progress(self, data) -> None:
+    def _set_progress(self, figures) -> None:
         score = self.query_one(ScorePanel)
-        if score.data is not None:
-            score.data.progress, score.data.par = data.progress, data.par
-            score.data.turns_over_par = data.turns_over_par
-            score.data.turn_ratio = data.turn_ratio
+        if score.data is not None and score.data.turns == figures.turns:   # a later turn has its own search
+            score.data.progress, score.data.par = figures.progress, figures.par
+            score.data.turns_over_par = figures.turns_over_par
+            score.data.turn_ratio = figures.turn_ratio
             score.data = score.data
 
     # -- a person typing -------------------------------------------------------------
@@ -127,7 +131,7 @@ class PlayScreen(Screen):
             return
         with self.app.batch_update():   # one repaint for the whole turn
             t.command(f"> {message.line.strip()}")
-            if feedback.kind == "meta" and feedback.text.startswith("[restarted]"):
+            if feedback.kind == "restart":
                 self.start_transcript()
             elif feedback.text:
                 (t.note if feedback.kind != "turn" else t.observation)(feedback.text)

@@ -99,17 +99,22 @@ class PlayerPanel(Panel):
         return t
 
 
+# The panels' ids, in the order they stand: the settings file, the palette and the screens name panels by these.
+PANEL_IDS = ("room", "inventory", "goals", "score", "player")
+
+
 class SidePanels(VerticalScroll):
     """The side column: one ``data`` set here reaches every panel, in play and in replay alike."""
 
     data: reactive[Panels | None] = reactive(None, always_update=True)
 
     def compose(self) -> ComposeResult:
-        yield RoomPanel("Room", id="room")
-        yield InventoryPanel("Inventory", id="inventory")
-        yield GoalsPanel("Goals", id="goals")
-        yield ScorePanel(id="score")
-        yield PlayerPanel("Player", id="player")
+        room, inventory, goals, score, player = PANEL_IDS
+        yield RoomPanel("Room", id=room)
+        yield InventoryPanel("Inventory", id=inventory)
+        yield GoalsPanel("Goals", id=goals)
+        yield ScorePanel(id=score)
+        yield PlayerPanel("Player", id=player)
 
     def watch_data(self, data: Panels | None) -> None:
         if data is not None:
