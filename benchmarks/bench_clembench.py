@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tui_adventure.clembench.instances import import_instances
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world
+from tui_adventure.clembench.instances import load_world_file as load_world
 from tui_adventure.engine.planner import Planner
 
 ROOT = Path(__file__).resolve().parent.parent

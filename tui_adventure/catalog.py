@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .clembench import packaged
-from .engine.loader import load_world
+from .clembench.instances import load_world_file as load_world
 from .engine.world import World
 from .engine.yamlpos import SourceError, SourceErrors, did_you_mean
 

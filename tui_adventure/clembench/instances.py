@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from ..engine.facts import parse_fact
+from ..engine.loader import load_world
 from ..engine.ruleset import load_ruleset
 from ..engine.snapshot import write_atomic
 from ..engine.world import Entity, Goal, World
@@ -36,6 +37,11 @@ def load_definitions(instances_path: Path, instance: dict) -> dict:
         for r in json.loads((base / name).read_text(encoding="utf-8")):
             room_names[r["repr_str"]] = r["type_name"]
     return {"entity_names": entity_names, "room_names": room_names, "adjectives": adjectives}
+
+
+def load_world_file(path: str | Path) -> World:
+    """A world file, native or imported from clembench (its ``clembench:`` section)."""
+    return load_world(path, readers={"clembench": world_from_document})
 
 
 def ruleset_for(instance: dict, experiment: str) -> str:

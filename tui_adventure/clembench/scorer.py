@@ -201,10 +201,10 @@ def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:
     cache: dict = {}
 
     def load(path: str):
-        from ..engine.loader import load_world
+        from .instances import load_world_file
 
         if path not in cache:
-            cache[path] = load_world(path)
+            cache[path] = load_world_file(path)
         return cache[path]
 
     def find(instance_dir: Path, instance: dict):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Callable, Mapping
 
 from .ruleset import load_ruleset
 from .styles.classic import COMPASS, DIRECTIONS
@@ -27,7 +28,14 @@ ID_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 RESERVED = {"player", "inventory", "all", "everything", "it", "them"}
 
 
-def load_world(path: str | Path) -> World:
+# A reader for a world file written in another format's terms: a top-level section of the file
+# (e.g. ``clembench:``, an imported clembench instance) that a layer above the engine knows how
+# to build a World from. The engine names no such layer; callers pass the readers they know.
+SectionReader = Callable[[dict, str], World]
+FOREIGN_SECTIONS = {"clembench": "an imported clembench instance"}
+
+
+def load_world(path: str | Path, readers: Mapping[str, SectionReader] | None = None) -> World:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -39,10 +47,10 @@ def load_world(path: str | Path) -> World:
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise SourceErrors([SourceError(str(path), None, f"cannot read the file ({reason})")]) from None
-    return load_world_text(text, str(path))
+    return load_world_text(text, str(path), readers)
 
 
-def load_world_text(text: str, path: str = "<world>") -> World:
+def load_world_text(text: str, path: str = "<world>", readers: Mapping[str, SectionReader] | None = None) -> World:
     try:
         data = load_yaml(text, path)
     except SourceError as exc:
@@ -54,15 +62,20 @@ def load_world_text(text: str, path: str = "<world>") -> World:
         raise SourceErrors([SourceError(path, getattr(data, "pos", None) or Pos(1, 1),
                                         f"the file holds a {_kind(data)}, but a world is a mapping of keys"
                                         " (write at least 'start:', 'rooms:' and 'goal:' at the left margin)")])
-    if "clembench" in data:
-        from ..clembench.instances import world_from_document
+    for section, what in FOREIGN_SECTIONS.items():
+        if section not in data:
+            continue
+        reader = (readers or {}).get(section)
+        if reader is None:
+            raise SourceErrors([SourceError(path, key_pos_of(data, section), f"{what}: open it with an adventure"
+                                            " command or tui_adventure.catalog.open_world, which know its format")])
         try:
-            return world_from_document(data, path)
+            return reader(data, path)
         except SourceErrors:
             raise
         except Exception as exc:  # another module's reader: still never a traceback for a bad file
-            raise SourceErrors([SourceError(path, key_pos_of(data, "clembench"),
-                                            f"the clembench section cannot be read ({type(exc).__name__}: {exc});"
+            raise SourceErrors([SourceError(path, key_pos_of(data, section),
+                                            f"the {section} section cannot be read ({type(exc).__name__}: {exc});"
                                             " re-import the instance")]) from None
     return _Builder(data, path).build()
 
