@@ -107,8 +107,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "import":
         from .clembench.instances import import_instances
         from .clembench.packaged import INSTANCES
+        from .engine.yamlpos import SourceErrors
 
-        written = import_instances(args.instances or INSTANCES, args.out)
+        source = args.instances or INSTANCES
+        try:
+            written = import_instances(source, args.out)
+        except OSError as exc:
+            print(f"adventure import: {source}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
+            return 1
+        except (ValueError, KeyError, TypeError, AttributeError, SourceErrors) as exc:
+            what = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+            print(f"adventure import: {source}: not a clembench instances file ({what}); nothing was"
+                  " written past the last good instance", file=sys.stderr)
+            return 1
         print(f"wrote {len(written)} world files under {args.out}")
         return 0
     if args.command in ("play", "repl"):

@@ -15,6 +15,7 @@ import yaml
 
 from ..engine.facts import parse_fact
 from ..engine.loader import load_world
+from ..engine.names import RULE as NAME_RULE, check_name, inside, is_safe_name
 from ..engine.ruleset import load_ruleset
 from ..engine.snapshot import write_atomic
 from ..engine.world import Entity, Goal, World
@@ -23,9 +24,16 @@ from ..engine.yamlpos import SourceError, SourceErrors, pos_of
 HIDDEN_TYPES = {"player", "floor", "inventory"}
 
 
+PACKAGED_DEFINITIONS = (Path(__file__).resolve().parent.parent / "data" / "clembench" / "adventuregame"
+                        / "resources" / "definitions")
+
+
 def load_definitions(instances_path: Path, instance: dict) -> dict:
-    """Surface names and adjectives from the definition files beside the instances file."""
-    base = instances_path.resolve().parent.parent / "resources" / "definitions"
+    """Surface names and adjectives from the definition files beside the instances file
+    (upstream's layout: ``in/instances.json`` and ``resources/definitions/``), else the packaged ones."""
+    base = Path(instances_path).resolve().parent.parent / "resources" / "definitions"
+    if not base.is_dir():
+        base = PACKAGED_DEFINITIONS
     entity_names: dict[str, str] = {}
     room_names: dict[str, str] = {}
     adjectives: list[str] = []
@@ -54,6 +62,9 @@ def world_from_document(doc: dict, path: str) -> World:
     try:
         cb = doc["clembench"]
         inst = cb["instance"]
+        if not is_safe_name(cb["experiment"]):
+            raise SourceErrors([SourceError(path, pos_of(cb, "experiment"), f"experiment {cb['experiment']!r}"
+                                            f" is used in folder names: use {NAME_RULE}")])
         return world_from_instance(inst, cb["experiment"], cb, path, ruleset=doc.get("ruleset"))
     except (KeyError, TypeError, ValueError) as exc:
         raise SourceErrors([SourceError(path, pos_of(doc, "clembench"),
@@ -173,8 +184,9 @@ def import_instances(instances_path: str | Path, out_dir: str | Path) -> list[Pa
             key = (tuple(inst.get("entity_definitions", ())), tuple(inst.get("room_definitions", ())))
             if key not in names_cache:
                 names_cache[key] = load_definitions(instances_path, inst)
-            header, doc = document(inst, exp["name"], names_cache[key])
-            target = Path(out_dir) / exp["name"] / f"instance_{inst.get('game_id', 0):05d}.yaml"
+            experiment = check_name(exp["name"], "the experiment name")
+            header, doc = document(inst, experiment, names_cache[key])
+            target = inside(Path(out_dir), experiment, f"instance_{int(inst.get('game_id', 0)):05d}.yaml")
             text = header + "\n" + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
             target.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(target, text.encode("utf-8"))

@@ -15,6 +15,7 @@ import math
 from datetime import datetime
 from pathlib import Path
 
+from ..engine.names import check_name, inside
 from ..engine.snapshot import write_atomic
 
 CLEM_VERSION = "3.7.2"
@@ -61,11 +62,11 @@ class Recorder:
         self.player_name = player_name
         self.root = Path(root)
         meta = world.meta
-        self.game_name = world.game
-        self.experiment = meta.get("experiment") or world.game
+        self.game_name = check_name(world.game, "the game name")
+        self.experiment = check_name(meta.get("experiment") or world.game, "the experiment name")
         self.game_id = int(meta.get("game_id", 0))
-        self.run_dir = self.root / player_name
-        self.dir = self.run_dir / self.game_name / self.experiment / f"instance_{self.game_id:05d}"
+        self.run_dir = inside(self.root, check_name(player_name, "the run name (--name, or the model's name)"))
+        self.dir = inside(self.run_dir, self.game_name, self.experiment, f"instance_{self.game_id:05d}")
         self.model_spec = {"model_name": player_name, "backend": backend}
         self.gen_args = gen_args or {"temperature": 0.0, "max_tokens": 300}
         self.turns: list[list[dict]] = []

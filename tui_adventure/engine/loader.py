@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Callable, Mapping
 
+from .names import RULE as NAME_RULE, is_safe_name
 from .ruleset import load_ruleset
 from .styles.classic import COMPASS, DIRECTIONS
 from .world import Entity, Goal, World
@@ -147,8 +148,8 @@ class _Builder(ActionChecks):
                 self.err(pos_of(d, key), f"{key} must be {'text' if kind is str else 'true or false'},"
                          f" not a {_kind(d[key])}" + (" (put the text in quotes)" if kind is str
                                                        else " (write true or false)"))
-        if isinstance(d.get("game"), str) and not re.match(r"^[A-Za-z0-9_.-]+$", d["game"]):
-            self.err(pos_of(d, "game"), f"game {d['game']!r} is used in file names: use letters, digits, _ . and -")
+        if isinstance(d.get("game"), str) and not is_safe_name(d["game"]):
+            self.err(pos_of(d, "game"), f"game {d['game']!r} is used in file names: use {NAME_RULE}")
         self.cycles(objects)
         if self.errors or ruleset is None:
             raise self.fail()

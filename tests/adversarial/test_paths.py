@@ -1,0 +1,112 @@
+"""Names that become paths never lead out of their folder (issue 21, paths).
+
+Every entry point that turns an untrusted string into a folder name is tried
+with `..`, absolute paths and slashes; each must refuse with a clear message
+and write nothing outside the root it was given.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import TEST_WORLDS
+
+
+def adventure(*args, cwd, stdin=""):
+    env = {**os.environ, "TUI_ADVENTURE_HOME": str(Path(cwd) / "home")}
+    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin, capture_output=True,
+                          text=True, timeout=120, cwd=cwd, env=env)
+
+
+def files_under(root: Path) -> set[Path]:
+    return {p for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    """A work folder inside a folder that must stay untouched (``victim``)."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "scores.json").write_text("{}")
+    (victim / "completed.json").write_text("{}")
+    work = tmp_path / "a" / "b" / "work"
+    work.mkdir(parents=True)
+    return work, victim
+
+
+HOSTILE = ["..", "../..", "../../victim", "/abs/path", "a/b", ".hidden", "x/../../y"]
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_world_game_name_that_leaves_the_records_is_refused_by_check(tmp_path, name):
+    text = (TEST_WORLDS / "mini.yaml").read_text()
+    world = tmp_path / "w.yaml"
+    world.write_text(f"game: {json.dumps(name)}\n" + "\n".join(ln for ln in text.splitlines()
+                                                              if not ln.startswith("game:")))
+    out = adventure("check", str(world), cwd=tmp_path)
+    assert out.returncode == 1
+    assert f"{world}:1:7: game" in out.stdout and "file names" in out.stdout
+
+
+def imported_world(tmp_path: Path, experiment: str) -> Path:
+    out = adventure("import", "clembench", "--out", str(tmp_path / "imp"), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    source = next((tmp_path / "imp").rglob("instance_00000.yaml"))
+    doc = yaml.safe_load(source.read_text())
+    doc["clembench"]["experiment"] = experiment
+    target = tmp_path / "hostile.yaml"
+    target.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return target
+
+
+@pytest.mark.parametrize("experiment", ["../../victim", "/abs/victim"])
+def test_an_imported_experiment_name_cannot_steer_a_run(sandbox, experiment):
+    work, victim = sandbox
+    before = files_under(victim)
+    world = imported_world(work, experiment)
+    check = adventure("check", str(world), cwd=work)
+    assert check.returncode == 1 and "experiment" in check.stdout and "folder names" in check.stdout
+    run = adventure("run", str(world), "--player", "oracle", "--records", "r", cwd=work)
+    assert run.returncode == 1
+    assert files_under(victim) == before
+    assert not Path("/abs").exists()
+
+
+@pytest.mark.parametrize("name", ["../../victim", "/abs", "x/y", ".."])
+def test_a_run_name_that_leaves_the_records_is_refused(sandbox, name):
+    work, victim = sandbox
+    before = files_under(victim)
+    out = adventure("repl", "tutorial", "--name", name, "--records", "r", cwd=work, stdin="look\n")
+    assert out.returncode == 1 and "cannot be a folder name" in out.stderr
+    assert files_under(victim) == before and not (work / "r").exists()
+
+
+def test_an_instances_file_with_a_hostile_experiment_writes_nothing_outside(sandbox):
+    work, victim = sandbox
+    from tui_adventure.clembench.packaged import INSTANCES
+
+    data = json.loads(INSTANCES.read_text())
+    data["experiments"] = data["experiments"][:1]
+    data["experiments"][0]["name"] = "../../../victim"
+    hostile = work / "instances.json"
+    hostile.write_text(json.dumps(data))
+    before = files_under(victim)
+    out = adventure("import", "clembench", str(hostile), "--out", "out", cwd=work)
+    assert out.returncode == 1 and "cannot be a folder name" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert files_under(victim) == before
+
+
+@pytest.mark.parametrize("content", ["[]", "{}", '{"experiments": [{"name": "x"}]}', "not json",
+                                     '{"experiments": [{"name": "x", "game_instances": [{}]}]}'])
+def test_a_broken_instances_file_is_a_message_not_a_traceback(tmp_path, content):
+    bad = tmp_path / "instances.json"
+    bad.write_text(content)
+    out = adventure("import", "clembench", str(bad), "--out", "out", cwd=tmp_path)
+    assert out.returncode == 1 and out.stderr.startswith("adventure import: ")
+    assert "Traceback" not in out.stderr
