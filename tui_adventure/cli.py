@@ -94,15 +94,20 @@ def main(argv: list[str] | None = None) -> int:
 
         return run(args.worlds, args.player, args.records, args.jobs, mode=args.mode)
     if args.command == "score":
-        from .clembench.scorer import score_tree
+        from .clembench.scorer import score_root
 
-        written = score_tree(args.root)
-        print(f"wrote {len(written)} scores.json under {args.root}")
-        return 0
+        report = score_root(args.root)
+        print(report.summary(args.root))
+        for directory, why in report.unreadable:
+            print(f"  {directory}: not scored, {why}", file=sys.stderr)
+        return 1 if report.unreadable else 0
     if args.command == "eval":
         from .clembench.results import evaluate
 
-        print(f"wrote {evaluate(args.root)}")
+        notes: list[str] = []
+        print(f"wrote {evaluate(args.root, notes)}")
+        for note in notes:
+            print(f"  {note}")
         return 0
     if args.command == "import":
         from .clembench.instances import import_instances

@@ -16,18 +16,51 @@ import math
 from pathlib import Path
 
 from ..engine.metrics import ABORTED, MAIN_SCORE
+from ..engine.snapshot import write_atomic
 
 
-def collect(root: Path) -> list[tuple[str, str, str, str, dict]]:
+def collect(root: Path, problems: list[str] | None = None) -> list[tuple[str, str, str, str, dict]]:
+    """Every readable scores.json under ``root``; a damaged one is named in ``problems`` and left out."""
     rows = []
     for path in sorted(root.rglob("scores.json")):
         parts = path.relative_to(root).parts
-        if len(parts) < 5:
+        if len(parts) < 5 or not path.is_file():
             continue
         model, game, experiment, episode = parts[-5], parts[-4], parts[-3], parts[-2]
-        data = json.loads(path.read_text(encoding="utf-8"))
-        rows.append((model, game, experiment, episode, data.get("episode scores", {})))
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            scores = data.get("episode scores", {})
+            if not isinstance(scores, dict):
+                raise ValueError("'episode scores' is not a mapping")
+            for key in (ABORTED, MAIN_SCORE):
+                if key in scores:
+                    float(scores[key])
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            if problems is not None:
+                problems.append(f"{path}: left out, cannot read it ({exc}); run adventure score again")
+            continue
+        rows.append((model, game, experiment, episode, scores))
     return rows
+
+
+def unscored(root: Path) -> dict[str, dict[str, int]]:
+    """Per run: episodes that errored or were left unfinished, which clem eval never counts as played."""
+    out: dict[str, dict[str, int]] = {}
+    for path in sorted(root.rglob("instance.json")):
+        parts = path.relative_to(root).parts
+        if len(parts) < 5 or (path.parent / "completed.json").exists():
+            continue
+        kind = "errored" if (path.parent / "error.json").exists() else "incomplete"
+        counts = out.setdefault(parts[-5], {"errored": 0, "incomplete": 0})
+        counts[kind] += 1
+    return out
+
+
+def _cell(value):
+    """A CSV cell a spreadsheet will not run as a formula (model names come from files nobody vetted)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
 
 
 def _mean(values: list[float]) -> float:
@@ -58,16 +91,23 @@ def table(rows) -> tuple[list[str], dict[str, list[float]]]:
     return header, out
 
 
-def evaluate(root: str | Path) -> Path:
+def evaluate(root: str | Path, notes: list[str] | None = None) -> Path:
+    """results.csv, raw.csv and results.html under ``root``; ``notes`` gets what a reader must know
+    (damaged scores left out; per run, errored and unfinished episodes, which are not played)."""
     root = Path(root)
-    rows = collect(root)
+    notes = notes if notes is not None else []
+    rows = collect(root, notes)
+    left_out = unscored(root)
+    for model, counts in left_out.items():
+        said = [f"{n} {kind}" for kind, n in counts.items() if n]
+        notes.append(f"{model}: {' and '.join(said)} episode(s) not counted as played")
     header, data = table(rows)
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow([""] + header)
     for model, values in data.items():
-        w.writerow([model] + values)
-    (root / "results.csv").write_text(buf.getvalue(), encoding="utf-8")
+        w.writerow([_cell(model)] + values)
+    write_atomic(root / "results.csv", buf.getvalue().encode("utf-8"))
     raw = io.StringIO()
     w = csv.writer(raw)
     w.writerow(["", "game", "model", "experiment", "episode", "metric", "value"])
@@ -75,13 +115,15 @@ def evaluate(root: str | Path) -> Path:
     for model, game, experiment, episode, scores in rows:
         for metric, value in scores.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) or value is None:
-                w.writerow([i, game, model, experiment, episode, metric, float("nan") if value is None else float(value)])
+                w.writerow([i, _cell(game), _cell(model), _cell(experiment), _cell(episode), _cell(metric),
+                            float("nan") if value is None else float(value)])
                 i += 1
-    (root / "raw.csv").write_text(raw.getvalue(), encoding="utf-8")
+    write_atomic(root / "raw.csv", raw.getvalue().encode("utf-8"))
     cells = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join(f"<tr><th>{html.escape(m)}</th>" + "".join(f"<td>{v}</td>" for v in vals) + "</tr>"
                    for m, vals in data.items())
-    (root / "results.html").write_text(
-        f'<table border="1" class="dataframe"><thead><tr><th></th>{cells}</tr></thead><tbody>{body}</tbody></table>\n',
-        encoding="utf-8")
+    extra = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
+    write_atomic(root / "results.html", (
+        f'<table border="1" class="dataframe"><thead><tr><th></th>{cells}</tr></thead><tbody>{body}</tbody></table>\n'
+        + (f"{extra}\n" if extra else "")).encode("utf-8"))
     return root / "results.csv"

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Callable
 
 from ..engine import metrics as m
@@ -235,27 +236,79 @@ def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:
     return find
 
 
+@dataclass
+class ScoreReport:
+    """What ``adventure score`` did: scored episodes, and the ones it left out and why."""
+
+    written: list[Path] = field(default_factory=list)
+    errored: list[Path] = field(default_factory=list)      # error.json: the episode raised; not played
+    incomplete: list[Path] = field(default_factory=list)   # neither completed.json nor error.json: quit mid-way
+    unreadable: list[tuple[Path, str]] = field(default_factory=list)
+
+    def summary(self, root) -> str:
+        parts = [f"wrote {len(self.written)} scores.json under {root}"]
+        if self.errored:
+            parts.append(f"{len(self.errored)} errored (not played, not scored, as clem eval counts them)")
+        if self.incomplete:
+            parts.append(f"{len(self.incomplete)} incomplete (quit mid-way; not scored)")
+        if self.unreadable:
+            parts.append(f"{len(self.unreadable)} unreadable")
+        return "; ".join(parts)
+
+
+def episode_status(directory: Path) -> str:
+    """``completed``, ``error`` or ``incomplete``: clemcore scores only episodes that ran to their end."""
+    if (directory / "error.json").exists():
+        return "error"
+    if (directory / "completed.json").exists():
+        return "completed"
+    return "incomplete"
+
+
 def score_tree(root: str | Path, exact_par=None, find_world: WorldFinder | None = None) -> list[Path]:
-    """Write scores.json for every episode under ``root``; returns the files written.
+    """Write scores.json for every completed episode under ``root``; returns the files written."""
+    return score_root(root, exact_par, find_world).written
+
+
+def score_root(root: str | Path, exact_par=None, find_world: WorldFinder | None = None) -> ScoreReport:
+    """Write scores.json for every completed episode under ``root``; errored and unfinished episodes
+    lose any stale scores.json, so ``eval`` counts them as clemcore does: not played.
 
     ``find_world(instance_dir, instance)`` gives the World of an episode (for
     per-turn progress) or None to skip progress; by default ``world_finder()``.
+    A damaged file is reported and the other episodes are still scored.
     """
     find_world = find_world or world_finder()
     trackers: dict = {}
-    written = []
+    report = ScoreReport()
     for path in sorted(Path(root).rglob("interactions.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        par = exact_par(path.parent) if exact_par else None
-        world = None
+        if not path.is_file():
+            continue
+        status = episode_status(path.parent)
+        if status != "completed":
+            (path.parent / "scores.json").unlink(missing_ok=True)
+            (report.errored if status == "error" else report.incomplete).append(path.parent)
+            continue
         try:
-            instance = json.loads((path.parent / "instance.json").read_text(encoding="utf-8"))
-            world = find_world(path.parent, instance)
-        except (OSError, ValueError):
-            pass
-        tracker = None
-        if world is not None:
-            tracker = trackers.setdefault(id(world), ProgressTracker(world))
-        write_json(path.parent / "scores.json", score_interactions(data, par, world, tracker))
-        written.append(path.parent / "scores.json")
-    return written
+            report.written.append(_score_episode(path, exact_par, find_world, trackers))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+            report.unreadable.append((path.parent, f"{type(exc).__name__}: {exc}"))
+    return report
+
+
+def _score_episode(path: Path, exact_par, find_world: WorldFinder, trackers: dict) -> Path:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("turns", []), list):
+        raise ValueError("interactions.json is not a clemcore interactions object")
+    par = exact_par(path.parent) if exact_par else None
+    world = None
+    try:
+        instance = json.loads((path.parent / "instance.json").read_text(encoding="utf-8"))
+        world = find_world(path.parent, instance)
+    except (OSError, ValueError):
+        pass
+    tracker = None
+    if world is not None:
+        tracker = trackers.setdefault(id(world), ProgressTracker(world))
+    write_json(path.parent / "scores.json", score_interactions(data, par, world, tracker))
+    return path.parent / "scores.json"

@@ -1,0 +1,105 @@
+"""Damaged, hostile and unfinished record trees: score and eval report, never crash, never miscount
+(issues 19 and 21)."""
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EPISODE = Path("oracle") / "tutorial" / "tutorial" / "instance_00000"
+
+
+def adventure(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], capture_output=True, text=True,
+                          timeout=120, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def good_tree(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("tree") / "records"
+    out = adventure("run", "tutorial", "house", "--player", "oracle", "--records", str(root))
+    assert out.returncode == 0, out.stderr
+    return root
+
+
+def copy(tree: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "records"
+    shutil.copytree(tree, target)
+    return target
+
+
+DAMAGE = {
+    "interactions not json": ("interactions.json", "{not json"),
+    "interactions a list": ("interactions.json", "[1, 2]"),
+    "turns not a list": ("interactions.json", '{"turns": 3}'),
+    "turn entries not mappings": ("interactions.json", '{"turns": [[1, 2]]}'),
+    "players not a mapping": ("interactions.json", '{"players": 3, "turns": [[{"from": "GM"}]]}'),
+    "instance not json": ("instance.json", "\x00\x01"),
+    "instance a list": ("instance.json", "[]"),
+    "interactions empty": ("interactions.json", ""),
+    "interactions binary": ("interactions.json", "\udcff"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_score_reports_a_damaged_episode_and_scores_the_others(good_tree, tmp_path, case):
+    root = copy(good_tree, tmp_path)
+    name, content = DAMAGE[case]
+    (root / EPISODE / name).write_bytes(content.encode("utf-8", "surrogateescape"))
+    out = adventure("score", str(root))
+    assert "Traceback" not in out.stderr
+    house = root / "oracle" / "house" / "house" / "instance_00000" / "scores.json"
+    assert house.is_file(), out.stdout + out.stderr          # one bad file does not stop the rest
+    if out.returncode:
+        assert str(root / EPISODE) in out.stderr and "not scored" in out.stderr
+
+
+@pytest.mark.parametrize("content", ["{not json", "[]", '{"episode scores": 3}',
+                                     '{"episode scores": {"Aborted": "x", "Main Score": 1}}', ""])
+def test_eval_leaves_out_a_damaged_scores_file_and_says_so(good_tree, tmp_path, content):
+    root = copy(good_tree, tmp_path)
+    assert adventure("score", str(root)).returncode == 0
+    (root / EPISODE / "scores.json").write_text(content)
+    out = adventure("eval", str(root))
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    assert f"{root / EPISODE / 'scores.json'}: left out" in out.stdout
+    assert (root / "results.csv").is_file()
+
+
+def test_errored_and_unfinished_episodes_are_not_played(good_tree, tmp_path):
+    root = copy(good_tree, tmp_path)
+    errored = root / EPISODE
+    (errored / "completed.json").unlink()
+    (errored / "error.json").write_text('{"error": "ConnectionError"}')
+    unfinished = root / "oracle" / "house" / "house" / "instance_00000"
+    (unfinished / "completed.json").unlink()
+    out = adventure("score", str(root))
+    assert "wrote 0 scores.json" in out.stdout and "1 errored" in out.stdout and "1 incomplete" in out.stdout
+    assert not (errored / "scores.json").exists() and not (unfinished / "scores.json").exists()
+    ev = adventure("eval", str(root))
+    assert "oracle: 1 errored and 1 incomplete episode(s) not counted as played" in ev.stdout
+    assert "oracle" not in (root / "results.csv").read_text()   # nothing played: no row, as clem eval
+
+
+def test_results_csv_cells_never_run_as_spreadsheet_formulas(good_tree, tmp_path):
+    root = copy(good_tree, tmp_path)
+    (root / "oracle").rename(root / "=HYPERLINK(1)")
+    assert adventure("score", str(root)).returncode == 0
+    assert adventure("eval", str(root)).returncode == 0
+    for name in ("results.csv", "raw.csv"):
+        cells = [c for row in csv.reader((root / name).open()) for c in row]
+        assert "'=HYPERLINK(1)" in cells and "=HYPERLINK(1)" not in cells
+
+
+def test_results_html_escapes_and_still_reads(good_tree, tmp_path):
+    root = copy(good_tree, tmp_path)
+    (root / "oracle").rename(root / "<script>x")
+    adventure("score", str(root))
+    adventure("eval", str(root))
+    page = (root / "results.html").read_text()
+    assert "<script>" not in page and "&lt;script&gt;x" in page
+    assert json.loads((root / "<script>x" / EPISODE.relative_to("oracle") / "scores.json").read_text())
