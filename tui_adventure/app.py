@@ -27,7 +27,7 @@ class AdventureApp(App):
     ]
 
     def __init__(self, session: Session | None = None, replay: Path | None = None,
-                 replay_world: str | None = None, paused: bool = False, cursor_blink: bool = True,
+                 replay_world=None, paused: bool = False, cursor_blink: bool = True,
                  config=None, mode: str = "text", **kwargs) -> None:
         super().__init__(**kwargs)
         self.mode = mode

@@ -159,16 +159,22 @@ def play(args) -> int:
 def replay(args) -> int:
     from pathlib import Path
 
-    from .recorded import RecordedError, read_episode
+    from .catalog import open_world
+    from .clembench.records import RecordsError, read_episode
+    from .engine.yamlpos import SourceErrors
 
     try:
-        read_episode(args.episode, args.world)   # fail here, in plain text, not inside the app
-    except RecordedError as exc:
+        world = open_world(args.world) if args.world else None
+        read_episode(args.episode, world)   # fail here, in plain text, not inside the app
+    except SourceErrors as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except RecordsError as exc:
         print(f"adventure replay: {exc}", file=sys.stderr)
         return 1
     from .app import AdventureApp
 
-    AdventureApp(replay=Path(args.episode), replay_world=args.world).run()
+    AdventureApp(replay=Path(args.episode), replay_world=world).run()
     return 0
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -20,6 +21,105 @@ from ..engine.snapshot import write_atomic
 
 CLEM_VERSION = "3.7.2"
 SECRET_KEYS = {"api_key", "authorization", "Authorization", "x-api-key", "headers"}
+
+
+RECORD_SIZE_LIMIT = 512 * 1024 * 1024   # bounds what reading one record file can cost
+POINTER = "tui_adventure.json"          # beside the records: where the world is (clemcore's tools ignore it)
+
+
+class RecordsError(ValueError):
+    """A record file that cannot be read back; the message names it and says why."""
+
+
+def read_json(path: Path, limit: int = RECORD_SIZE_LIMIT):
+    """One record file (JSON): a regular file of at most ``limit`` bytes, or ``RecordsError``.
+
+    Records come from runs that crashed, other tools and other people; a FIFO
+    named like a record would block a reader forever and a huge file would
+    exhaust memory, so every reader of records goes through here.
+    """
+    path = Path(path)
+    try:
+        if not path.is_file():
+            raise RecordsError(f"{path} is missing" if not path.exists() else f"{path} is not a regular file")
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+        if len(data) > limit:
+            raise RecordsError(f"{path} is larger than {limit // (1024 * 1024)} MB")
+        return json.loads(data.decode("utf-8", "surrogateescape"))
+    except OSError as exc:
+        raise RecordsError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        if isinstance(exc, RecordsError):
+            raise
+        raise RecordsError(f"{path}: not JSON ({exc})") from None
+
+
+def replies_of(interactions: dict) -> list[str]:
+    """Player 1's replies, in order, from an interactions.json (ours or upstream's)."""
+    turns = interactions.get("turns", []) if isinstance(interactions, dict) else []
+    return [str(e["action"]["content"]) for turn in turns if isinstance(turn, list) for e in turn
+            if isinstance(e, dict) and e.get("from") == "Player 1" and isinstance(e.get("action"), dict)
+            and e["action"].get("type") == "get message"]
+
+
+def world_pointer(directory: Path) -> str | None:
+    """Where the episode's world is: a file path or a packaged name, from the pointer the recorder
+    leaves or a native world's instance.json; None when the records do not say."""
+    directory = Path(directory)
+    if (directory / POINTER).exists():
+        world = read_json(directory / POINTER).get("world")
+        if isinstance(world, str) and world:
+            return world
+    if (directory / "instance.json").exists():
+        world = read_json(directory / "instance.json")
+        world = world.get("world") if isinstance(world, dict) else None
+        if isinstance(world, str) and world.endswith((".yaml", ".yml")):
+            return world
+    return None
+
+
+@dataclass
+class Recorded:
+    """A recorded episode read back: replaying ``replies`` through a fresh episode of ``world``
+    rebuilds every state exactly (the engine is deterministic), so records need not store states."""
+
+    directory: Path
+    world: object
+    replies: list[str]
+    player: str
+
+
+def read_episode(directory: str | Path, world=None) -> Recorded:
+    """The episode in ``directory`` (an ``instance_NNNNN`` folder); ``world`` (a World) when the caller
+    knows better than the records where it was played. ``RecordsError`` says what is wrong and what to do."""
+    from . import packaged
+    from .instances import load_world_file
+    from ..engine.yamlpos import SourceErrors
+
+    directory = Path(directory)
+    if not (directory / "interactions.json").exists():
+        raise RecordsError(f"{directory / 'interactions.json'} is missing: EPISODE_DIR is an"
+                           " instance_NNNNN directory of a records tree")
+    data = read_json(directory / "interactions.json")
+    if not isinstance(data, dict):
+        raise RecordsError(f"{directory / 'interactions.json'} is not a clemcore interactions object")
+    players = data.get("players")
+    player = players.get("Player 1", {}) if isinstance(players, dict) else {}
+    player = player.get("model_name", "?") if isinstance(player, dict) else "?"
+    if world is None:
+        where = world_pointer(directory)
+        if where is None:
+            raise RecordsError(f"{directory}: cannot tell which world this episode was played in;"
+                               " pass it with --world WORLD")
+        if not packaged.is_name(where) and not Path(where).exists():
+            raise RecordsError(f"{directory}: its world {where} is gone; pass the world with --world WORLD")
+        try:
+            world = packaged.world(where) if packaged.is_name(where) and not Path(where).exists() \
+                else load_world_file(where)
+        except SourceErrors as exc:
+            raise RecordsError(f"{directory}: its world cannot be loaded: {exc.errors[0]}") from None
+    return Recorded(directory, world, replies_of(data), str(player))
 
 
 def now() -> str:
@@ -84,8 +184,8 @@ class Recorder:
         run = {"clem_version": CLEM_VERSION, "created": now(), "player_models": models, "games": {}}
         if run_file.exists():
             try:
-                run = json.loads(run_file.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                run = read_json(run_file)
+            except RecordsError:
                 pass
         run.setdefault("games", {}).setdefault(self.game_name, {"game_path": "tui-adventure"})
         write_json(run_file, run)
@@ -103,9 +203,9 @@ class Recorder:
         """Where the world file is, for ``adventure replay`` (clemcore's tools ignore this file)."""
         path = Path(str(self.world.path or ""))
         if self.world.meta.get("packaged"):   # clembench/<experiment>/<game_id>: found without a file
-            write_json(self.dir / "tui_adventure.json", {"world": self.world.meta["packaged"]}, final=False)
+            write_json(self.dir / POINTER, {"world": self.world.meta["packaged"]}, final=False)
         elif path.suffix in (".yaml", ".yml") and path.exists():
-            write_json(self.dir / "tui_adventure.json", {"world": str(path.resolve())}, final=False)
+            write_json(self.dir / POINTER, {"world": str(path.resolve())}, final=False)
 
     def instance_dict(self) -> dict:
         w = self.world

@@ -23,7 +23,6 @@ progress rate.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from typing import Callable
 
 from ..engine import metrics as m
 from ..engine.metrics import ProgressTracker
-from .records import write_json
+from .records import read_json, world_pointer, write_json
 
 FAIL_TYPES = ["lark_exception", "malformed_command", "undefined_action_verb", "undefined_action",
               "undefined_repr_str", "manipulating_room", "undefined_argument_type", "taking_from_inventory",
@@ -209,14 +208,17 @@ def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:
         return cache[path]
 
     def find(instance_dir: Path, instance: dict):
+        from . import packaged
+
         try:
-            pointer = instance_dir / "tui_adventure.json"
-            if pointer.exists():
-                path = json.loads(pointer.read_text(encoding="utf-8")).get("world")
-                if path and Path(path).exists():
-                    return load(path)
+            where = world_pointer(instance_dir)
+            if where and Path(where).exists():
+                return load(where)
+            if where and packaged.is_name(where):
+                if where not in cache:
+                    cache[where] = packaged.world(where)
+                return cache[where]
             if "initial_state" in instance:
-                from . import packaged
                 from .instances import load_definitions, world_from_instance
 
                 experiment = instance_dir.parent.name
@@ -226,9 +228,6 @@ def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:
                              else packaged.names_for(instance))   # upstream's own definitions ship with us
                     cache[key] = world_from_instance(instance, experiment, names)
                 return cache[key]
-            path = instance.get("world")
-            if path and Path(path).exists():
-                return load(path)
         except Exception:        # a damaged or moved world: score without progress
             return None
         return None
@@ -297,14 +296,14 @@ def score_root(root: str | Path, exact_par=None, find_world: WorldFinder | None 
 
 
 def _score_episode(path: Path, exact_par, find_world: WorldFinder, trackers: dict) -> Path:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("turns", []), list):
         raise ValueError("interactions.json is not a clemcore interactions object")
     par = exact_par(path.parent) if exact_par else None
     world = None
     try:
-        instance = json.loads((path.parent / "instance.json").read_text(encoding="utf-8"))
-        world = find_world(path.parent, instance)
+        instance = read_json(path.parent / "instance.json")
+        world = find_world(path.parent, instance) if isinstance(instance, dict) else None
     except (OSError, ValueError):
         pass
     tracker = None

@@ -217,6 +217,8 @@ def save_game(game: Game, name: str, directory: str | Path = DEFAULT_DIR) -> Pat
 # reading ---------------------------------------------------------------------
 def _read_document(path: Path) -> dict:
     try:
+        if path.exists() and not path.is_file() and not path.is_dir():   # a FIFO or a device would block
+            raise SaveError("is not a regular file (a pipe or a device), not a save", path)
         with open(path, "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
     except FileNotFoundError:

@@ -25,17 +25,25 @@ class PosDict(dict):
     pos: Pos
     key_pos: dict
     value_pos: dict
+    weight: int   # values in it, counting every alias again: what walking it costs
 
 
 class PosList(list):
     pos: Pos
     item_pos: list
+    weight: int
+
+
+MESSAGE_LIMIT = 1_000
 
 
 class SourceError(Exception):
     """An author's mistake: where it is, what is wrong, how to fix it."""
 
     def __init__(self, path: str, pos: Pos | None, message: str) -> None:
+        if len(message) > MESSAGE_LIMIT:   # a huge value quoted back helps nobody and can exhaust memory
+            message = f"{message[:MESSAGE_LIMIT // 2]} [... {len(message) - MESSAGE_LIMIT:,} characters left out ...]" \
+                      f" {message[-MESSAGE_LIMIT // 2:]}"
         self.path = path
         self.pos = pos
         self.message = message
@@ -63,8 +71,25 @@ def _pos(mark) -> Pos:
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+# Anchors and aliases share one object between many places; walking such a value (a repr in an
+# error message, a JSON dump into the records) visits every share. Past this many values reached
+# through aliases a file is refused, so a few hundred bytes cannot expand into gigabytes.
+ALIAS_LIMIT = 10_000
+
+
 class _Loader(_Base):
-    pass
+    def __init__(self, stream) -> None:
+        super().__init__(stream)
+        self.alias_weight = 0
+
+    def construct_object(self, node, deep=False):
+        if isinstance(node, yaml.CollectionNode) and node in self.constructed_objects:
+            self.alias_weight += getattr(self.constructed_objects[node], "weight", 1)
+            if self.alias_weight > ALIAS_LIMIT:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"anchors and aliases (&name, *name) here expand to more than {ALIAS_LIMIT:,}"
+                    " values; write the values out instead", node.start_mark)
+        return super().construct_object(node, deep)
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> PosDict:
@@ -86,11 +111,13 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> PosDict:
         out[key] = loader.construct_object(value_node, deep=True)
         out.key_pos[key] = _pos(key_node.start_mark)
         out.value_pos[key] = _pos(value_node.start_mark)
+    out.weight = 1 + sum(getattr(v, "weight", 1) for v in out.values())
     return out
 
 
 def _construct_sequence(loader: _Loader, node: yaml.SequenceNode) -> PosList:
     out = PosList(loader.construct_object(n, deep=True) for n in node.value)
+    out.weight = 1 + sum(getattr(v, "weight", 1) for v in out)
     out.pos = _pos(node.start_mark)
     out.item_pos = [_pos(n.start_mark) for n in node.value]
     return out
@@ -100,9 +127,36 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
 
 
+DEPTH_LIMIT = 200
+
+
+def _check_depth(text: str, path: str) -> None:
+    """Refuse nesting deeper than DEPTH_LIMIT before building anything: libyaml composes nodes
+    recursively in C, and a 100,000-deep ``[[[...]]]`` overflows the C stack (a crash, not an error).
+    The event parser keeps its own stack, so it can measure the depth safely; it only runs when the
+    text has enough openers to be deep at all."""
+    if sum(text.count(s) for s in ("[", "{", "- ", ": ", "? ")) < DEPTH_LIMIT:
+        return
+    depth = 0
+    starts = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+    ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+    try:
+        for event in yaml.parse(text, Loader=_Base):
+            if isinstance(event, starts):
+                depth += 1
+                if depth > DEPTH_LIMIT:
+                    raise SourceError(path, _pos(event.start_mark), "the YAML is nested too deeply here (more than"
+                                      f" {DEPTH_LIMIT} levels; a world needs a handful: flatten it)")
+            elif isinstance(event, ends):
+                depth -= 1
+    except yaml.YAMLError:
+        return   # a syntax error: the real parse below reports it with its position
+
+
 def load_yaml(text: str, path: str):
     """Parse YAML text; a syntax error becomes a SourceError at its line and column."""
     try:
+        _check_depth(text, path)
         return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader derives from SafeLoader
     except yaml.MarkedYAMLError as exc:
         raise _syntax_error(exc, text, path) from None
@@ -149,6 +203,8 @@ def _hint(problem: str, context: str = "") -> str:
     if "expected key" in problem or "block end" in problem or "block mapping" in context:
         return " (check the indentation of this line: the keys of one mapping must line up)"
     if "duplicate key" in problem:
+        return ""
+    if "expand to more than" in problem:
         return ""
     if "alias" in problem or "anchor" in problem:
         return " (a * or & starts an alias or an anchor; put the text in quotes)"

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from ..recorded import read_episode
+from ..clembench.records import read_episode
 from ..session import Session
 from ..widgets.panels import SidePanels
 from ..widgets.transcript import Transcript
@@ -32,7 +32,7 @@ class ReplayScreen(Screen):
         Binding("space", "play", "Play/Pause", id="replay.play"),
     ]
 
-    def __init__(self, directory: Path, world: Path | None = None, **kwargs) -> None:
+    def __init__(self, directory: Path, world=None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.recorded = read_episode(directory, world)
         self.frames: list[tuple[list[tuple[str, str]], object]] = []   # (transcript entries, panels)

@@ -1,0 +1,106 @@
+"""Hostile inputs meet a bound and a clear message, never a hang, a crash or an OOM (issue 21).
+
+Each command runs in a subprocess under a 1 GB address-space cap and a
+timeout, so a regression shows as a failure here, not as a dead machine.
+"""
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MEMORY_CAP = 1024 * 1024 * 1024
+
+
+def capped():
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+
+
+def adventure(*args, cwd=None, stdin="", timeout=60):
+    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin, capture_output=True,
+                          text=True, timeout=timeout, cwd=cwd, preexec_fn=capped)
+
+
+def laughs(levels: int, key: str) -> str:
+    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, levels):
+        lines.append(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]")
+    return "\n".join(lines) + f"\n{key}: *l{levels - 1}\nrooms: {{a: {{}}}}\ngoal: [held(x)]\n"
+
+
+@pytest.mark.parametrize("key", ["start", "max_turns", "seed", "par", "title"])
+def test_an_alias_bomb_is_refused_small_and_fast(tmp_path, key):
+    world = tmp_path / "bomb.yaml"
+    world.write_text(laughs(9, key))           # 10^9 values if expanded
+    assert world.stat().st_size < 1024
+    for command in (["check"], ["solve"], ["script"]):
+        out = adventure(*command, str(world))
+        assert out.returncode == 1, out.stderr
+        text = out.stdout + out.stderr
+        assert "expand to more than 10,000 values" in text and len(text) < 2000
+
+
+def test_an_alias_bomb_inside_an_imported_instance_never_reaches_the_records(tmp_path):
+    out = adventure("import", "clembench", "--out", str(tmp_path / "imp"))
+    assert out.returncode == 0
+    source = next((tmp_path / "imp").rglob("instance_00000.yaml"))
+    bomb = laughs(9, "x").split("\nx:")[0]
+    text = source.read_text().replace("clembench:\n", bomb.replace("\n", "\n") + "\nclembench:\n  bomb: *l8\n", 1)
+    hostile = tmp_path / "hostile.yaml"
+    hostile.write_text(text)
+    run = adventure("run", str(hostile), "--player", "oracle", "--records", str(tmp_path / "r"))
+    assert run.returncode == 1 and "expand to more than" in run.stdout + run.stderr
+    assert not any(p.stat().st_size > 1_000_000 for p in (tmp_path / "r").rglob("*") if p.is_file())
+
+
+def test_deep_nesting_is_an_error_not_a_segfault(tmp_path):
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("start: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    for command in ("check", "solve", "script"):
+        out = adventure(command, str(deep))
+        assert out.returncode == 1 and "nested too deeply" in out.stdout + out.stderr
+
+
+def test_long_values_are_cut_in_messages(tmp_path):
+    world = tmp_path / "long.yaml"
+    world.write_text("start: " + "x" * 200_000 + "\nrooms: {a: {}}\ngoal: [held(x)]\n")
+    out = adventure("check", str(world))
+    assert out.returncode == 1 and "characters left out" in out.stdout and len(out.stdout) < 5000
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_world_that_is_not_a_regular_file_never_blocks(tmp_path, kind):
+    if kind == "fifo":
+        target = tmp_path / "pipe.yaml"
+        os.mkfifo(target)
+    elif kind == "device":
+        target = Path("/dev/zero")
+    else:
+        target = tmp_path
+    for command in ("check", "solve", "script", "play", "repl"):
+        out = adventure(command, str(target), timeout=30)
+        assert out.returncode == 1 and "not a regular file" in out.stdout + out.stderr
+
+
+def test_a_fifo_in_the_saves_folder_never_blocks_restore(tmp_path):
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    os.mkfifo(saves / "house-trap.save.json")
+    out = adventure("repl", "house", cwd=tmp_path, stdin="saves\nrestore trap\nrestore house-trap\nlook\n",
+                    timeout=60)
+    assert out.returncode == 0 and "Hallway" in out.stdout
+
+
+def test_a_fifo_named_by_the_records_never_blocks_score_or_replay(tmp_path):
+    root = tmp_path / "records"
+    assert adventure("run", "tutorial", "--player", "oracle", "--records", str(root)).returncode == 0
+    episode = next(root.rglob("instance_00000"))
+    (episode / "tui_adventure.json").unlink()
+    os.mkfifo(episode / "tui_adventure.json")
+    out = adventure("score", str(root), timeout=30)
+    assert out.returncode == 0 and "wrote 1 scores.json" in out.stdout
+    replay = adventure("replay", str(episode), timeout=30)
+    assert replay.returncode == 1 and "not a regular file" in replay.stderr
