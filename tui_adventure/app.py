@@ -49,7 +49,7 @@ class AdventureApp(App):
         if cfg.keymap:
             self.set_keymap(cfg.keymap)
         for problem in cfg.problems:
-            self.notify(problem, title="Settings", severity="warning", timeout=10)
+            self.notify(problem, title="Settings", severity="warning", timeout=10, markup=False)
         if self.replay_dir is not None:
             from .screens.replay import ReplayScreen
 
@@ -112,7 +112,7 @@ class AdventureApp(App):
         try:
             player = make_player(spec, self.session.world, mode=self.mode)
         except Exception as exc:
-            self.notify(f"{spec}: {exc}", title="Cannot switch player", severity="error")
+            self.notify(f"{spec}: {exc}", title="Cannot switch player", severity="error", markup=False)
             return
         screen.set_player(player)
 

@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from .clembench.records import Recorder, model_spec_of
+from .clembench.records import Busy, Recorder, model_spec_of
 from .catalog import expand, open_world as load_world
 from .engine.yamlpos import SourceErrors
 from .episode import Episode, play_turn
@@ -25,6 +25,7 @@ class Summary:
     skipped: int = 0
     succeeded: int = 0
     errors: int = 0
+    busy: int = 0      # being played by another process on the same records
 
 
 def world_files(paths: list[str]) -> list[str]:
@@ -36,6 +37,11 @@ async def play_episode(world, player, records: Path, on_turn=None) -> tuple[Epis
     """Play and record one episode; (episode, skipped)."""
     recorder = Recorder(records, world, player.name, **model_spec_of(player))
     if recorder.is_done():
+        return None, True
+    if not recorder.lock():
+        raise Busy(f"{recorder.dir}: another adventure process is playing this episode; left to it")
+    if recorder.is_done():   # finished by another run while we waited
+        recorder.unlock()
         return None, True
     episode = Episode(world)
     recorder.start(episode)
@@ -64,6 +70,9 @@ async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progre
                 episode, skipped = await play_episode(world, make_player(spec, world, mode), records)
             except asyncio.CancelledError:
                 raise
+            except Busy:
+                summary.busy += 1
+                return
             except Exception as exc:
                 summary.errors += 1
                 if progress:
@@ -106,6 +115,7 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
         except KeyboardInterrupt:
             bar.console.print("interrupted: finished episodes are kept; run again to resume")
             return 130
+    busy = f", {summary.busy} left to another run on the same records" if summary.busy else ""
     print(f"played {summary.played}, skipped {summary.skipped} (already done), "
-          f"succeeded {summary.succeeded}, errors {summary.errors}; records in {records}/")
+          f"succeeded {summary.succeeded}, errors {summary.errors}{busy}; records in {records}/")
     return 1 if summary.errors else 0

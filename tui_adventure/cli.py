@@ -68,16 +68,31 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from . import headless
 
+    records = getattr(args, "records", None)
+    if records is not None:
+        from pathlib import Path
+
+        where = Path(records)
+        blocker = next((p for p in (where, *where.parents) if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            print(f"adventure {args.command}: --records {records}: {blocker} is a file, not a folder;"
+                  " name a folder (it is created when missing)", file=sys.stderr)
+            return 2
+
     if args.command == "check":
         return headless.check(args.worlds)
     if args.command == "solve":
         return headless.solve(args.world, args.json)
     if args.command == "script":
         if args.commands:
-            with open(args.commands, encoding="utf-8") as fh:
-                lines = fh.read().splitlines()
+            with open(args.commands, encoding="utf-8", errors="surrogateescape") as fh:
+                text = fh.read()
         else:
-            lines = sys.stdin.read().splitlines()
+            text = sys.stdin.read()
+        # lines end at \n only, as the REPL reads them (str.splitlines also splits at \x0b, \x85, U+2028)
+        lines = [ln.removesuffix("\r") for ln in text.split("\n")]
+        if lines and lines[-1] == "":
+            lines.pop()
         return headless.script(args.world, lines, args.jsonl)
     if args.command == "list":
         from .catalog import listing

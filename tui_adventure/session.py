@@ -83,7 +83,7 @@ class History:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as fh:
+            with open(self.path, "a", encoding="utf-8", errors="backslashreplace") as fh:   # lone surrogates too
                 fh.write(line + "\n")
         except OSError:
             pass   # history is a convenience: a read-only home must not stop play
@@ -154,7 +154,9 @@ class Session:
 
     # -- episodes -----------------------------------------------------------
     def new_episode(self) -> None:
-        """A fresh episode; never overwrites a finished one (a second session becomes ``human-2``)."""
+        """A fresh episode; never overwrites another's records (a second session becomes ``human-2``)."""
+        if getattr(self, "recorder", None) is not None:
+            self.recorder.unlock()
         self.episode = Episode(self.world)
         self.recorder = None
         if self.records is None:
@@ -162,7 +164,8 @@ class Session:
         spec = model_spec_of(self.player)
         recorder = Recorder(self.records, self.world, self.record_name, **spec)
         n = 1
-        while recorder.is_done() or (recorder.dir / "error.json").exists():
+        # a session never overwrites another's records: finished, errored, unfinished or in use elsewhere
+        while recorder.is_started() or not recorder.lock():
             n += 1
             recorder = Recorder(self.records, self.world, f"{self.record_name}-{n}", **spec)
         self.recorder = recorder

@@ -79,6 +79,53 @@ def world_pointer(directory: Path) -> str | None:
     return None
 
 
+LOCK = ".tui_adventure.lock"
+
+
+class Busy(RecordsError):
+    """Another process is writing these records; the message says which and what to do."""
+
+
+class FolderLock:
+    """An exclusive lock on a records folder, held while one process writes it.
+
+    ``flock`` is released by the kernel when the holder dies, so a kill -9
+    never leaves a stale lock behind; the file itself stays (harmless, and
+    clemcore's tools ignore it).
+    """
+
+    def __init__(self, directory: Path, what: str) -> None:
+        self.directory = Path(directory)
+        self.what = what
+        self.fh = None
+
+    def acquire(self) -> "FolderLock":
+        import fcntl
+        import os
+
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fh = open(self.directory / LOCK, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.seek(0)
+            holder = fh.read().strip() or "?"
+            fh.close()
+            raise Busy(f"{self.directory}: another adventure process (pid {holder}) is writing {self.what};"
+                       " wait for it to end, or use another --records folder or --name") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        self.fh = fh
+        return self
+
+    def release(self) -> None:
+        if self.fh is not None:
+            self.fh.close()   # closing drops the flock
+            self.fh = None
+
+
 @dataclass
 class Recorded:
     """A recorded episode read back: replaying ``replies`` through a fresh episode of ``world``
@@ -136,7 +183,8 @@ def write_json(path: Path, data, final: bool = True) -> None:
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, indent=2 if final else None, ensure_ascii=False, allow_nan=True)
-    write_atomic(path, text.encode("utf-8"), durable=final)
+    # a lone surrogate (a reply cut mid-character, undecodable input) becomes its JSON escape \udXXX
+    write_atomic(path, text.encode("utf-8", "backslashreplace"), durable=final)
 
 
 def model_spec_of(player) -> dict:
@@ -177,8 +225,30 @@ class Recorder:
     def is_done(self) -> bool:
         return (self.dir / "completed.json").exists()
 
+    def is_started(self) -> bool:
+        """Some record of this episode exists (finished, errored or left unfinished)."""
+        return (self.dir / "interactions.json").exists() or (self.dir / "error.json").exists()
+
+    def lock(self) -> bool:
+        """Hold this episode's folder for this process; False when another process holds it."""
+        try:
+            self._lock = FolderLock(self.dir, "this episode").acquire()
+        except Busy:
+            return False
+        for stale in self.dir.glob(".*.tmp"):   # left by a process killed mid-write: ours now, and dead
+            stale.unlink(missing_ok=True)
+        return True
+
+    def unlock(self) -> None:
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            lock.release()
+
     # -- writing -----------------------------------------------------------
     def start(self, episode) -> None:
+        if getattr(self, "_lock", None) is None and not self.lock():
+            raise Busy(f"{self.dir}: another adventure process is writing this episode; wait for it to end,"
+                       " or use another --records folder or --name")
         models = {"0": {"model_spec": self.model_spec, "gen_args": self.gen_args}}
         run_file = self.run_dir / "run.json"
         run = {"clem_version": CLEM_VERSION, "created": now(), "player_models": models, "games": {}}
@@ -261,11 +331,13 @@ class Recorder:
         self.completed = True
         self._write(final=True)
         write_json(self.dir / "completed.json", {"timestamp": now()})
+        self.unlock()
 
     def error(self, exc: BaseException) -> None:
         """The episode failed (a backend gave up): clemcore's error.json, and the turns so far."""
         self._write(final=True)
         write_json(self.dir / "error.json", {"timestamp": now(), "error": f"{type(exc).__name__}: {exc}"})
+        self.unlock()
 
     # -- pieces --------------------------------------------------------------
     @staticmethod

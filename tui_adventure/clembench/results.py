@@ -107,7 +107,7 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> Path:
     w.writerow([""] + header)
     for model, values in data.items():
         w.writerow([_cell(model)] + values)
-    write_atomic(root / "results.csv", buf.getvalue().encode("utf-8"))
+    write_atomic(root / "results.csv", buf.getvalue().encode("utf-8", "backslashreplace"))
     raw = io.StringIO()
     w = csv.writer(raw)
     w.writerow(["", "game", "model", "experiment", "episode", "metric", "value"])
@@ -118,12 +118,12 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> Path:
                 w.writerow([i, _cell(game), _cell(model), _cell(experiment), _cell(episode), _cell(metric),
                             float("nan") if value is None else float(value)])
                 i += 1
-    write_atomic(root / "raw.csv", raw.getvalue().encode("utf-8"))
+    write_atomic(root / "raw.csv", raw.getvalue().encode("utf-8", "backslashreplace"))
     cells = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join(f"<tr><th>{html.escape(m)}</th>" + "".join(f"<td>{v}</td>" for v in vals) + "</tr>"
                    for m, vals in data.items())
     extra = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
     write_atomic(root / "results.html", (
         f'<table border="1" class="dataframe"><thead><tr><th></th>{cells}</tr></thead><tbody>{body}</tbody></table>\n'
-        + (f"{extra}\n" if extra else "")).encode("utf-8"))
+        + (f"{extra}\n" if extra else "")).encode("utf-8", "backslashreplace"))
     return root / "results.csv"

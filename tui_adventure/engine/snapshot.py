@@ -160,6 +160,15 @@ def _encode(doc: dict) -> bytes:
         return (json.dumps(doc, ensure_ascii=True, indent=1) + "\n").encode("ascii")
 
 
+def _file_mode() -> int:
+    mask = os.umask(0o022)   # read it the only way there is, once, at import (single-threaded then)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_FILE_MODE = _file_mode()
+
+
 def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never half.
 
@@ -170,6 +179,7 @@ def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     directory = path.parent
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
+        os.fchmod(fd, _FILE_MODE)   # mkstemp makes 0600; a written file gets what open() would give it
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if durable:

@@ -9,6 +9,7 @@ freezes the screen.
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -65,19 +66,19 @@ class DebugScreen(Screen[str | None]):
 
         planner = Planner(s.world)
         self.query_one("#commands", OptionList).add_options(
-            [Option(c, id=c) for c in planner.admissible_commands(game.state)])
+            [Option(Text(c), id=c) for c in planner.admissible_commands(game.state)])
         goals = []
         for g in s.world.goals:
             goals.append(f"{'[x]' if g in game.achieved else '[ ]'} {g}")
-        self.query_one("#goal-facts", Static).update("\n".join(goals) or "(no goals)")
+        self.query_one("#goal-facts", Static).update(Text("\n".join(goals) or "(no goals)"))
         events = []
         for turn in s.episode.turns[-12:]:
             fail = f"  fail: {turn.fail['phase']}/{turn.fail['type']}" if turn.fail else ""
             events.append(f"turn {turn.index}: {turn.command or turn.reply!r}{fail}")
             events.extend(f"    {kind}: {_short(content)}" for kind, content in turn.events)
-        self.query_one("#events", Static).update("\n".join(events) or "(no turns yet)")
+        self.query_one("#events", Static).update(Text("\n".join(events) or "(no turns yet)"))
         turns = [Option("0: the start", id="0")]
-        turns += [Option(f"{t.index}: {t.command if t.command is not None else t.reply}", id=str(t.index))
+        turns += [Option(Text(f"{t.index}: {t.command if t.command is not None else t.reply}"), id=str(t.index))
                   for t in s.episode.turns]
         self.query_one("#turns", OptionList).add_options(turns)
         self.search_plan()
@@ -87,7 +88,7 @@ class DebugScreen(Screen[str | None]):
         facts.clear_options()
         needle = needle.strip().lower()
         shown = [f for f in self.all_facts if needle in f.lower()]
-        facts.add_options(shown[:2000] or ["(no fact matches)"])
+        facts.add_options([Text(f) for f in shown[:2000]] or ["(no fact matches)"])
         facts.border_title = f"{len(shown)} of {len(self.all_facts)} facts"
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -110,7 +111,7 @@ class DebugScreen(Screen[str | None]):
             else:
                 text = (f"{plan.par} turns from here ({plan.expanded} states, {plan.seconds:.2f} s):\n"
                         + "\n".join(f"{i}. {c}" for i, c in enumerate(plan.commands, 1)))
-        self.app.call_from_thread(self.query_one("#plan", Static).update, text)
+        self.app.call_from_thread(self.query_one("#plan", Static).update, Text(text))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id == "commands":

@@ -138,7 +138,7 @@ class PlayScreen(Screen):
             self.refresh_panels()
 
     def on_command_line_completed(self, message: CommandLine.Completed) -> None:
-        self.notify("  ".join(message.candidates[:20]), title="Completions", timeout=3)
+        self.notify("  ".join(message.candidates[:20]), title="Completions", timeout=3, markup=False)
 
     # -- a model playing ------------------------------------------------------------------
     @work(exclusive=True, group="model")
@@ -171,7 +171,7 @@ class PlayScreen(Screen):
             t.stream("")
             self.paused = True
             t.note(f"[{exc}; the episode is recorded as an error]")
-            self.notify(str(exc), title="Player failed", severity="error", timeout=8)
+            self.notify(str(exc), title="Player failed", severity="error", timeout=8, markup=False)
             self.refresh_panels()
             return False
         t.stream("")
@@ -189,7 +189,7 @@ class PlayScreen(Screen):
             self.workers.cancel_group(self, "model")
             self.query_one(Transcript).stream("")
             self.session.set_player(None)
-            self.notify(f"You have the keyboard ({self.model.name} is waiting: F8 gives it back)")
+            self.notify(f"You have the keyboard ({self.model.name} is waiting: F8 gives it back)", markup=False)
             self.refresh_panels()
 
     def set_player(self, player) -> None:

@@ -85,7 +85,7 @@ class ScorePanel(Vertical):
                  f"Invalid {d.invalid}"]
         if d.ended:
             lines.append(d.outcome)
-        self.query_one("#score-text", Static).update("\n".join(lines))
+        self.query_one("#score-text", Static).update(Text("\n".join(lines)))
         bar = self.query_one(ProgressBar)
         if d.progress is not None:
             bar.update(progress=round(100 * d.progress))

@@ -1,0 +1,43 @@
+"""Undecodable bytes, lone surrogates and control characters at every boundary (issue 21)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def adventure(*args, cwd, stdin=b""):
+    env = {**os.environ, "TUI_ADVENTURE_HOME": str(Path(cwd) / "home")}
+    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin, capture_output=True,
+                          timeout=120, cwd=cwd, env=env)
+
+
+def test_undecodable_input_in_the_repl_is_played_shown_and_recorded(tmp_path):
+    out = adventure("repl", "tutorial", "--records", "r", cwd=tmp_path, stdin=b"xyzzy \x9b\ntake \xed\xa0\x80\nlook\n")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout.decode("utf-8")            # what reached the terminal is valid UTF-8
+    assert "Traceback" not in out.stderr.decode() and "Exits: north" in text
+    interactions = next((tmp_path / "r").rglob("interactions.json"))
+    data = json.loads(interactions.read_text(encoding="utf-8"))
+    assert len(data["turns"]) == 3
+    history = next((tmp_path / "home").rglob("*.txt")).read_bytes().decode("utf-8")
+    assert "xyzzy" in history
+
+
+def test_a_reply_with_a_lone_surrogate_is_recorded(tmp_path):
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps(["take \ud800", "done"]))
+    out = adventure("run", "tutorial", "--player", f"scripted:{replies}", "--records", "r", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr.decode()
+    episode = next((tmp_path / "r").rglob("instance_00000"))
+    assert (episode / "completed.json").exists() and not (episode / "error.json").exists()
+    data = json.loads((episode / "interactions.json").read_text(encoding="utf-8"))
+    assert any("\ud800" in json.dumps(e, ensure_ascii=False) for t in data["turns"] for e in t)
+
+
+def test_script_shows_escapes_and_splits_lines_as_the_repl_does(tmp_path):
+    out = adventure("script", "tutorial", cwd=tmp_path, stdin="look\x0bxyzzy\u2028\x1b]0;owned\x07\n".encode())
+    text = out.stdout.decode("utf-8")
+    assert "\x1b" not in text and "\x07" not in text and "^[]0;owned^G" in text
+    assert text.count("\n> ") == 1   # one command: \x0b and U+2028 do not split a line
