@@ -104,3 +104,12 @@ def test_a_fifo_named_by_the_records_never_blocks_score_or_replay(tmp_path):
     assert out.returncode == 0 and "wrote 1 scores.json" in out.stdout
     replay = adventure("replay", str(episode), timeout=30)
     assert replay.returncode == 1 and "not a regular file" in replay.stderr
+
+
+def test_max_turns_is_capped_with_a_message(tmp_path):
+    from conftest import TEST_WORLDS
+
+    world = tmp_path / "long.yaml"
+    world.write_text((TEST_WORLDS / "mini.yaml").read_text().replace("max_turns: 20", "max_turns: 1000000"))
+    out = adventure("check", str(world))
+    assert out.returncode == 1 and "max_turns 1000000 is more than 1,000" in out.stdout

@@ -187,6 +187,10 @@ def write_json(path: Path, data, final: bool = True) -> None:
     write_atomic(path, text.encode("utf-8", "backslashreplace"), durable=final)
 
 
+def _dumps(value) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=True, separators=(",", ":"))
+
+
 def model_spec_of(player) -> dict:
     """A model player's backend and generation arguments, as Recorder keywords (none for others)."""
     if getattr(player, "backend", None) is None:
@@ -219,6 +223,8 @@ class Recorder:
         self.gen_args = gen_args or {"temperature": 0.0, "max_tokens": 300}
         self.turns: list[list[dict]] = []
         self.calls: list[dict] = []
+        self._turn_texts: list[str] = []   # self.turns, each already encoded (per-turn rewrites)
+        self._call_texts: list[str] = []
         self.completed = False
 
     # -- paths and resume ------------------------------------------------
@@ -362,12 +368,30 @@ class Recorder:
                                "optimal_turns": self.world.meta.get("optimal_turns", self.world.par),
                                "goal_count": len(self.world.goals)},
         }
-        write_json(self.dir / "interactions.json", interactions, final)
         requests = {"meta": {"game_name": self.game_name, "experiment_name": self.experiment, "game_id": self.game_id,
                              "player_name": "Player 1", "game_role": "Adventurer", "model_name": self.player_name,
                              "round_count": len(self.turns), "completed": self.completed},
                     "calls": self.calls}
-        write_json(self.dir / "player_1.requests.json", requests, final)
+        if final:
+            write_json(self.dir / "interactions.json", interactions, final)
+            write_json(self.dir / "player_1.requests.json", requests, final)
+            return
+        # Per turn: each turn and call is serialised once, when it is new, so a turn costs O(its own
+        # size) in the encoder instead of re-encoding the whole episode (quadratic in long episodes).
+        self._write_listed(self.dir / "interactions.json", interactions, "turns", self._turn_texts)
+        self._write_listed(self.dir / "player_1.requests.json", requests, "calls", self._call_texts)
+
+    @staticmethod
+    def _write_listed(path: Path, document: dict, key: str, cache: list[str]) -> None:
+        items = document[key]
+        del cache[len(items):]
+        if cache:
+            cache.pop()   # the newest item may still change: encode it afresh every time
+        cache.extend(_dumps(item) for item in items[len(cache):])
+        head = {k: v for k, v in document.items() if k != key}
+        text = _dumps(head)[:-1] + ("," if head else "") + f'"{key}":[' + ",".join(cache) + "]}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text.encode("utf-8", "backslashreplace"), durable=False)
 
 
 def nan_to_none(value):

@@ -36,6 +36,7 @@ SectionReader = Callable[[dict, str], World]
 FOREIGN_SECTIONS = {"clembench": "an imported clembench instance"}
 
 
+MAX_TURNS_LIMIT = 1_000    # bounds an episode's time, records and memory (clembench uses 50)
 WORLD_SIZE_LIMIT = 64 * 1024 * 1024   # far above any world written or imported; bounds the memory of a load
 
 
@@ -157,7 +158,7 @@ class _Builder(ActionChecks):
                 facts.insert(0, ("at", "player", start))
         entities["player"] = Entity("player", "you", kind="player", hidden=True)
         goals = self.goals(entities) if room_ids else []   # without rooms every name would fail
-        max_turns = self.integer("max_turns", 100, minimum=1)
+        max_turns = self.integer("max_turns", 100, minimum=1, maximum=MAX_TURNS_LIMIT)
         par = self.integer("par", None, minimum=0)
         if par is not None and "max_turns" in d and par > max_turns:
             self.err(pos_of(d, "par"), f"par {par} is above max_turns {max_turns}: the game cannot be won in time"
@@ -232,10 +233,14 @@ class _Builder(ActionChecks):
             return {}
         return value
 
-    def integer(self, key: str, default, minimum: int):
+    def integer(self, key: str, default, minimum: int, maximum: int | None = None):
         if key not in self.d:
             return default
         value = self.d[key]
+        if maximum is not None and isinstance(value, int) and not isinstance(value, bool) and value > maximum:
+            self.err(pos_of(self.d, key), f"{key} {value} is more than {maximum:,}: an episode that long cannot be"
+                     f" played, recorded or scored in reasonable time (use at most {maximum:,})")
+            return default
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             self.err(pos_of(self.d, key), f"{key} must be a whole number >= {minimum}, not {value!r}"
                      f" (write e.g. '{key}: {max(minimum, 1) * 10 if key != 'seed' else 0}')")
