@@ -49,6 +49,8 @@ async def play_episode(world, player, records: Path, on_turn=None) -> tuple[Epis
         turn = await play_turn(episode, player, recorder)
         if on_turn:
             on_turn(episode, turn)
+    if recorder.unwritten is not None:
+        raise OSError(f"{recorder.dir}: the records could not be written ({recorder.unwritten})")
     return episode, False
 
 

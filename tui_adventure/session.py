@@ -208,6 +208,13 @@ class Session:
         turn = await play_turn(self.episode, _Line(reply, self.record_name), self.recorder)
         return Feedback("turn", self.turn_text(turn), turn)
 
+    def records_warning(self) -> str:
+        """What to tell the person when the records could not be written (a full disk): the game goes on."""
+        if self.recorder is None or self.recorder.unwritten is None:
+            return ""
+        return (f"[the records could not be written ({self.recorder.unwritten}); play on: every turn writes"
+                " the whole episode again, so nothing is lost once there is room]")
+
     def turn_text(self, turn: Turn) -> str:
         """The observation, and the episode's end when this turn ended it."""
         parts = [turn.observation] if turn.observation else []
@@ -217,6 +224,8 @@ class Session:
             parts.append(f"[invalid reply: {turn.invalid_format}; the episode is aborted]")
         if self.episode.ended:
             parts.append(f"[{self.outcome_text()}]")
+        if self.records_warning():
+            parts.append(self.records_warning())
         return "\n".join(parts)
 
     def outcome_text(self) -> str:

@@ -223,6 +223,7 @@ class Recorder:
         self.gen_args = gen_args or {"temperature": 0.0, "max_tokens": 300}
         self.turns: list[list[dict]] = []
         self.calls: list[dict] = []
+        self.unwritten: str | None = None   # why the last write failed (disk full...); None when all is on disk
         self._turn_texts: list[str] = []   # self.turns, each already encoded (per-turn rewrites)
         self._call_texts: list[str] = []
         self.completed = False
@@ -335,15 +336,22 @@ class Recorder:
 
     def finish(self, episode) -> None:
         self.completed = True
-        self._write(final=True)
-        write_json(self.dir / "completed.json", {"timestamp": now()})
-        self.unlock()
+        if self._write(final=True) and self._write_file("completed.json", {"timestamp": now()}):
+            self.unlock()
 
     def error(self, exc: BaseException) -> None:
         """The episode failed (a backend gave up): clemcore's error.json, and the turns so far."""
-        self._write(final=True)
-        write_json(self.dir / "error.json", {"timestamp": now(), "error": f"{type(exc).__name__}: {exc}"})
-        self.unlock()
+        if self._write(final=True) and self._write_file(
+                "error.json", {"timestamp": now(), "error": f"{type(exc).__name__}: {exc}"}):
+            self.unlock()
+
+    def _write_file(self, name: str, data) -> bool:
+        try:
+            write_json(self.dir / name, data)
+        except OSError as exc:
+            self.unwritten = f"{name}: {exc.strerror or exc}"
+            return False
+        return True
 
     # -- pieces --------------------------------------------------------------
     @staticmethod
@@ -354,7 +362,22 @@ class Recorder:
     def _gm(kind: str, content) -> dict:
         return {"from": "GM", "to": "GM", "timestamp": now(), "action": {"type": kind, "content": content}}
 
-    def _write(self, final: bool = False) -> None:
+    def _write(self, final: bool = False) -> bool:
+        """Rewrite the episode's files; False (and ``unwritten`` says why) when the disk refuses.
+
+        A full or failing disk must not cost the game in play: the front end
+        says so and plays on, and every later write rewrites the whole episode,
+        so nothing is lost once there is room again.
+        """
+        try:
+            self._write_files(final)
+        except OSError as exc:
+            self.unwritten = f"{exc.strerror or exc}"
+            return False
+        self.unwritten = None
+        return True
+
+    def _write_files(self, final: bool) -> None:
         models = {"0": {"model_spec": self.model_spec, "gen_args": self.gen_args}}
         meta = {"game_name": self.game_name, "experiment_name": self.experiment, "game_id": self.game_id,
                 "results_folder": self.player_name, "clem_version": CLEM_VERSION,
