@@ -41,3 +41,11 @@ def test_script_shows_escapes_and_splits_lines_as_the_repl_does(tmp_path):
     text = out.stdout.decode("utf-8")
     assert "\x1b" not in text and "\x07" not in text and "^[]0;owned^G" in text
     assert text.count("\n> ") == 1   # one command: \x0b and U+2028 do not split a line
+
+
+def test_save_names_with_direction_overrides_are_refused(tmp_path):
+    out = adventure("repl", "tutorial", "--records", "r", cwd=tmp_path,
+                    stdin="save evil\u202egnp.exe\nsave ok-name\nsaves\n".encode())
+    text = out.stdout.decode()
+    assert "direction characters" in text and "ok-name" in text
+    assert not [p for p in (tmp_path / "saves").iterdir() if "\u202e" in p.name]

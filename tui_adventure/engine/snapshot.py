@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import tempfile
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -97,8 +98,10 @@ def save_file_name(name: str) -> str:
     if bad:
         raise SaveError(f"save name {name!r} contains {' '.join(bad)} (a save name is a file name: "
                         "use letters, digits, spaces, - and _)")
-    if any(ord(c) < 32 or ord(c) == 127 for c in stripped):
-        raise SaveError(f"save name {name!r} contains control characters")
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in stripped):
+        # controls, and format characters such as right-to-left overrides that make a listing lie
+        raise SaveError(f"save name {name!r} contains control or direction characters (use letters, digits,"
+                        " spaces, - and _)")
     if any(0xD800 <= ord(c) <= 0xDFFF for c in stripped):
         raise SaveError(f"save name {name!r} is not valid Unicode text")
     if stripped.startswith("."):
