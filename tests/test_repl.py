@@ -174,13 +174,14 @@ def test_f1_shows_help_and_keeps_the_half_typed_line(tmp_path):
     assert out.index("Meta-commands (no game time):") < out.index("You take the letter.")
 
 
-def test_a_clembench_instance_starts_with_its_first_observation_not_the_prompt(tmp_path):
+def test_a_clembench_instance_starts_with_the_prompt_a_model_gets(tmp_path):
+    """The person reads what the records say was sent: the rules, the goal, then the first observation."""
     from clem_helpers import world
 
     s = session_for(tmp_path, world("home_deliver_three_basic_easy", 0))
     out, _ = typed(s, lines("look") + CTRL_D)
     assert s.episode.first_message.startswith(s.world.meta["prompt"][:40])
-    assert s.world.meta["prompt"][:40] not in out
+    assert s.world.meta["prompt"][:40] in out and "Your goal for this game is" in out
     assert s.game.first_observation().strip() in out
     assert interactions(tmp_path / "records")["turns"][0][1]["action"]["content"] == "> look"
 

@@ -143,8 +143,7 @@ class Repl:
 
     def intro(self) -> None:
         self.say(self.session.world.title, "title")
-        # not episode.first_message: for a clembench instance that starts with the model's long prompt
-        self.say("\n" + self.session.game.first_observation())
+        self.say("\n" + self.session.first_text())
 
     # -- the loops --------------------------------------------------------------
     def run(self) -> int:

@@ -199,7 +199,20 @@ class Session:
             return await self.meta(word.lower(), rest.strip())
         if self.episode.ended:
             return Feedback("error", "The episode has ended. Type undo, restart or quit.")
-        return await self.submit_reply(line if line.lstrip().startswith(">") else as_reply(self.episode, text))
+        return await self.submit_reply(line if line.lstrip().startswith(">") else self.human_reply(text))
+
+    def human_reply(self, text: str) -> str:
+        """A typed command in this episode's reply format, holding only what the person typed.
+
+        In clembench's planning variant a person writes the plan after a bar
+        (``go hallway | go kitchen, take apple``); without one the plan line is
+        recorded empty, never with actions the person did not type.
+        """
+        if not self.episode.planning:
+            return as_reply(self.episode, text)
+        command, bar, plan = text.partition("|")
+        actions = ", ".join(a.strip() for a in plan.split(",")) if bar else ""
+        return f"> {command.strip()}\nNext actions: {actions}"
 
     async def submit_reply(self, reply: str) -> Feedback:
         """A reply played verbatim, format rules and all (typed, or a recorded episode replayed)."""
@@ -258,18 +271,24 @@ class Session:
             return Feedback("error", "Nothing to undo.")
         return Feedback("meta", f"[undid {done} turn{'s' if done != 1 else ''}]\n{self.look()}")
 
-    def undo(self, n: int = 1) -> int:
+    def undo(self, n: int = 1, kind: str = "undo") -> int:
         done = self.episode.undo(n)
         if done and self.recorder is not None:
-            self.recorder.undo(self.episode, done)
+            self.recorder.undo(self.episode, done, kind)
         return done
 
     def _meta_restart(self, arg: str) -> Feedback:
         self.restart()
         return Feedback("restart", f"[restarted]\n{self.episode.game.first_observation()}")
 
-    def restart(self) -> None:
-        self.new_episode()
+    def restart(self, kind: str = "restart") -> None:
+        """A fresh episode recorded in the same folder, the turns so far kept as discarded; after an
+        episode that ended (its records are final) the new one gets a folder of its own."""
+        if self.recorder is None or self.episode.ended:
+            self.new_episode()
+            return
+        self.episode = Episode(self.world)
+        self.recorder.restart(self.episode, kind)
 
     def _meta_save(self, arg: str) -> Feedback:
         path = save_game(self.game, arg or "quicksave", self.saves)
@@ -287,7 +306,7 @@ class Session:
     async def restore(self, name: str) -> None:
         """Replay the save's commands through a fresh episode (checked first: a bad save changes nothing)."""
         save = load_save(name, self.world, self.saves)
-        self.new_episode()
+        self.restart("restore")
         for command in save.commands:
             if self.episode.ended:
                 break
@@ -301,12 +320,15 @@ class Session:
 
     def _meta_help(self, arg: str) -> Feedback:
         verbs = ", ".join(self.verbs())
-        lines = ["Type a command and press Enter, e.g. \"take the key\" or \"go north\".",
+        lines = [f"Type a command and press Enter, e.g. {self.example_commands()}.",
                  f"Verbs: {verbs}.", "", "Meta-commands (no game time):"]
         lines += [f"  {text}" for text in META_COMMANDS.values()]
         if self.world.is_clembench():
             lines += ["", "This is a clembench instance: a reply without \">\" gets one added; "
                           "type the \">\" yourself to send a reply exactly as written."]
+        if self.episode.planning:
+            lines += ["Planning variant: write your next actions after a bar, e.g."
+                      " \"go kitchen | take apple, go hallway\" (without one, the plan is left empty)."]
         return Feedback("meta", "\n".join(lines))
 
     def _meta_score(self, arg: str) -> Feedback:
@@ -330,11 +352,26 @@ class Session:
     def _verbs(self) -> list[str]:
         verbs = set()
         for action in self.world.actions:
+            if not action.spec.syntax:   # clembench's actions: upstream's grammar, where the id is the verb
+                verbs.add(action.id)
             for syn in action.spec.syntax:
                 first = syn.split()[0]
                 if not first.startswith("{"):
                     verbs.update(first.split("|"))
         return sorted(verbs)
+
+    def first_text(self) -> str:
+        """What the person reads first: exactly the first message a model gets (for a clembench
+        instance, its prompt with the rules and the goal), so records that say it was sent are true."""
+        return self.episode.first_message or self.game.first_observation()
+
+    def example_commands(self) -> str:
+        """Two commands that are valid here, for help texts (clembench has no look and no compass)."""
+        if self.world.is_clembench():
+            room = self.world.style.player_room(self.game.state)
+            exits = [self.world.name_of(t) for _, t in self.exits(self.game.state, room)]
+            return f"\"examine {self.world.name_of(room)}\" or \"go {exits[0] if exits else 'kitchen'}\""
+        return "\"take the key\" or \"go north\""
 
     def verbs(self) -> list[str]:
         """The world's verbs: fixed for a world, and asked for on every keystroke of the REPL."""

@@ -80,6 +80,7 @@ def world_pointer(directory: Path) -> str | None:
 
 
 LOCK = ".tui_adventure.lock"
+DISCARDED = "discarded_turns.json"   # turns taken back by hand (undo, restore, restart, jump back)
 
 
 class Busy(RecordsError):
@@ -224,6 +225,8 @@ class Recorder:
         self.turns: list[list[dict]] = []
         self.calls: list[dict] = []
         self.unwritten: str | None = None   # why the last write failed (disk full...); None when all is on disk
+        self.discarded: list[dict] = []     # turns taken back by hand, kept in DISCARDED
+        self._pending_events: list[dict] = []   # game-master events for the next recorded turn
         self._turn_texts: list[str] = []   # self.turns, each already encoded (per-turn rewrites)
         self._call_texts: list[str] = []
         self.completed = False
@@ -306,6 +309,8 @@ class Recorder:
         events = [self._msg("GM", "Player 1", "send message", self._pending_context, "context"),
                   self._msg("Player 1", "GM", "get message", turn.reply, "response"),
                   self._gm("metadata", f"Round: {round_index}")]
+        events.extend(self._pending_events)
+        self._pending_events = []
         events.extend(self._gm(kind, content) for kind, content in turn.events)
         self.turns.append(events)
         self.calls.append({"round": round_index, "call": {
@@ -319,19 +324,40 @@ class Recorder:
         self._pending_context = turn.observation or ""
         self._write()
 
-    def undo(self, episode, turns: int) -> None:
-        """Forget the last ``turns`` recorded turns (the episode was taken back by hand).
+    def undo(self, episode, turns: int, kind: str = "undo") -> None:
+        """Take the last ``turns`` recorded turns out of the episode (taken back by hand: ``undo``,
+        ``restore``, ``restart`` or a jump back in the debug screen).
 
-        What the player knows (exploration) lives in the episode, which keeps
-        it per turn, so the next turn is recorded as if these never happened.
+        The episode stays valid (what the player knows lives in the episode,
+        which keeps it per turn, so the next turn is recorded as if these never
+        happened), but nothing is hidden: the turns go to ``DISCARDED`` beside
+        the records, and the next recorded turn opens with a game-master event
+        ``turns_discarded`` that says how many, by what and where they are.
         """
-        for _ in range(min(turns, len(self.turns))):
+        n = min(turns, len(self.turns))
+        if n <= 0:
+            return
+        taken = {"kind": kind, "timestamp": now(), "after_round": len(self.turns) - n,
+                 "turns": self.turns[-n:], "calls": self.calls[-n:]}
+        for _ in range(n):
             self.turns.pop()
             self.calls.pop()
             self._pending_context = self._contexts.pop()
+        self.discarded.append(taken)
+        self._write_file(DISCARDED, {"discarded": self.discarded})
+        self._pending_events.append(self._gm("turns_discarded", {
+            "kind": kind, "count": n, "after_round": taken["after_round"], "file": DISCARDED,
+            "index": len(self.discarded) - 1}))
         self.completed = False
         for stale in ("completed.json", "error.json", "scores.json"):
             (self.dir / stale).unlink(missing_ok=True)
+        self._write()
+
+    def restart(self, episode, kind: str = "restart") -> None:
+        """A new episode in the same folder: every turn so far is discarded, with the trace ``undo`` leaves."""
+        self.undo(episode, len(self.turns), kind)
+        self._pending_context = episode.first_message
+        self._contexts = []
         self._write()
 
     def finish(self, episode) -> None:

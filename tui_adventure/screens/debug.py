@@ -120,7 +120,7 @@ class DebugScreen(Screen[str | None]):
             target = int(event.option.id)
             back = len(self.session.episode.turns) - target
             if back > 0:
-                self.session.undo(back)
+                self.session.undo(back, kind="jump back")
                 self.notify(f"back at turn {target}")
             self.dismiss("")
 

@@ -80,7 +80,7 @@ class PlayScreen(Screen):
         t = self.query_one(Transcript)
         t.clear()
         t.note(self.session.world.title)
-        t.observation(self.session.game.first_observation())
+        t.observation(self.session.first_text())
 
     # -- panels -------------------------------------------------------------------
     def refresh_panels(self) -> None:
