@@ -162,13 +162,16 @@ def play(args) -> int:
     except (OSError, ValueError) as exc:
         print(f"adventure {args.command}: {exc}", file=sys.stderr)
         return 1
-    if args.command == "repl":
-        from .repl import run_repl
+    try:
+        if args.command == "repl":
+            from .repl import run_repl
 
-        return run_repl(session)
-    from .app import run_app
+            return run_repl(session)
+        from .app import run_app
 
-    return run_app(session, args.mode, args.paused)
+        return run_app(session, args.mode, args.paused)
+    finally:
+        print(session.records_summary(), file=sys.stderr)
 
 
 def replay(args) -> int:

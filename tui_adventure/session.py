@@ -221,6 +221,16 @@ class Session:
         turn = await play_turn(self.episode, _Line(reply, self.record_name), self.recorder)
         return Feedback("turn", self.turn_text(turn), turn)
 
+    def records_summary(self) -> str:
+        """Where this session's records went, said when the app or the REPL ends."""
+        if self.recorder is None:
+            return "no records were written (--records was off)"
+        ep, rec = self.episode, self.recorder
+        state = "finished" if rec.completed else ("unfinished: adventure score leaves it out" if ep.turns else "empty")
+        renamed = (f" (a new episode folder: {rec.player_name}, since {self.record_name} already holds one)"
+                   if rec.player_name != self.record_name else "")
+        return f"records: {rec.dir} ({len(ep.turns)} turns, {state}){renamed}"
+
     def records_warning(self) -> str:
         """What to tell the person when the records could not be written (a full disk): the game goes on."""
         if self.recorder is None or self.recorder.unwritten is None:
