@@ -187,7 +187,7 @@ def test_a_clembench_instance_starts_with_its_first_observation_not_the_prompt(t
 
 # -- a programmatic player ----------------------------------------------------------
 def test_the_oracle_plays_to_the_end_and_the_repl_exits(tmp_path):
-    from tui_adventure.players.base import make_player
+    from tui_adventure.players import make_player
 
     s = session_for(tmp_path, player=make_player("oracle"))
     out = io.StringIO()
