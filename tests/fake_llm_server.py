@@ -412,7 +412,7 @@ def in_loop(test):
 
     @functools.wraps(test)
     def wrapper(*args, **kwargs):
-        from tui_adventure.players.backend import close_clients
+        from tui_adventure.players.backends.clients import close_clients
 
         async def main():
             try:

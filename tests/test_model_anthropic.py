@@ -87,7 +87,8 @@ async def test_streaming_and_tool_use(config, server, mini):
     assert use["type"] == "tool_use" and use["input"] == {"dir": "east"}
     assert second["messages"][2]["content"] == [{"type": "tool_result", "tool_use_id": use["id"],
                                                  "content": episode.turns[0].observation}]
-    assert player.tokens_in > 0 and player.tokens_out > 0 and player.last_latency > 0
+    answer = episode.turns[-1].answer
+    assert answer.tokens_in > 0 and answer.tokens_out > 0 and answer.latency > 0
 
 
 @pytest.mark.parametrize("fault", [Status(429), Status(529), Malformed(), DropMidStream()],

@@ -188,7 +188,7 @@ def test_a_clembench_instance_starts_with_the_prompt_a_model_gets(tmp_path):
 
 # -- a programmatic player ----------------------------------------------------------
 def test_the_oracle_plays_to_the_end_and_the_repl_exits(tmp_path):
-    from tui_adventure.players.base import make_player
+    from tui_adventure.players import make_player
 
     s = session_for(tmp_path, player=make_player("oracle"))
     out = io.StringIO()

@@ -88,7 +88,7 @@ async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progre
             if progress:
                 progress.advance(summary)
 
-    from .players.backend import close_clients
+    from .players.backends.clients import close_clients
 
     try:
         await asyncio.gather(*(one(f) for f in files))

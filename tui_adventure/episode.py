@@ -40,6 +40,7 @@ class Turn:
     plan: list[str] | None = None            # the plan this reply gave (planning variant)
     plan_results: list[list] | None = None   # the current plan simulated: [goals, text, info] per command
     events: list[tuple[str, object]] = field(default_factory=list)   # (type, content), in order
+    answer: object = None                    # the player's players.Reply (request record, usage), if any
 
     @property
     def goal_score(self) -> int:
@@ -268,7 +269,7 @@ async def play_turn(episode: Episode, player, recorder=None, stream: Callable[[s
     import asyncio
 
     try:
-        reply = await player.reply(episode, stream)
+        answer = await player.reply(episode, stream)
     except asyncio.CancelledError:
         raise
     except Exception as exc:
@@ -277,9 +278,11 @@ async def play_turn(episode: Episode, player, recorder=None, stream: Callable[[s
         if recorder is not None:
             recorder.error(exc)
         raise PlayerFailed(f"{getattr(player, 'name', 'player')}: {type(exc).__name__}: {exc}") from exc
-    turn = episode.submit(reply)
+    bare = isinstance(answer, str)   # a player of a few lines may answer with the text alone
+    turn = episode.submit(answer if bare else answer.text)
+    turn.answer = None if bare else answer
     if recorder is not None:
-        recorder.log_turn(episode, turn, call=getattr(player, "last_call", None))
+        recorder.log_turn(episode, turn, call=None if bare else answer.call)
         if episode.ended:
             recorder.finish(episode)
     return turn

@@ -191,7 +191,7 @@ class Repl:
     def run_player(self) -> int:
         """The player plays turn after turn until the episode ends; Ctrl-C stops it between or within turns."""
         session = self.session
-        name = getattr(session.player, "model_name", None) or session.player.name
+        name = session.player.name
         self.say(f"[{name} plays; Ctrl-C stops it]", "note")
         try:
             while not session.episode.ended:

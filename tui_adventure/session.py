@@ -24,6 +24,7 @@ from .engine.metrics import turn_ratio, turns_over_par
 from .engine.snapshot import SaveError, list_saves, load_save, save_game
 from .engine.world import World
 from .episode import Episode, Turn, play_turn
+from .players import Reply
 from .players.base import as_reply
 from .players.prompting import goal_text
 
@@ -485,7 +486,7 @@ class Session:
                       inventory=inventory, goals=goals, goals_achieved=len(achieved), goal_count=len(world.goals),
                       last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par, turns_over_par=over,
                       turn_ratio=tr, main_score=o.main_score, progress=self.progress() if progress else None,
-                      player=getattr(self.player, "model_name", None) or self.player.name, ended=ep.ended,
+                      player=self.player.name, ended=ep.ended,
                       outcome=self.outcome_text() if ep.ended else "",
                       invalid=sum(1 for t in ep.turns if t.fail is not None or t.invalid_format))
 
@@ -497,8 +498,8 @@ class _Line:
         self._reply = reply
         self.name = name
 
-    async def reply(self, episode, stream=None) -> str:
-        return self._reply
+    async def reply(self, episode, stream=None) -> Reply:
+        return Reply(self._reply)
 
 
 def open_session(world_path, player: str = "human", records="records", name: str | None = None,
@@ -509,7 +510,7 @@ def open_session(world_path, player: str = "human", records="records", name: str
     player spec; the command line reports them.
     """
     from .catalog import open_world as load_world
-    from .players.base import make_player
+    from .players import make_player
 
     world = load_world(world_path)
     p = None if player == "human" else make_player(player, world, mode=mode)

@@ -1,5 +1,7 @@
 """Who plays: people, programs and language models, behind one protocol (``base.Player``)."""
 
-from .base import Player, make_player
+from .base import Player
+from .factory import make_player
+from .reply import Reply
 
-__all__ = ["Player", "make_player"]
+__all__ = ["Player", "Reply", "make_player"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from .reply import Reply
+
 
 class HumanPlayer:
     name = "human"
@@ -15,5 +17,5 @@ class HumanPlayer:
         """Called by the front end when the person presses Enter."""
         self.lines.put_nowait(line)
 
-    async def reply(self, episode, stream=None) -> str:
-        return await self.lines.get()
+    async def reply(self, episode, stream=None) -> Reply:
+        return Reply(await self.lines.get())

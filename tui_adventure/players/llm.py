@@ -14,7 +14,8 @@ conversation.
 Failures: the SDKs retry what they can; a reply that broke off is asked
 for again here, with backoff; after that the player raises ``ModelError``
 and ``play_turn`` ends the episode as an error. The request and the raw
-response of every call are kept in ``last_call`` for the records.
+response of every call come back with the reply (``Reply.call``) for the
+records. Which API is asked is the backend table's business (``backends/``).
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from .backend import Completion, ModelError, ToolCall, Transient
+from .backends import BACKENDS
+from .backends.completion import Completion, ModelError, ToolCall, Transient
 from .base import as_reply
-from .registry import ModelSpec, resolve
+from .registry import ModelSpec
+from .reply import Reply
 from .tools import MODES, command_of, tool_specs
 
 NOT_PLAYED = "(not played: only the first action of a turn is played)"
@@ -50,14 +53,9 @@ class ModelPlayer:
         self.spec = spec
         self.mode = mode
         self.name = spec.name
-        self.model_name = spec.name
         self.backend = spec.backend
         self.gen_args = dict(spec.gen_args)
         self.retry_delay = retry_delay
-        self.tokens_in = 0
-        self.tokens_out = 0
-        self.last_latency: float | None = None
-        self.last_call: dict | None = None
         self._said: dict[int, _Said] = {}     # by message index, for the episode in ``_said_in``
         self._said_in = None
         self._tools: tuple[object, list[dict]] | None = None
@@ -113,14 +111,10 @@ class ModelPlayer:
         return out
 
     async def _complete(self, messages, tools, stream) -> Completion:
-        if self.backend == "anthropic":
-            from .anthropic_backend import complete
-        else:
-            from .openai_backend import complete
-        return await complete(self.spec, messages, tools, "required", stream)
+        return await BACKENDS[self.backend].complete(self.spec, messages, tools, "required", stream)
 
     # -- one turn ------------------------------------------------------------------------
-    async def reply(self, episode, stream=None) -> str:
+    async def reply(self, episode, stream=None) -> Reply:
         messages = self.conversation(episode)
         tools = self.tools(episode)
         attempt = 0
@@ -142,21 +136,18 @@ class ModelPlayer:
                     raise ModelError(f"{exc} (after {self.spec.max_retries} retries)") from exc.__cause__
                 raise
         elapsed = time.perf_counter() - started
-        self.last_latency = elapsed
-        self.tokens_in += result.tokens_in or 0
-        self.tokens_out += result.tokens_out or 0
         reply = self._reply_of(episode, result)
         if stream is not None and result.tool_calls and not result.text:
             stream(reply)
-        self.last_call = {"manipulated_prompt_obj": result.sent, "raw_response_obj": result.raw,
-                          "call_start": call_start, "call_duration": timedelta(seconds=elapsed)}
+        call = {"manipulated_prompt_obj": result.sent, "raw_response_obj": result.raw,
+                "call_start": call_start, "call_duration": timedelta(seconds=elapsed)}
         if result.tool_calls:
             message = {"role": "assistant", "content": result.text or None,
                        "tool_calls": [{"id": c.id, "type": "function",
                                        "function": {"name": c.name, "arguments": c.arguments}}
                                       for c in result.tool_calls]}
             self._said[len(episode.messages)] = _Said(reply, message, list(result.tool_calls))
-        return reply
+        return Reply(reply, call=call, tokens_in=result.tokens_in, tokens_out=result.tokens_out, latency=elapsed)
 
     def _reply_of(self, episode, result: Completion) -> str:
         """The reply the episode judges: the text as clemcore strips it, or the tool calls as a command."""
@@ -175,20 +166,3 @@ def _was_retried(cause) -> bool:
         return status in (408, 409, 429) or status >= 500
     return cause is not None and any(n in type(cause).__name__ for n in ("Connection", "Timeout"))
 
-
-def model_player(spec: str, world=None, mode: str = "text", **overrides) -> ModelPlayer:
-    """The player for a registry name or ``BACKEND:MODEL[@URL]``; ValueError when there is none.
-
-    ``overrides`` (``timeout``, ``max_retries``, ``gen_args``, ...) replace the
-    registry's values; ``retry_delay`` sets the first backoff of the player's own retries.
-    """
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r} (use {', '.join(MODES)})")
-    retry_delay = overrides.pop("retry_delay", 0.5)
-    model = resolve(spec, **overrides)
-    if model.backend == "anthropic":
-        from .anthropic_backend import INSTALL_HINT, available
-
-        if not available():
-            raise ValueError(f"model {spec!r}: {INSTALL_HINT}")
-    return ModelPlayer(model, mode, retry_delay=retry_delay)

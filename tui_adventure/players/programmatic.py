@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..engine.planner import Planner
 from .base import as_reply
+from .reply import Reply
 
 
 class OraclePlayer:
@@ -20,7 +21,7 @@ class OraclePlayer:
         self._plan: list[str] = []
         self._expect = None
 
-    async def reply(self, episode, stream=None) -> str:
+    async def reply(self, episode, stream=None) -> Reply:
         game = episode.game
         if self._planner is None or self._planner.world is not game.world:
             self._planner = Planner(game.world)
@@ -29,7 +30,7 @@ class OraclePlayer:
             self._plan = list(plan.commands) if plan else []
         if not self._plan:
             self._expect = None
-            return as_reply(episode, "done")
+            return Reply(as_reply(episode, "done"))
         command = self._plan.pop(0)
         self._expect = None
         # remember where this command should lead, to notice if it did not
@@ -37,7 +38,7 @@ class OraclePlayer:
         preview.set_state(game.state)
         preview.step(command)
         self._expect = preview.state.facts
-        return as_reply(episode, command, self._plan[:2] or ["done"])
+        return Reply(as_reply(episode, command, self._plan[:2] or ["done"]))
 
 
 class RandomPlayer:
@@ -49,12 +50,12 @@ class RandomPlayer:
         self.rng = random.Random(seed)
         self._planner = None
 
-    async def reply(self, episode, stream=None) -> str:
+    async def reply(self, episode, stream=None) -> Reply:
         game = episode.game
         if self._planner is None or self._planner.world is not game.world:
             self._planner = Planner(game.world)
         commands = [c for c in self._planner.admissible_commands(game.state) if c != "done"] or ["done"]
-        return as_reply(episode, self.rng.choice(commands), [self.rng.choice(commands)])
+        return Reply(as_reply(episode, self.rng.choice(commands), [self.rng.choice(commands)]))
 
 
 class ScriptedPlayer:
@@ -75,11 +76,11 @@ class ScriptedPlayer:
             return cls(data)
         return cls([line for line in text.splitlines() if line.strip()])
 
-    async def reply(self, episode, stream=None) -> str:
+    async def reply(self, episode, stream=None) -> Reply:
         if self.i >= len(self.replies):
-            return as_reply(episode, "done")
+            return Reply(as_reply(episode, "done"))
         self.i += 1
-        return self.replies[self.i - 1]
+        return Reply(self.replies[self.i - 1])
 
 
 class ReplayPlayer(ScriptedPlayer):

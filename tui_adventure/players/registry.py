@@ -13,8 +13,8 @@ Keys come from clemcore's ``key.json``: ``./key.json`` if it exists, else
 ``~/.clemcore/key.json`` (clemcore ignores the second when the first is
 there), one entry per backend (``{"openai": {"api_key": ...}}``,
 ``{"openai_compatible": {"api_key": ..., "base_url": ...}}``). A backend
-missing there falls back to the usual environment variables
-(``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``OPENROUTER_API_KEY``).
+missing there falls back to the environment variable its entry in the
+backend table names (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ...).
 
 Without any file, ``BACKEND:MODEL[@BASE_URL]`` names a model once, e.g.
 ``openai_compatible:qwen2.5:7b@http://127.0.0.1:11434/v1``.
@@ -32,11 +32,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-BACKENDS = ("openai", "openai_compatible", "openrouter", "anthropic")
-ENV_KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "openrouter": "OPENROUTER_API_KEY",
-            "openai_compatible": "OPENAI_COMPATIBLE_API_KEY"}
-ENV_URLS = {"openai_compatible": "OPENAI_COMPATIBLE_BASE_URL"}
-DEFAULT_URLS = {"openrouter": "https://openrouter.ai/api/v1"}
+from .backends import BACKENDS
+
 NO_KEY_NEEDED = "none"   # local servers take any key, but the SDK insists on one
 DEFAULT_GEN_ARGS = {"temperature": 0.0, "max_tokens": 300}   # clemcore's defaults
 DEFAULT_TIMEOUT = 120.0
@@ -63,7 +60,7 @@ class ModelSpec:
         """The model spec as records show it (clemcore's model_spec): never the key."""
         out = {k: v for k, v in self.entry.items() if k.lower() not in SECRET_FIELDS and k != "lookup_source"}
         out.update({"model_name": self.name, "model_id": self.model_id, "backend": self.backend})
-        if self.base_url and self.backend == "openai_compatible":
+        if self.base_url and self.backend in BACKENDS and BACKENDS[self.backend].url_required:
             out["base_url"] = self.base_url
         return out
 
@@ -156,8 +153,9 @@ def credentials(backend: str) -> dict:
     keys, _ = load_keys()
     entry = keys.get(backend) or {}
     key = entry.get("api_key") if isinstance(entry.get("api_key"), str) and entry.get("api_key").strip() else None
-    return {"api_key": key or os.environ.get(ENV_KEYS.get(backend, ""), "") or None,
-            "base_url": entry.get("base_url") or os.environ.get(ENV_URLS.get(backend, ""), "") or None,
+    known = BACKENDS[backend]
+    return {"api_key": key or os.environ.get(known.key_env, "") or None,
+            "base_url": entry.get("base_url") or (os.environ.get(known.url_env, "") if known.url_env else "") or None,
             "organization": entry.get("organization") or entry.get("organisation")}
 
 
@@ -202,20 +200,20 @@ def resolve(spec: str, **overrides) -> ModelSpec:
     if backend not in BACKENDS:
         raise ValueError(f"model {spec!r} ({source}) uses backend {backend!r}, which tui-adventure does not"
                          f" support (supported: {', '.join(BACKENDS)})")
+    known = BACKENDS[backend]
     cred = credentials(backend)
-    base_url = entry.get("base_url") or cred["base_url"] or DEFAULT_URLS.get(backend)
+    base_url = entry.get("base_url") or cred["base_url"] or known.default_url
     api_key = cred["api_key"]
-    if backend == "openai_compatible":
-        if not base_url:
-            raise ValueError(f"model {spec!r}: an openai_compatible model needs a base_url (in its registry entry,"
-                             ' in key.json as {"openai_compatible": {"base_url": ...}}, in'
-                             f" {ENV_URLS['openai_compatible']}, or as openai_compatible:MODEL@URL)")
-        api_key = api_key or NO_KEY_NEEDED
-    elif not api_key:
+    if known.url_required and not base_url:
+        raise ValueError(f"model {spec!r}: an {backend} model needs a base_url (in its registry entry,"
+                         f' in key.json as {{"{backend}": {{"base_url": ...}}}}, in'
+                         f" {known.url_env}, or as {backend}:MODEL@URL)")
+    if not api_key and known.key_required:
         keys_at = Path.cwd() / "key.json", Path.home() / ".clemcore" / "key.json"
         raise ValueError(f"model {spec!r} needs an API key for {backend}: put "
                          f'{{"{backend}": {{"api_key": "..."}}}} in {keys_at[0]} or {keys_at[1]},'
-                         f" or set {ENV_KEYS[backend]}")
+                         f" or set {known.key_env}")
+    api_key = api_key or NO_KEY_NEEDED
     config = entry.get("model_config") if isinstance(entry.get("model_config"), dict) else {}
     gen_args = dict(DEFAULT_GEN_ARGS)
     gen_args.update({k: entry[k] for k in ("temperature", "max_tokens") if k in entry})

@@ -47,6 +47,8 @@ class PlayScreen(Screen):
         self.cursor_blink = cursor_blink
         self.speed = 1
         self.model = None if session.is_human else session.player   # the model to hand the keyboard back to
+        self.tokens: tuple[int, int] | None = None   # tokens in and out of that model's replies so far
+        self.latency: float | None = None            # seconds its last reply took
         self.last_turn_ms: float | None = None
 
     # -- layout ---------------------------------------------------------------
@@ -85,15 +87,13 @@ class PlayScreen(Screen):
     # -- panels -------------------------------------------------------------------
     def refresh_panels(self) -> None:
         data = self.session.panels()
-        player = self.session.player
         extra = {}
         if not self.session.is_human:
             extra["state"] = "paused" if self.paused else f"playing ({SPEEDS[self.speed][0]})"
-        for attr, label in (("tokens_in", "tokens in"), ("tokens_out", "tokens out")):
-            if getattr(player, attr, None) is not None:
-                extra[label] = getattr(player, attr)
-        if getattr(player, "last_latency", None) is not None:
-            extra["latency"] = f"{player.last_latency:.2f} s"
+            if self.tokens is not None:
+                extra["tokens in"], extra["tokens out"] = self.tokens
+            if self.latency is not None:
+                extra["latency"] = f"{self.latency:.2f} s"
         data.extra = extra
         self.query_one(SidePanels).data = data
         self.sub_title = f"{data.player} · turn {data.turns}/{data.max_turns}"
@@ -175,6 +175,7 @@ class PlayScreen(Screen):
             self.refresh_panels()
             return False
         t.stream("")
+        self.count(turn.answer)
         t.command(turn.reply.strip().splitlines()[0] if turn.reply.strip() else "(empty reply)",
                   who=self.session.player.name + ":")
         text = self.session.turn_text(turn)
@@ -182,6 +183,14 @@ class PlayScreen(Screen):
             t.observation(text)
         self.refresh_panels()
         return True
+
+    def count(self, answer) -> None:
+        """Add a model's answer to the panel's figures (a program's answer carries none)."""
+        if answer is None or answer.latency is None:
+            return
+        tokens_in, tokens_out = self.tokens or (0, 0)
+        self.tokens = (tokens_in + (answer.tokens_in or 0), tokens_out + (answer.tokens_out or 0))
+        self.latency = answer.latency
 
     def take_keyboard(self) -> None:
         if not self.session.is_human:
@@ -198,6 +207,8 @@ class PlayScreen(Screen):
         self.query_one(Transcript).stream("")
         self.session.set_player(player)
         if player is not None:
+            if player is not self.model:   # another model: its own figures
+                self.tokens = self.latency = None
             self.model = player
             self.query_one(Transcript).note(f"[{player.name} plays]")
             if not self.paused:

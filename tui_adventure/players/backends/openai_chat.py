@@ -8,19 +8,25 @@ a stream that breaks off or a body that is not JSON, is raised as
 ``Transient`` for the player to ask again. A request without a stream
 callback is sent unstreamed, so its raw response is exactly what clemcore
 records (``model_dump(mode="json")``); a streamed one is put back together
-into that same shape.
+into that same shape. One module serves the ``openai``, ``openai_compatible``
+and ``openrouter`` entries of the table; what differs between them is in
+their entries.
 """
 
 from __future__ import annotations
 
 import time
 
-from .backend import Completion, ModelError, ToolCall, Transient, is_transport_error, shared_client
+import openai
+from openai import AsyncStream
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+from . import BACKENDS
+from .clients import shared_client
+from .completion import Completion, ModelError, ToolCall, Transient, is_transport_error
 
 
 def _client(spec):
-    import openai
-
     def make():
         return openai.AsyncOpenAI(api_key=spec.api_key, base_url=spec.base_url, organization=spec.organization,
                                   timeout=spec.timeout, max_retries=spec.max_retries)
@@ -35,8 +41,8 @@ def request_args(spec, messages: list[dict], tools: list[dict], tool_choice) -> 
         kwargs.pop("max_tokens", None)
     if "extra_body" in config:
         kwargs["extra_body"] = config["extra_body"]
-    elif spec.backend == "openrouter":  # clemcore's default routing for OpenRouter
-        kwargs["extra_body"] = {"provider": {"quantizations": ["fp8"]}}
+    elif BACKENDS[spec.backend].default_body:
+        kwargs["extra_body"] = BACKENDS[spec.backend].body()
     if tools:
         kwargs["tools"] = [{"type": "function", "function": t} for t in tools]
         kwargs["tool_choice"] = config.get("tool_choice", tool_choice)
@@ -45,8 +51,6 @@ def request_args(spec, messages: list[dict], tools: list[dict], tool_choice) -> 
 
 async def complete(spec, messages: list[dict], tools: list[dict] | None = None, tool_choice="required",
                    stream=None) -> Completion:
-    import openai
-
     client = _client(spec)
     kwargs = request_args(spec, messages, tools or [], tool_choice)
     try:
@@ -79,9 +83,6 @@ async def _post(client, kwargs: dict, streamed: bool):
     documented way to send a body as is), with the SDK's own response types,
     retries and timeouts.
     """
-    from openai import AsyncStream
-    from openai.types.chat import ChatCompletion, ChatCompletionChunk
-
     body = dict(kwargs)
     body.update(body.pop("extra_body", None) or {})
     return await client.post("/chat/completions", body=body, cast_to=ChatCompletion, stream=streamed,

@@ -1,4 +1,5 @@
-"""Anthropic's messages API through the ``anthropic`` SDK (the ``[anthropic]`` extra).
+"""Anthropic's messages API through the ``anthropic`` SDK (the ``[anthropic]`` extra; the table
+imports this module only once it has found the SDK).
 
 Messages arrive in the chat-completions shape the player builds; here they
 become Anthropic's: a system text apart, content as text blocks (as clemcore
@@ -11,20 +12,13 @@ from __future__ import annotations
 
 import json
 
-from .backend import Completion, ModelError, ToolCall, Transient, is_transport_error, shared_client
+import anthropic
 
-INSTALL_HINT = "the anthropic backend needs the extra: pip install 'tui-adventure[anthropic]'"
-
-
-def available() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("anthropic") is not None
+from .clients import shared_client
+from .completion import Completion, ModelError, ToolCall, Transient, is_transport_error
 
 
 def _client(spec):
-    import anthropic
-
     def make():
         return anthropic.AsyncAnthropic(api_key=spec.api_key, base_url=spec.base_url, timeout=spec.timeout,
                                         max_retries=spec.max_retries)
@@ -89,10 +83,6 @@ def request_args(spec, messages: list[dict], tools: list[dict], tool_choice) -> 
 
 async def complete(spec, messages: list[dict], tools: list[dict] | None = None, tool_choice="required",
                    stream=None) -> Completion:
-    try:
-        import anthropic
-    except ImportError:
-        raise ModelError(INSTALL_HINT) from None
     client = _client(spec)
     kwargs = request_args(spec, messages, tools or [], tool_choice)
     started = False   # past the status line: from here on a failure is one the SDK did not retry

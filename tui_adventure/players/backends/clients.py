@@ -1,4 +1,4 @@
-"""What every model backend shares: the answer it hands back, its errors, and one client per loop.
+"""One SDK client per backend configuration and event loop.
 
 A batch plays many episodes at once on one event loop; they share one SDK
 client per backend configuration, so connections are pooled and kept alive
@@ -11,41 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from dataclasses import dataclass, field
-
-
-@dataclass
-class ToolCall:
-    id: str
-    name: str
-    arguments: str            # JSON text, as the model wrote it
-
-
-@dataclass
-class Completion:
-    text: str
-    tool_calls: list[ToolCall]
-    raw: dict                 # the provider's whole response, as a dict (what clemcore records)
-    sent: list                # the messages as sent (clemcore's manipulated_prompt_obj)
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    extra: dict = field(default_factory=dict)
-
-
-class ModelError(RuntimeError):
-    """A backend gave up (after its retries) or was refused: the episode ends as an error."""
-
-
-class Transient(RuntimeError):
-    """The answer broke off or could not be read: worth asking again."""
-
-
-def is_transport_error(exc: BaseException) -> bool:
-    """A connection that broke while a body was read (httpx's or httpx2's TransportError, by name:
-    which of the two an SDK uses depends on its version)."""
-    return any(c.__name__ in ("TransportError", "StreamError") and c.__module__.split(".")[0].startswith("httpx")
-               for c in type(exc).__mro__)
-
 
 _CLIENTS: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict]" = weakref.WeakKeyDictionary()
 
