@@ -97,11 +97,19 @@ PLAN_REPLIES = ["> go living room\nNext actions: put book on table, take unicorn
     ("home_deliver_three_basic_easy", 0, ["> take pillow", "> go hallway", "> go kitchen", "> done"],
      ["> go hallway", "> hello"]),
 ])
-def test_undone_turns_leave_no_trace_in_the_records(tmp_path, experiment, game_id, replies, detour):
+def test_undone_turns_are_kept_aside_and_the_episode_stays_valid(tmp_path, experiment, game_id, replies, detour):
+    """Apart from one turns_discarded event, the records equal those of an episode that never took the
+    detour (plan leaks included); the detour itself is kept in discarded_turns.json (issue 20)."""
     w = world(experiment, game_id)
     fresh, want, _ = _record(w, replies, tmp_path / "fresh")
     undone, got, folder = _record(w, replies, tmp_path / "undone", undo_after=1, detour=detour)
+    marks = [e for t in got["interactions.json"]["turns"] for e in t if e["action"]["type"] == "turns_discarded"]
+    assert [m["action"]["content"]["count"] for m in marks] == [len(detour)]
+    for turn in got["interactions.json"]["turns"]:
+        turn[:] = [e for e in turn if e["action"]["type"] != "turns_discarded"]
     assert got == want
+    kept = json.loads((folder / "discarded_turns.json").read_text())["discarded"]
+    assert [e["action"]["content"] for t in kept[0]["turns"] for e in t if e["from"] == "Player 1"] == detour
     assert [m["content"] for m in undone.messages] == [m["content"] for m in fresh.messages]
     assert undone.outcome == fresh.outcome and (folder / "completed.json").exists()
 
@@ -112,4 +120,6 @@ def test_undo_after_the_end_plays_on(tmp_path):
     replies = ["> take pillow", "> go hallway", "> go kitchen", "> done"]
     _, want, _ = _record(w, replies, tmp_path / "fresh")
     undone, got, folder = _record(w, replies, tmp_path / "undone", undo_after=2, detour=["> done"])
+    for turn in got["interactions.json"]["turns"]:
+        turn[:] = [e for e in turn if e["action"]["type"] != "turns_discarded"]
     assert got == want and undone.ended and (folder / "completed.json").exists()

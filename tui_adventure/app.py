@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from .session import Session
+from .widgets.panels import PANEL_IDS
 
 
 class AdventureApp(App):

@@ -337,6 +337,8 @@ class Recorder:
         n = min(turns, len(self.turns))
         if n <= 0:
             return
+        if getattr(self, "_lock", None) is None or self._lock.fh is None:
+            self.lock()   # a finished episode taken back is being written again
         taken = {"kind": kind, "timestamp": now(), "after_round": len(self.turns) - n,
                  "turns": self.turns[-n:], "calls": self.calls[-n:]}
         for _ in range(n):
