@@ -8,7 +8,7 @@ import pytest
 from clem_helpers import world
 from conftest import jsonl
 from tui_adventure.clembench.canonical import canonical
-from tui_adventure.episode import Episode
+from tui_adventure.gamemaster.episode import Episode
 
 CASES = jsonl("sample_episodes.jsonl")
 

@@ -29,8 +29,8 @@ from clem_helpers import world
 from conftest import ROOT
 from tui_adventure.clembench.canonical import canonical
 from tui_adventure.clembench.records import Recorder
-from tui_adventure.clembench.scorer import score_interactions
-from tui_adventure.episode import Episode
+from tui_adventure.gamemaster.scoring import score_interactions
+from tui_adventure.gamemaster.episode import Episode
 
 TARBALL = ROOT / "tests" / "data" / "gm_oracle_records.tar.gz"
 

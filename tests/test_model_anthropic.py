@@ -13,9 +13,9 @@ from conftest import TEST_WORLDS  # noqa: E402
 from fake_llm_server import (DropMidStream, Malformed, Status, ToolCalls, clean_config,  # noqa: E402
                              in_loop, write_json)
 from tui_adventure.batch import play_episode  # noqa: E402
-from tui_adventure.clembench.scorer import score_tree  # noqa: E402
+from tui_adventure.gamemaster.scoring import score_tree  # noqa: E402
 from tui_adventure.engine.loader import load_world  # noqa: E402
-from tui_adventure.episode import Episode, PlayerFailed, play_turn  # noqa: E402
+from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn  # noqa: E402
 from tui_adventure.players import make_player  # noqa: E402
 
 SECRET = "sk-ant-test-0815"

@@ -17,9 +17,9 @@ from fake_llm_server import (Drop, DropMidStream, Malformed, Stall, Status, Tool
                              in_loop, write_json)
 from tui_adventure.batch import play_episode, run_all
 from tui_adventure.clembench.records import Recorder
-from tui_adventure.clembench.scorer import score_tree
+from tui_adventure.gamemaster.scoring import score_tree
 from tui_adventure.engine.loader import load_world
-from tui_adventure.episode import Episode, PlayerFailed, play_turn
+from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn
 from tui_adventure.players import make_player
 
 SECRET = "sk-test-secret-4711"

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from conftest import records_example
-from tui_adventure.clembench.scorer import score_interactions
+from tui_adventure.gamemaster.scoring import score_interactions
 
 EXAMPLE = records_example()
 EPISODES = sorted(EXAMPLE.rglob("interactions.json"))
@@ -46,7 +46,7 @@ def _upstream_keys_first(scores: dict, example: dict) -> None:
 
 def test_progress_rate_of_every_turn_for_an_imported_world(tmp_path):
     from clem_helpers import INSTANCES, world
-    from tui_adventure.clembench.scorer import score_tree, world_finder
+    from tui_adventure.gamemaster.scoring import score_tree, world_finder
     from tui_adventure.players.programmatic import ScriptedPlayer
 
     w = world("home_deliver_three_basic_easy", 0)
@@ -69,7 +69,7 @@ def test_progress_rate_of_every_turn_for_an_imported_world(tmp_path):
 
 def test_progress_rate_for_a_native_world_and_none_without_a_world(tmp_path):
     from conftest import WORLDS
-    from tui_adventure.clembench.scorer import score_interactions, score_tree
+    from tui_adventure.gamemaster.scoring import score_interactions, score_tree
     from tui_adventure.engine.loader import load_world
     from tui_adventure.players import make_player
 
@@ -92,7 +92,7 @@ def test_an_imported_world_file_is_found_by_the_records_pointer(tmp_path):
 
     from clem_helpers import INSTANCES, instances
     from tui_adventure.clembench.instances import document, load_definitions
-    from tui_adventure.clembench.scorer import score_tree
+    from tui_adventure.gamemaster.scoring import score_tree
     from tui_adventure.clembench.instances import load_world_file as load_world
     from tui_adventure.players import make_player
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from .clembench.records import Busy, Recorder, model_spec_of
 from .catalog import expand, open_world as load_world
 from .engine.yamlpos import SourceErrors
-from .episode import Episode, play_turn
+from .gamemaster.episode import Episode, play_turn
 from .players import make_player
 
 

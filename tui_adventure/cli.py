@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return run(args.worlds, args.player, args.records, args.jobs, mode=args.mode)
     if args.command == "score":
-        from .clembench.scorer import score_root
+        from .gamemaster.scoring import score_root
 
         report = score_root(args.root)
         print(report.summary(args.root))

@@ -34,7 +34,7 @@ from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.styles import Style
 
 from .engine.text import visible
-from .episode import PlayerFailed
+from .gamemaster.episode import PlayerFailed
 from .repl_keys import MetaKey, key_hints, repl_bindings
 from .session import Feedback, History, Panels, Session
 

@@ -23,7 +23,7 @@ from .clembench.records import Recorder, model_spec_of
 from .engine.metrics import turn_ratio, turns_over_par
 from .engine.snapshot import SaveError, list_saves, load_save, save_game
 from .engine.world import World
-from .episode import Episode, Turn, play_turn
+from .gamemaster.episode import Episode, Turn, play_turn
 from .players import Reply
 from .players.base import as_reply
 from .players.prompting import goal_text

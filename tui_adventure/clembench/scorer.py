@@ -52,7 +52,7 @@ def _command(reply: str) -> str:
 
 
 def score_interactions(data: dict, exact_par: int | None = None, world=None,
-                       tracker: ProgressTracker | None = None) -> dict:
+                       tracker: ProgressTracker | None = None, replay: Replay | None = None) -> dict:
     """The scores.json of one episode's interactions.
 
     With ``world`` (the World the episode was played in) the replies are
@@ -135,7 +135,7 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     episode["turn_limit_loss"] = 1 if turn_limit_loss else 0
     par = info.get("optimal_turns")
     replies = [_reply(t) for t in turns]
-    progress = _progress(world, replies, tracker) if world is not None else None
+    progress = _progress(world, replies, tracker, replay) if world is not None and replay else None
     if progress is not None and exact_par is None:
         exact_par = progress[1]
     speed_par = par if par is not None else exact_par   # a native world without a stated par: the exact one
@@ -172,19 +172,19 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     return {"turn scores": turn_scores, "episode scores": episode}
 
 
-def _progress(world, replies: list[str], tracker: ProgressTracker | None) -> tuple[list[float], int | None] | None:
-    """The progress rate after each turn, replaying the replies; None when they do not replay."""
-    from ..episode import Episode
+# The game master's replay of an episode: the state after each reply, or None when the replies do not
+# replay (the episode ends before them). The scorer sits below the game master, so it is handed one.
+Replay = Callable[[object, list[str]], "list | None"]
 
+
+def _progress(world, replies: list[str], tracker: ProgressTracker | None,
+              replay: Replay) -> tuple[list[float], int | None] | None:
+    """The progress rate after each turn, replaying the replies; None when they do not replay."""
+    states = replay(world, replies)
+    if states is None:
+        return None
     tracker = tracker or ProgressTracker(world)
-    episode = Episode(world)
-    out = []
-    for reply in replies:
-        if episode.ended:
-            return None
-        episode.submit(reply)
-        out.append(tracker.progress(episode.game.state))
-    return out, tracker.par_0
+    return [tracker.progress(st) for st in states], tracker.par_0
 
 
 # -- finding the world an episode was played in --------------------------------------
@@ -264,17 +264,14 @@ def episode_status(directory: Path) -> str:
     return "incomplete"
 
 
-def score_tree(root: str | Path, exact_par=None, find_world: WorldFinder | None = None) -> list[Path]:
-    """Write scores.json for every completed episode under ``root``; returns the files written."""
-    return score_root(root, exact_par, find_world).written
-
-
-def score_root(root: str | Path, exact_par=None, find_world: WorldFinder | None = None) -> ScoreReport:
+def score_root(root: str | Path, exact_par=None, find_world: WorldFinder | None = None,
+               replay: Replay | None = None) -> ScoreReport:
     """Write scores.json for every completed episode under ``root``; errored and unfinished episodes
     lose any stale scores.json, so ``eval`` counts them as clemcore does: not played.
 
     ``find_world(instance_dir, instance)`` gives the World of an episode (for
     per-turn progress) or None to skip progress; by default ``world_finder()``.
+    ``replay`` (the game master's, ``gamemaster.scoring``) replays its replies; without it no progress.
     A damaged file is reported and the other episodes are still scored.
     """
     find_world = find_world or world_finder()
@@ -289,13 +286,13 @@ def score_root(root: str | Path, exact_par=None, find_world: WorldFinder | None 
             (report.errored if status == "error" else report.incomplete).append(path.parent)
             continue
         try:
-            report.written.append(_score_episode(path, exact_par, find_world, trackers))
+            report.written.append(_score_episode(path, exact_par, find_world, trackers, replay))
         except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
             report.unreadable.append((path.parent, f"{type(exc).__name__}: {exc}"))
     return report
 
 
-def _score_episode(path: Path, exact_par, find_world: WorldFinder, trackers: dict) -> Path:
+def _score_episode(path: Path, exact_par, find_world: WorldFinder, trackers: dict, replay) -> Path:
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("turns", []), list):
         raise ValueError("interactions.json is not a clemcore interactions object")
@@ -309,5 +306,5 @@ def _score_episode(path: Path, exact_par, find_world: WorldFinder, trackers: dic
     tracker = None
     if world is not None:
         tracker = trackers.setdefault(id(world), ProgressTracker(world))
-    write_json(path.parent / "scores.json", score_interactions(data, par, world, tracker))
+    write_json(path.parent / "scores.json", score_interactions(data, par, world, tracker, replay))
     return path.parent / "scores.json"

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
-from ..episode import PlayerFailed
+from ..gamemaster.episode import PlayerFailed
 from ..session import Session
 from ..widgets.command_line import CommandLine
 from ..widgets.panels import PANEL_IDS, ScorePanel, SidePanels

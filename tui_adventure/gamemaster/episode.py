@@ -20,10 +20,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .clembench.exploration import Interpreter
-from .engine import metrics
-from .engine.game import Game, StepResult
-from .engine.world import World
+from ..engine import metrics
+from ..engine.game import Game, StepResult
+from ..engine.world import World
+from .interpreter import Interpreter
 
 HALLUCINATION_WORDS = ("complete", "finish", "done", "successfully")
 

@@ -1,252 +1,24 @@
-"""What upstream's interpreter reports besides its text, for the records.
+"""Upstream's feedback quirks: the ``arg`` of a failed command and lark's error messages.
 
-clembench's game master logs, for every command, an ``exploration_info``
-(what the player has come to know), an ``arg`` for every failure, and the
-goals the interpreter believes achieved. The engine has no use for any of
-it, so it is rebuilt here from the engine's states, following upstream's
-bookkeeping exactly, quirks included, because scores are computed from it:
-
-- The exploration state grows by what the player perceives after every
-  command (failed ones too) and loses what an action's effects delete; a copy
-  goes into a history after every command. Gain is measured against the
-  history entry before this command's, rooms visited over the whole history.
-- After a failed command the interpreter reports the goals of its last
-  *successful* command as ``[pred, a, b]`` lists, not strings.
-- A plan is simulated on the live interpreter: the simulated goals stay
-  behind, and when a plan fails after k >= 1 successes the history is cut by
-  k although k + 1 entries were added (upstream's off-by-one), so the
-  exploration state of the first simulated success survives.
-
-Native (non-clembench) worlds get the same bookkeeping over their own facts,
-without those quirks.
+clembench's game master logs, for every failed command, an ``arg`` whose
+shape depends on where upstream's interpreter noticed the failure (the
+parser, a type check, a precondition), and words parse errors as lark does.
+Scores are computed from these records, so they are rebuilt here exactly.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..engine.game import Game, StepResult
+from ..engine.game import StepResult
 
-# (epistemic, pragmatic) of upstream's action definitions (basic_actions_v2*.json)
-CLEM_FLAGS = {"open": (True, True), "close": (False, False), "take": (False, True), "put": (False, True),
-              "go": (True, True), "done": (False, True), "examine": (True, False)}
-NATIVE_EPISTEMIC = {"look", "inventory", "examine", "go", "go_to", "open", "unlock"}
-NATIVE_NOT_PRAGMATIC = {"close", "lock", "wait"}
-PERCEIVED_PREDICATES = ("open", "closed", "at", "in", "on")
-NATIVE_PREDICATES = PERCEIVED_PREDICATES + ("held", "locked")
-PLAYER = "player1"
+PLAYER = "player1"        # upstream's ids of the player and of the inventory
 INVENTORY = "inventory"
 
 
-def _as_list(fact) -> list:
-    return list(fact)
-
-
-def _order(fact) -> tuple:
-    return tuple(str(x) for x in fact)
-
-
-class Exploration:
-    """Upstream's exploration state and history (``track_exploration`` / ``get_exploration_info``)."""
-
-    def __init__(self, world, state) -> None:
-        self.world = world
-        self.clembench = world.is_clembench()
-        initial = world.initial.facts
-        if self.clembench:
-            self.player = PLAYER
-            self.counted = world.ruleset.name.endswith("invlimit")   # the domain with itemcount
-            self.entity_count = sum(1 for f in initial if f[0] == "type")
-            self.room_count = sum(1 for f in initial if f[0] == "room")
-            self.located = ("at",)
-        else:
-            self.player = "player"
-            self.counted = False
-            self.entity_count = sum(1 for e in world.entities.values() if e.kind in ("object", "player")
-                                    and not e.hidden) or 1
-            self.room_count = len(world.rooms()) or 1
-            self.located = ("at", "in", "on", "held")
-        self.goal_args = {a for g in world.goals for a in g.fact[1:]}
-        self.state: frozenset = self.perceived(state)
-        self.history: list[frozenset] = [self.state]
-
-    # -- what the player perceives ------------------------------------------------
-    def perceived(self, st) -> frozenset:
-        return self._perceived_clem(st) if self.clembench else self._perceived_native(st)
-
-    def _perceived_clem(self, st) -> frozenset:
-        facts = st.facts
-        style = self.world.style
-        room = style.player_room(st)
-        out = {("at", PLAYER, r) for (r,) in st.by1.get(("at", PLAYER), ())}
-        visible = set()
-        for x in st.by2.get(("at", room), ()):
-            if x == PLAYER or self.world.entities.get(x) is None or self.world.entities[x].hidden:
-                continue
-            holders = st.by1.get(("in", x), ())
-            if holders and not any(("open", c) in facts for (c,) in holders):
-                continue        # in a closed container or in the inventory
-            visible.add(x)
-        held = {x for x in st.by2.get(("in", INVENTORY), ())}
-        for f in facts:
-            if len(f) < 2:
-                continue
-            if f[1] in visible and f[0] in PERCEIVED_PREDICATES:
-                out.add(f)
-            elif f[1] in held and f[0] in ("at", "in"):
-                out.add(f)
-            elif f[0] == "exit" and f[1] == room:
-                out.add(f)
-        if self.counted:
-            out.add(self.itemcount(st))
-        return frozenset(out)
-
-    def _perceived_native(self, st) -> frozenset:
-        style = self.world.style
-        room = style.player_room(st)
-        scope = style.scope(st)
-        out = {("at", self.player, room)}
-        for f in st.facts:
-            if len(f) < 2:
-                continue
-            if f[1] in scope and f[0] in NATIVE_PREDICATES:
-                out.add(f)
-            elif f[0] == "exit" and f[1] == room:
-                out.add(f)
-        return frozenset(out)
-
-    @staticmethod
-    def itemcount(st) -> tuple:
-        return ("itemcount", INVENTORY, len(st.by2.get(("in", INVENTORY), ())))
-
-    # -- bookkeeping ----------------------------------------------------------------
-    def track(self, st, removed=()) -> None:
-        """After a command: add what is newly perceived, drop what the action deleted, keep a copy."""
-        state = self.state | (self.perceived(st) - self.history[-1])
-        if removed:
-            state = state - frozenset(removed)
-        self.state = state
-        self.history.append(state)
-
-    def info(self, action_type: str | None) -> dict:
-        """``exploration_info`` for the last command; ``action_type`` None for a parsing failure."""
-        epistemic, pragmatic = self.flags(action_type)
-        out: dict = {"action_epistemic": epistemic, "action_pragmatic": pragmatic}
-        if epistemic:
-            gain = sorted(self.state - self.history[-2], key=_order)
-            out["effective_epistemic_gain_facts"] = [_as_list(f) for f in gain]
-            out["effective_epistemic_gain_amount"] = len(gain)
-        else:
-            out["effective_epistemic_gain_amount"] = 0
-        known = sorted((f for f in self.state if f[0] in self.located), key=_order)
-        out["known_entities"] = [_as_list(f) for f in known]
-        out["known_entities_ratio"] = len(known) / self.entity_count
-        player = self.player
-        rooms = {f[2] for entry in self.history for f in entry if f[0] == "at" and f[1] == player and len(f) == 3}
-        out["visited_rooms"] = sorted(rooms)
-        out["visited_rooms_ratio"] = len(rooms) / self.room_count
-        known_goal = [f for f in known if f[1] in self.goal_args]
-        out["known_goal_entities"] = [_as_list(f) for f in known_goal]
-        out["known_goal_entities_ratio"] = len(known_goal) / len(self.goal_args) if self.goal_args else 0
-        return out
-
-    def flags(self, action_type: str | None) -> tuple[bool, bool]:
-        if action_type is None:
-            return False, False
-        if self.clembench:
-            return CLEM_FLAGS.get(action_type, (False, False))
-        action = self.world.action_by_id.get(action_type)
-        info = bool(action is not None and action.info)
-        return (info or action_type in NATIVE_EPISTEMIC,
-                not info and action_type not in NATIVE_NOT_PRAGMATIC)
-
-    def snapshot(self) -> tuple:
-        return self.state, tuple(self.history)
-
-    def restore(self, snap: tuple) -> None:
-        self.state, history = snap
-        self.history = list(history)
-
-
-class Interpreter:
-    """Upstream's ``process_action`` as the game master sees it: (goals, text, info) for a command.
-
-    ``goals`` is JSON-ready: goal strings after a success, ``[pred, a, b]``
-    lists of the last success's goals after a failure (clembench worlds).
-    """
-
-    def __init__(self, world, game: Game) -> None:
-        self.world = world
-        self.game = game
-        self.clembench = world.is_clembench()
-        self.exploration = Exploration(world, game.state)
-        self.goals: frozenset = frozenset()     # goal facts achieved as of the last successful command
-        self.required = {str(g) for g in world.goals}
-
-    def process(self, command: str, game: Game | None = None) -> tuple[list, str, dict, StepResult]:
-        game = game or self.game
-        before = game.state
-        result = game.step(command)
-        ex = self.exploration
-        if result.fail is None:
-            ex.track(game.state, self._removed(before, game.state, result))
-            self.goals = frozenset(g for g in self.world.goals if g.holds(game.state))
-            goals = [str(g) for g in self.world.goals if g in self.goals]
-            info = {"action_type": result.action, "exploration_info": ex.info(result.action)}
-            if result.action == "done":
-                info["done_action"] = True
-            return goals, result.observation, info, result
-        ex.track(game.state)
-        # parsing failures (and upstream's parser-side ones, like "take X from inventory") carry no action type
-        action_type = result.action
-        info = {"phase": result.fail["phase"], "fail_type": result.fail["type"],
-                "arg": fail_arg(self.world, before, result), "exploration_info": ex.info(action_type)}
-        if self.clembench:
-            goals = [list(g.fact) for g in self.world.goals if g in self.goals]
-        else:
-            goals = [str(g) for g in self.world.goals if g.holds(game.state)]
-        return goals, result.observation, info, result
-
-    def all_goals(self, goals: list) -> bool:
-        """Upstream compares its goal set with the instance's: lists (after a failure) never match."""
-        return all(isinstance(g, str) for g in goals) and set(goals) == self.required
-
-    def _removed(self, before, after, result: StepResult) -> set:
-        """What the action's effects deleted, as upstream lists it (a deletion of an absent fact included)."""
-        removed = set(before.facts - after.facts)
-        if self.clembench:
-            if result.action == "put" and result.args.get("e"):
-                removed.add(("in", result.args["e"], INVENTORY))   # "(not (in ?e ?i))" is unconditional
-            if self.exploration.counted:
-                old, new = Exploration.itemcount(before), Exploration.itemcount(after)
-                if old != new:
-                    removed.add(old)
-        return removed
-
-    def simulate(self, plan: list[str]) -> list[list]:
-        """Upstream's ``execute_plan_sequence``: the plan runs on a copy of the world until its first
-        failure; the world comes back, the exploration history is cut by the number of successes."""
-        copy = Game(self.world)
-        copy.set_state(self.game.state)
-        results, successes = [], 0
-        for command in plan:
-            goals, text, info, r = self.process(command, copy)
-            results.append([goals, text, info])
-            if r.fail is not None:
-                break
-            successes += 1
-        if successes:
-            ex = self.exploration
-            del ex.history[-successes:]
-            ex.state = ex.history[-1]
-        return results
-
-    def snapshot(self) -> tuple:
-        return self.exploration.snapshot(), self.goals
-
-    def restore(self, snap: tuple) -> None:
-        ex, self.goals = snap
-        self.exploration.restore(ex)
+def itemcount(st) -> tuple:
+    """Upstream's ``itemcount`` fact of the inventory-limit domain: how many things are held."""
+    return ("itemcount", INVENTORY, len(st.by2.get(("in", INVENTORY), ())))
 
 
 # -- action_fail "arg" ------------------------------------------------------------------
@@ -360,7 +132,7 @@ def _failed_precondition(world, st, result: StepResult) -> dict:
         idx[0] += 1
         if node[0] == "less":
             (fn, var), limit = node[1], node[2]
-            value = Exploration.itemcount(st)[2]
+            value = itemcount(st)[2]
             ok = value < limit
             return {"predicate_tuple": [] if ok else [fn, env[var], value], "fulfilled": ok, "precon_idx": idx[0]}
         args = [env.get(a, a) for a in node[1:]]
