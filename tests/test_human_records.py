@@ -52,3 +52,18 @@ def test_a_planning_reply_holds_the_plan_the_person_typed_or_none(tmp_path):
     replies = [e["action"]["content"] for t in data["turns"] for e in t if e["from"] == "Player 1"]
     assert replies == ["> go hallway\nNext actions: go kitchen, take apple", "> go kitchen\nNext actions: "]
     assert "done" not in replies[1]
+
+
+def test_a_scripted_or_replayed_player_follows_a_jump_back(tmp_path):
+    from tui_adventure.players import make_player
+
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps(["up", "north", "south", "down"]))
+    s = open_session(WORLDS / "house.yaml", player=f"scripted:{script}", records=tmp_path / "r",
+                     saves=tmp_path / "s")
+    for _ in range(3):
+        asyncio.run(s.play())
+    s.undo(2, kind="jump back")
+    turn = asyncio.run(s.play())
+    assert turn.command == "north"               # the script's second reply, not its fourth
+    assert isinstance(make_player(f"scripted:{script}"), type(s.player))

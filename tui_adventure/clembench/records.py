@@ -140,7 +140,8 @@ class Recorded:
 
 def read_episode(directory: str | Path, world=None) -> Recorded:
     """The episode in ``directory`` (an ``instance_NNNNN`` folder); ``world`` (a World) when the caller
-    knows better than the records where it was played. ``RecordsError`` says what is wrong and what to do."""
+    knows better than the records where it was played, ``False`` when only the replies are wanted.
+    ``RecordsError`` says what is wrong and what to do."""
     from . import packaged
     from .instances import load_world_file
     from ..engine.yamlpos import SourceErrors
@@ -155,6 +156,8 @@ def read_episode(directory: str | Path, world=None) -> Recorded:
     players = data.get("players")
     player = players.get("Player 1", {}) if isinstance(players, dict) else {}
     player = player.get("model_name", "?") if isinstance(player, dict) else "?"
+    if world is False:
+        return Recorded(directory, None, replies_of(data), str(player))
     if world is None:
         where = world_pointer(directory)
         if where is None:

@@ -6,6 +6,7 @@ import json
 import random
 from pathlib import Path
 
+from ..clembench.records import read_episode
 from ..engine.planner import Planner
 from .base import as_reply
 from .reply import Reply
@@ -64,7 +65,6 @@ class ScriptedPlayer:
     def __init__(self, replies: list[str], name: str = "scripted") -> None:
         self.replies = list(replies)
         self.name = name
-        self.i = 0
 
     @classmethod
     def from_file(cls, path: Path) -> "ScriptedPlayer":
@@ -77,10 +77,11 @@ class ScriptedPlayer:
         return cls([line for line in text.splitlines() if line.strip()])
 
     async def reply(self, episode, stream=None) -> Reply:
-        if self.i >= len(self.replies):
+        """The reply for the episode's next turn: after an undo or a jump back the script follows."""
+        i = len(episode.turns)
+        if i >= len(self.replies):
             return Reply(as_reply(episode, "done"))
-        self.i += 1
-        return Reply(self.replies[self.i - 1])
+        return Reply(self.replies[i])
 
 
 class ReplayPlayer(ScriptedPlayer):
@@ -88,9 +89,5 @@ class ReplayPlayer(ScriptedPlayer):
 
     @classmethod
     def from_episode(cls, directory: Path) -> "ReplayPlayer":
-        path = directory / "interactions.json"
-        data = json.loads(path.read_text(encoding="utf-8"))
-        replies = [e["action"]["content"] for turn in data.get("turns", []) for e in turn
-                   if e.get("from") == "Player 1" and e.get("action", {}).get("type") == "get message"]
-        name = data.get("players", {}).get("Player 1", {}).get("model_name", "replay")
-        return cls(replies, name=f"replay-{name}")
+        recorded = read_episode(directory, world=False)
+        return cls(recorded.replies, name=f"replay-{recorded.player}")
