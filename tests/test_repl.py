@@ -23,7 +23,8 @@ from conftest import ROOT, WORLDS
 
 from tui_adventure.engine.loader import load_world
 from tui_adventure.repl import Repl, SessionCompleter
-from tui_adventure.session import Session, state_dir
+from tui_adventure.history import state_dir
+from tui_adventure.session import Session
 
 CTRL_C, CTRL_D, F1, UP = "\x03", "\x04", "\x1bOP", "\x1b[A"
 TUTORIAL_WIN = ["take letter", "north", "open mailbox", "put letter in mailbox"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from tui_adventure.engine import loader, ruleset
+from tui_adventure.engine import loader, ruleset, world_actions
 from tui_adventure.engine.yamlpos import load_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,8 +44,8 @@ def test_schema_knows_every_key_the_loader_knows():
     assert set(SCHEMA["properties"]) == loader.TOP_KEYS
     assert set(SCHEMA["$defs"]["room"]["properties"]) == loader.ROOM_KEYS
     assert set(SCHEMA["$defs"]["object"]["properties"]) == loader.OBJECT_KEYS
-    assert set(SCHEMA["$defs"]["trait"]["enum"]) == loader.TRAITS
-    assert set(SCHEMA["$defs"]["action"]["properties"]) == set(loader.ACTION_SHAPES) == ruleset.ACTION_KEYS
+    assert set(SCHEMA["$defs"]["trait"]["enum"]) == world_actions.TRAITS
+    assert set(SCHEMA["$defs"]["action"]["properties"]) == set(world_actions.ACTION_SHAPES) == ruleset.ACTION_KEYS
     assert set(SCHEMA["$defs"]["id"]["not"]["enum"]) == loader.RESERVED
     assert SCHEMA["$defs"]["id"]["pattern"] == loader.ID_RE.pattern
 

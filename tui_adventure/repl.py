@@ -36,7 +36,8 @@ from prompt_toolkit.styles import Style
 from .engine.text import visible
 from .gamemaster.episode import PlayerFailed
 from .repl_keys import MetaKey, key_hints, repl_bindings
-from .session import Feedback, History, Panels, Session
+from .history import History
+from .session import Feedback, Panels, Session
 
 STYLE = Style.from_dict({
     "title": "bold",

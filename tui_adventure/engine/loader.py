@@ -11,14 +11,15 @@ import re
 from pathlib import Path
 from typing import Callable, Mapping
 
+from .goal_checks import GoalChecks
 from .names import RULE as NAME_RULE, is_safe_name
+from .placement import PlacementChecks
+from .sources import read_source
 from .ruleset import load_ruleset
 from .styles.classic import COMPASS, DIRECTIONS
-from .world import Entity, Goal, World
-from .goals import GOAL_PREDICATES, goal_from_text  # noqa: F401  (re-exported)
-from .world_actions import ACTION_SHAPES, GOAL_ARITY, LOADER_FACTS, TRAITS, ActionChecks, _example  # noqa: F401
-from .yamlpos import (Pos, PosDict, PosList, SourceError, SourceErrors, _kind, did_you_mean,  # noqa: F401
-                      key_pos_of, load_yaml, pos_of)
+from .world import Entity, World
+from .world_actions import TRAITS, ActionChecks
+from .yamlpos import Pos, SourceError, SourceErrors, _kind, did_you_mean, key_pos_of, load_yaml, pos_of
 
 TOP_KEYS = {"game", "title", "ruleset", "intro", "start", "max_turns", "par", "rooms", "objects",
             "goal", "actions", "strict", "seed", "clembench"}
@@ -37,25 +38,6 @@ FOREIGN_SECTIONS = {"clembench": "an imported clembench instance"}
 
 
 MAX_TURNS_LIMIT = 1_000    # bounds an episode's time, records and memory (clembench uses 50)
-WORLD_SIZE_LIMIT = 64 * 1024 * 1024   # far above any world written or imported; bounds the memory of a load
-
-
-def read_source(path: Path, what: str = "world", limit: int = WORLD_SIZE_LIMIT) -> str:
-    """The text of a world or ruleset file: a regular file (a FIFO or a device would block or never
-    end), at most ``limit`` bytes, UTF-8. Raises OSError/ValueError with a message for a person."""
-    if not path.is_file():
-        _not_regular(path)
-    with open(path, "rb") as fh:
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"larger than {limit // (1024 * 1024)} MB; a {what} file is never that big")
-    return data.decode("utf-8")
-
-
-def _not_regular(path: Path):
-    if not path.exists():
-        raise FileNotFoundError(2, "No such file or directory", str(path))
-    raise IsADirectoryError(21, "not a regular file (a folder, a pipe or a device)", str(path))
 
 
 def load_world(path: str | Path, readers: Mapping[str, SectionReader] | None = None) -> World:
@@ -103,7 +85,7 @@ def load_world_text(text: str, path: str = "<world>", readers: Mapping[str, Sect
     return _Builder(data, path).build()
 
 
-class _Builder(ActionChecks):
+class _Builder(ActionChecks, GoalChecks, PlacementChecks):
     def __init__(self, data, path: str) -> None:
         self.d = data
         self.path = path
@@ -460,130 +442,3 @@ class _Builder(ActionChecks):
                     facts.append(("unlocks", key, oid))
             elif "lockable" in traits:
                 self.err(pos_of(obj, "traits"), f"{oid!r} is lockable but has no key (add 'key: <object id>')")
-
-    def location(self, obj, oid, rel, objects, entities, facts) -> None:
-        where = obj[rel]
-        if rel == "held":
-            if where is not True:
-                self.err(pos_of(obj, "held"), "held must be true (or leave it out and give another location)")
-                return
-            facts.append(("held", oid))
-            return
-        rooms = [e for e in entities if entities[e].kind == "room"]
-        if not isinstance(where, str):
-            self.err(pos_of(obj, rel), f"{rel} must name {'a room' if rel == 'at' else 'an object'} by its id,"
-                     f" not a {_kind(where)} (write '{rel}: <id>')")
-            return
-        if rel == "at":
-            if where in entities and entities[where].kind == "room":
-                facts.append((rel, oid, where))
-                return
-            if where in objects:
-                other = self.words(objects[where], "traits", report=False) if isinstance(objects[where], dict) else ()
-                fix = "in" if "container" in other else "on"
-                self.err(pos_of(obj, "at"), f"{oid!r} is at {where!r}, which is not a room"
-                         f" (at is for rooms; for an object write '{fix}: {where}')")
-            elif where not in rooms:
-                self.err(pos_of(obj, "at"), f"{oid!r} is at {where!r}, which is not a room{did_you_mean(where, rooms)}"
-                         " (at names a room id)")
-            return
-        if where in entities and entities[where].kind == "room":
-            self.err(pos_of(obj, rel), f"{oid!r} is {rel} {where!r}, which is a room (write 'at: {where}' for a room)")
-            return
-        if where not in objects:
-            self.err(pos_of(obj, rel), f"{oid!r} is {rel} {where!r}, which is not an object"
-                     f"{did_you_mean(where, [o for o in objects if isinstance(o, str)])}"
-                     f" ({rel} names an object id)")
-            return
-        if where == oid:
-            self.err(pos_of(obj, rel), f"{oid!r} cannot be {rel} itself (name another object)")
-            return
-        other = objects.get(where)
-        other_traits = set(self.words(other, "traits", report=False)) if isinstance(other, dict) else set()
-        needed = "container" if rel == "in" else "support"
-        if needed not in other_traits:
-            self.err(pos_of(obj, rel), f"{oid!r} is {rel} {where!r}, which is not a {needed}"
-                     f" (add the trait {needed} to {where!r})")
-        if where in entities:
-            facts.append((rel, oid, where))
-
-    def cycles(self, objects) -> None:
-        parent = {}
-        for oid, obj in objects.items():
-            if isinstance(obj, dict):
-                for rel in ("in", "on"):
-                    if isinstance(obj.get(rel), str) and obj[rel] != oid:
-                        parent[oid] = (obj[rel], rel)
-        for oid in parent:
-            x, steps = parent[oid][0], 0
-            while x is not None and steps <= len(parent):
-                if x == oid:
-                    rel = parent[oid][1]
-                    self.err(pos_of(objects[oid], rel), f"{oid!r} ends up inside itself (its in/on chain loops"
-                             f" back to it; give one of the objects in the loop another location)")
-                    break
-                x, steps = parent.get(x, (None,))[0], steps + 1
-
-    def goals(self, entities) -> list[Goal]:
-        raw = self.d.get("goal")
-        if raw is None:
-            if "goal" in self.d:
-                self.err(pos_of(self.d, "goal"), "goal is empty (list at least one fact or sentence under it)")
-            return []
-        if isinstance(raw, str):
-            raw = [raw]
-        if not isinstance(raw, list) or not raw:
-            self.err(pos_of(self.d, "goal"), "goal must be a list of at least one fact or sentence"
-                     " (write e.g. goal: [on(book, table)])")
-            return []
-        names = [e for e in entities if not entities[e].hidden]
-        out = []
-        split = False
-        for i, item in enumerate(raw):
-            where = pos_of(raw, i) if hasattr(raw, "item_pos") else pos_of(self.d, "goal")
-            if isinstance(item, str) and item.count("(") != item.count(")"):
-                # [at(player, hall)] is two items in YAML: "at(player" and "hall)"
-                if item.count("(") > item.count(")"):
-                    split = True
-                    whole = item
-                    for rest in raw[i + 1:]:
-                        whole += f", {rest}"
-                        if not isinstance(rest, str) or ")" in rest:
-                            break
-                    self.err(where, f"goal {item!r} is cut off at a comma: in a [list] a fact with a comma"
-                             f" needs quotes (write [{whole!r}], or one goal per line after '- ')")
-                elif not split:
-                    self.err(where, f"cannot read goal {item!r} (unbalanced parentheses)")
-                continue
-            split = False
-            if not isinstance(item, str):
-                self.err(where, f"a goal is a fact or a sentence, not a {_kind(item)}"
-                         " (write e.g. on(book, table); quote it if it has ':' in it)")
-                continue
-            try:
-                goal = goal_from_text(item, entities)
-            except ValueError as exc:
-                self.err(where, str(exc))
-                continue
-            pred, args = goal.fact[0], goal.fact[1:]
-            bad = [a for a in args if a not in entities]
-            for arg in bad:
-                self.err(where, f"goal {item!r} names {arg!r}, which is no room or object"
-                         f"{did_you_mean(arg, names)} (use the ids of rooms and objects)")
-            if bad:
-                continue
-            want = GOAL_ARITY.get(pred)
-            if want is not None and len(args) != want:
-                self.err(where, f"goal {item!r}: {pred} takes {want} argument{'s' if want > 1 else ''},"
-                         f" not {len(args)} (e.g. {_example(pred)})")
-                continue
-            if pred in ("in", "on") and entities[args[1]].kind == "room":
-                self.err(where, f"goal {item!r}: {args[1]!r} is a room, and rooms hold things with at"
-                         f" (write at({args[0]}, {args[1]}))")
-                continue
-            if pred == "at" and entities[args[1]].kind != "room":
-                self.err(where, f"goal {item!r}: {args[1]!r} is not a room, and at is for rooms"
-                         f" (write in({args[0]}, {args[1]}) or on({args[0]}, {args[1]}))")
-                continue
-            out.append(goal)
-        return out
