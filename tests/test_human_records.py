@@ -67,3 +67,12 @@ def test_a_scripted_or_replayed_player_follows_a_jump_back(tmp_path):
     turn = asyncio.run(s.play())
     assert turn.command == "north"               # the script's second reply, not its fourth
     assert isinstance(make_player(f"scripted:{script}"), type(s.player))
+
+
+def test_score_reports_the_episode_so_far_from_the_one_metrics_module(tmp_path):
+    from conftest import TEST_WORLDS
+
+    s = open_session(TEST_WORLDS / "mini.yaml", records=tmp_path / "r", saves=tmp_path / "s")
+    (score,) = play(s, "take book", "jump", "take book", "score")[-1:]
+    assert "Turns over par -6, turn ratio 1.00" in score.text
+    assert "Repeated commands 33%, invalid commands 2" in score.text

@@ -9,7 +9,7 @@ from tui_adventure.engine.game import Game
 from tui_adventure.engine.loader import load_world_text
 from tui_adventure.engine.metrics import (EpisodeMetrics, ProgressTracker, TurnData, achieved_goal_ratio,
                                           episode_metrics, full_rating, goal_score_total, invalid_count,
-                                          main_score, normalise_command, progress_curve, progress_rate,
+                                          main_score, normalise_command, progress_rate,
                                           repeated_flags, repetition_rate, turn_ratio, turns_over_par)
 from tui_adventure.engine.planner import Planner
 
@@ -26,6 +26,11 @@ def play(world, commands, tracker=None):
         r = g.step(c)
         turns.append(TurnData.from_step(r, tracker.par(g.state)))
     return g, tracker, turns
+
+
+def curve(turns, par_0):
+    """The progress rate after each turn."""
+    return [progress_rate(par_0, t.par_now) for t in turns]
 
 
 def summary(world, turns, tracker):
@@ -98,9 +103,9 @@ def test_optimal_play(mini):
     g, tracker, turns = play(mini, PLAN)
     assert tracker.par_0 == 9
     assert [t.par_now for t in turns] == [8, 7, 6, 5, 4, 3, 2, 1, 0]
-    curve = progress_curve(turns, tracker.par_0)
-    assert curve == pytest.approx([i / 9 for i in range(1, 10)])
-    assert all(a < b for a, b in zip([0.0] + curve, curve))   # 0 -> 1, strictly rising
+    rates = curve(turns, tracker.par_0)
+    assert rates == pytest.approx([i / 9 for i in range(1, 10)])
+    assert all(a < b for a, b in zip([0.0] + rates, rates))   # 0 -> 1, strictly rising
     m = summary(mini, turns, tracker)
     assert m == EpisodeMetrics(turns=9, goals_total=1, goals_achieved=1, achieved_goal_ratio=1.0, par=9,
                                max_turns=20, turns_over_par=0, turn_ratio=1.0, full_rating=1.0,
@@ -124,7 +129,7 @@ def test_detour_loses_progress_and_repeats(mini):
     cmds = ["take book", "go east", "go west", "go east", "look", "look"]
     g, tracker, turns = play(mini, cmds)
     assert [t.par_now for t in turns] == [8, 7, 8, 7, 7, 7]
-    assert progress_curve(turns, 9) == pytest.approx([1 / 9, 2 / 9, 1 / 9, 2 / 9, 2 / 9, 2 / 9])
+    assert curve(turns, 9) == pytest.approx([1 / 9, 2 / 9, 1 / 9, 2 / 9, 2 / 9, 2 / 9])
     m = summary(mini, turns, tracker)
     assert m.achieved_goal_ratio == 0.0 and m.full_rating == 0.0 and m.main_score == 0.0
     assert m.turns_over_par == -3 and m.turn_ratio == 1.0
@@ -169,14 +174,14 @@ def test_progress_floored_when_further_than_at_start():
     g, tracker, turns = play(w, ["go east", "go west", "take apple"])
     assert tracker.par_0 == 1
     assert [t.par_now for t in turns] == [2, 1, 0]
-    assert progress_curve(turns, 1) == [0.0, 0.0, 1.0]
+    assert curve(turns, 1) == [0.0, 0.0, 1.0]
 
 
 def test_progress_zero_when_goal_out_of_reach():
     w = small("the apple is in the yard")
     g, tracker, turns = play(w, ["take apple", "eat apple"])
     assert [t.par_now for t in turns] == [2, None]
-    assert progress_curve(turns, tracker.par_0) == [pytest.approx(1 / 3), 0.0]
+    assert curve(turns, tracker.par_0) == [pytest.approx(1 / 3), 0.0]
     assert not tracker.limited(g.state)
 
 
@@ -247,7 +252,7 @@ def test_clembench_instance_progress():
     assert g.all_goals_achieved()
     assert tracker.par_0 == 8 < instance["optimal_turns"] == 10     # upstream walks kitchen and back
     assert [t.par_now for t in turns] == [7, 6, 5, 4, 3, 2, 3, 2, 1, 0]
-    assert progress_curve(turns, tracker.par_0)[-1] == 1.0
+    assert curve(turns, tracker.par_0)[-1] == 1.0
     # scored against upstream's par (10 turns + done = 11, as clembench counts): 1 - 1/40
     m = episode_metrics(turns + [TurnData("done", None, 0, 3, 0)], par=instance["optimal_turns"],
                         max_turns=world.max_turns, goals_total=len(world.goals))

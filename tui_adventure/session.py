@@ -300,7 +300,28 @@ class Session:
                  f"Main score so far: {p.main_score:g}"]
         if p.progress is not None:
             lines.append(f"Progress: {100 * p.progress:.0f}% of the optimal plan")
+        m = self.metrics_so_far(p.par)
+        if m is not None:
+            lines.append(f"Turns over par {m.turns_over_par:+d}, turn ratio {m.turn_ratio:.2f},"
+                         f" full rating {m.full_rating:.2f}")
+            lines.append(f"Repeated commands {100 * m.repetition_rate:.0f}%, invalid commands {m.invalid_commands},"
+                         f" goal score {m.goal_score:+d}")
         return Feedback("meta", "\n".join(lines))
+
+    def metrics_so_far(self, par: int | None):
+        """The episode so far in the game view (``engine.metrics.episode_metrics``), or None without a par."""
+        if par is None:
+            return None
+        from .engine.metrics import TurnData, episode_metrics
+
+        ep = self.episode
+        data = [TurnData(t.command or t.reply, t.fail or ({"invalid_format": t.invalid_format} if t.invalid_format
+                                                         else None), t.goal_score) for t in ep.turns]
+        if data:
+            last = data[-1]
+            data[-1] = TurnData(last.command, last.fail, last.goal_score, len(self.game.achieved))
+        return episode_metrics(data, par=par, max_turns=ep.max_turns, goals_total=len(self.world.goals),
+                               goals_at_start=len(self.game.achieved))
 
     def _meta_quit(self, arg: str) -> Feedback:
         return Feedback("quit", "")

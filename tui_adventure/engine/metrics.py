@@ -216,11 +216,6 @@ def episode_metrics(turns: Sequence[TurnData], *, par: int, max_turns: int, goal
         invalid_commands=invalid_count(turns), goal_score=goal_score_total(turns))
 
 
-def progress_curve(turns: Sequence[TurnData], par_0: int | None) -> list[float]:
-    """The progress rate after each turn."""
-    return [progress_rate(par_0, t.par_now) for t in turns]
-
-
 # progress --------------------------------------------------------------------------
 _UNKNOWN = object()
 
