@@ -1,5 +1,7 @@
 import gzip
 import json
+import os
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -21,6 +23,18 @@ def jsonl(name: str) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def adventure(*args, stdin="", cwd=None, env=None, timeout=120, **popen) -> subprocess.CompletedProcess:
+    """``adventure ARGS`` in a subprocess, as a user runs it: text in and out unless ``stdin`` is bytes.
+
+    Per-user state (history) goes under ``cwd/home`` when a ``cwd`` is given, else
+    where the autouse fixture below points it, so no test touches the real home.
+    """
+    environ = {**os.environ, **({"TUI_ADVENTURE_HOME": str(Path(cwd) / "home")} if cwd is not None else {}),
+               **(env or {})}
+    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin, capture_output=True,
+                          text=not isinstance(stdin, bytes), timeout=timeout, cwd=cwd, env=environ, **popen)
+
+
 @lru_cache(maxsize=1)
 def records_example() -> Path:
     """clemcore 3.7.2's own results tree (records-example), unpacked once per test session."""
@@ -29,6 +43,14 @@ def records_example() -> Path:
         safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}   # Python < 3.10.12 has no filters
         tar.extractall(target, **safe)
     return target / "records-example"
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    """Run in an empty temp folder, with per-user state (history, settings) inside it."""
+    monkeypatch.setenv("TUI_ADVENTURE_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
 
 
 @pytest.fixture

@@ -1,17 +1,11 @@
 """The command-line contract of DESIGN.md: scripts and checks depend on these shapes."""
 
 import json
-import subprocess
-import sys
 
-from conftest import TEST_WORLDS
+from conftest import TEST_WORLDS, adventure
 
 MINI = str(TEST_WORLDS / "mini.yaml")
 
-
-def adventure(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
 
 
 def test_solve_json_shape():

@@ -25,7 +25,7 @@ import clem_helpers
 from tui_adventure.engine.game import Game, StepResult
 from tui_adventure.engine.loader import load_world
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 MINI_SCRIPT = ["take book", "go east", "open box", "take key", "brass", "x it", "go west",
                "unlock door with it", "open door", "go north", "put book on shelf", "look"]
 

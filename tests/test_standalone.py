@@ -9,14 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, adventure
 
 BASIC_EASY = "clembench/home_deliver_three_basic_easy"
 
-
-def adventure(*args, stdin="", cwd=None, env=None):
-    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120, cwd=cwd, env=env)
 
 
 def test_version_and_list_name_what_ships():

@@ -6,11 +6,11 @@ timeout, so a regression shows as a failure here, not as a dead machine.
 
 import os
 import resource
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+import conftest
 
 MEMORY_CAP = 1024 * 1024 * 1024
 
@@ -20,8 +20,7 @@ def capped():
 
 
 def adventure(*args, cwd=None, stdin="", timeout=60):
-    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd, preexec_fn=capped)
+    return conftest.adventure(*args, cwd=cwd, stdin=stdin, timeout=timeout, preexec_fn=capped)
 
 
 def laughs(levels: int, key: str) -> str:

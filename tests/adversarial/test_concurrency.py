@@ -1,5 +1,6 @@
 """Two writers, killed writers and unfinished sessions never lose or mix records (issues 20 and 21)."""
 
+from conftest import adventure
 import json
 import os
 import stat
@@ -7,11 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
-def adventure(*args, cwd, stdin="", env=None):
-    env = {**os.environ, "TUI_ADVENTURE_HOME": str(Path(cwd) / "home"), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=300, cwd=cwd, env=env)
 
 
 def spawn(*args, cwd):

@@ -6,19 +6,15 @@ import json
 import pytest
 
 from conftest import TEST_WORLDS
+from pilot import transcript, type_line
 
 from tui_adventure.app import make_app
 from tui_adventure.screens.debug import DebugScreen
-from tui_adventure.widgets.command_line import CommandLine
-from tui_adventure.widgets.transcript import Transcript
 
 HOSTILE = "[/INST] [/] [bold red]x[/ [link=file:///etc]y"
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("TUI_ADVENTURE_HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("in_tmp")
 
 
 def hostile_world(tmp_path):
@@ -27,18 +23,6 @@ def hostile_world(tmp_path):
     path = tmp_path / "hostile.yaml"
     path.write_text(text)
     return path
-
-
-async def type_line(pilot, text: str) -> None:
-    line = pilot.app.screen.query_one(CommandLine)
-    line.value = text
-    line.cursor_position = len(text)
-    await pilot.press("enter")
-    await pilot.pause()
-
-
-def transcript(app) -> str:
-    return "\n".join(app.screen.query_one(Transcript).lines)
 
 
 async def test_typed_markup_then_the_debug_screen(tmp_path):

@@ -6,21 +6,13 @@ and write nothing outside the root it was given.
 """
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import TEST_WORLDS
+from conftest import TEST_WORLDS, adventure
 
-
-def adventure(*args, cwd, stdin=""):
-    env = {**os.environ, "TUI_ADVENTURE_HOME": str(Path(cwd) / "home")}
-    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=120, cwd=cwd, env=env)
 
 
 def files_under(root: Path) -> set[Path]:

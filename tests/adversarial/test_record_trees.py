@@ -4,18 +4,14 @@
 import csv
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import adventure
+
 EPISODE = Path("oracle") / "tutorial" / "tutorial" / "instance_00000"
 
-
-def adventure(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], capture_output=True, text=True,
-                          timeout=120, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

@@ -1,16 +1,8 @@
 """Undecodable bytes, lone surrogates and control characters at every boundary (issue 21)."""
 
+from conftest import adventure
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-
-def adventure(*args, cwd, stdin=b""):
-    env = {**os.environ, "TUI_ADVENTURE_HOME": str(Path(cwd) / "home")}
-    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin, capture_output=True,
-                          timeout=120, cwd=cwd, env=env)
 
 
 def test_undecodable_input_in_the_repl_is_played_shown_and_recorded(tmp_path):

@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+from conftest import adventure
+
 from clem_helpers import INSTANCES, instances
 
 
@@ -17,10 +19,6 @@ def imported(tmp_path_factory):
     assert run.returncode == 0, run.stderr
     return out
 
-
-def adventure(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120)
 
 
 def test_one_file_per_instance(imported):

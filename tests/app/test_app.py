@@ -5,53 +5,20 @@ press costs ~0.1 s here).
 """
 
 import json
-from pathlib import Path
 
-import pytest
 
 from conftest import WORLDS
+from pilot import settle, transcript, type_line  # noqa: F401  (used below)
 
 from tui_adventure.app import AdventureApp, make_app
 from tui_adventure.screens.debug import DebugScreen
 from tui_adventure.screens.play import PlayScreen
 from tui_adventure.widgets.command_line import CommandLine
 from tui_adventure.widgets.panels import GoalsPanel, RoomPanel, ScorePanel
-from tui_adventure.widgets.transcript import Transcript
-
-
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("TUI_ADVENTURE_HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
 
 
 def app_for(tmp_path, world="house.yaml", **kw) -> AdventureApp:
     return make_app(WORLDS / world, records=tmp_path / "records", saves=tmp_path / "saves", cursor_blink=False, **kw)
-
-
-async def type_line(pilot, text: str) -> None:
-    line = pilot.app.screen.query_one(CommandLine)
-    line.value = text
-    line.cursor_position = len(text)
-    await pilot.press("enter")
-    await pilot.pause()
-
-
-async def settle(pilot, seconds: float = 20) -> None:
-    """Wait until no worker runs (model turns, plan searches, progress); cancelled ones count as done."""
-    import asyncio
-
-    from textual.worker import WorkerState
-
-    for _ in range(int(seconds / 0.01)):
-        if not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers):
-            break
-        await asyncio.sleep(0.01)
-    await pilot.pause()
-
-
-def transcript(app) -> str:
-    return "\n".join(app.screen.query_one(Transcript).lines)
 
 
 def interactions(tmp_path, run="human") -> dict:

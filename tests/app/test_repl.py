@@ -14,12 +14,11 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from conftest import ROOT, WORLDS
+from conftest import ROOT, WORLDS, adventure
 
 from tui_adventure.engine.loader import load_world
 from tui_adventure.repl import Repl, SessionCompleter
@@ -28,12 +27,6 @@ from tui_adventure.session import Session
 
 CTRL_C, CTRL_D, F1, UP = "\x03", "\x04", "\x1bOP", "\x1b[A"
 TUTORIAL_WIN = ["take letter", "north", "open mailbox", "put letter in mailbox"]
-
-
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("TUI_ADVENTURE_HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
 
 
 def session_for(tmp_path, world="tutorial.yaml", player=None, **kw) -> Session:
@@ -63,11 +56,6 @@ def interactions(root: Path) -> dict:
     (path,) = root.glob("**/interactions.json")
     return json.loads(path.read_text())
 
-
-def adventure(*args, stdin="", cwd=None):
-    env = {**os.environ, "TUI_ADVENTURE_HOME": str(Path(cwd or ".") / "home")}
-    return subprocess.run([sys.executable, "-m", "tui_adventure.cli", *args], input=stdin, capture_output=True,
-                          text=True, timeout=60, cwd=cwd, env=env)
 
 
 # -- completion -------------------------------------------------------------------

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from tui_adventure.engine import loader, ruleset, world_actions
 from tui_adventure.engine.yamlpos import load_yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 SCHEMA = json.loads((ROOT / "worlds" / "world.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = Draft202012Validator(SCHEMA)
 WORLDS = sorted((ROOT / "worlds").glob("*.yaml")) + sorted((ROOT / "tests" / "worlds").glob("*.yaml"))

@@ -3,7 +3,6 @@
 import collections
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 
@@ -11,7 +10,7 @@ from clem_helpers import world
 from tui_adventure.clembench.canonical import canonical
 from tui_adventure.engine.game import Game
 
-DATA = Path(__file__).parent / "data"
+from conftest import DATA
 
 
 def _load(name):

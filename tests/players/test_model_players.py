@@ -18,7 +18,6 @@ from fake_llm_server import (Drop, DropMidStream, Malformed, Stall, Status, Tool
 from tui_adventure.batch import play_episode, run_all
 from tui_adventure.clembench.records import Recorder
 from tui_adventure.gamemaster.scoring import score_tree
-from tui_adventure.engine.loader import load_world
 from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn
 from tui_adventure.players import make_player
 
@@ -34,11 +33,6 @@ def config(monkeypatch, tmp_path, server):
     write_json(cwd / "key.json", {"openai_compatible": {"api_key": SECRET, "base_url": server.url}})
     return cwd
 
-
-
-@pytest.fixture
-def mini():
-    return load_world(TEST_WORLDS / "mini.yaml")
 
 
 def model(world, mode="text", **kw):

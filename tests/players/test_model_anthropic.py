@@ -9,12 +9,10 @@ pytest.importorskip("anthropic")
 
 from clem_helpers import world as clem_world  # noqa: E402
 from clemcore_check import evaluate, require_clemcore, transcribe_all  # noqa: E402
-from conftest import TEST_WORLDS  # noqa: E402
 from fake_llm_server import (DropMidStream, Malformed, Status, ToolCalls, clean_config,  # noqa: E402
                              in_loop, write_json)
 from tui_adventure.batch import play_episode  # noqa: E402
 from tui_adventure.gamemaster.scoring import score_tree  # noqa: E402
-from tui_adventure.engine.loader import load_world  # noqa: E402
 from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn  # noqa: E402
 from tui_adventure.players import make_player  # noqa: E402
 
@@ -29,11 +27,6 @@ def config(monkeypatch, tmp_path, server):
     write_json(home / ".clemcore" / "key.json", {"anthropic": {"api_key": SECRET, "base_url": server.root}})
     return cwd
 
-
-
-@pytest.fixture
-def mini():
-    return load_world(TEST_WORLDS / "mini.yaml")
 
 
 def model(world, mode="text", **kw):

@@ -2,9 +2,7 @@
 
 import pytest
 
-from conftest import TEST_WORLDS
 from fake_llm_server import clean_config, write_json
-from tui_adventure.engine.loader import load_world
 from tui_adventure.players import make_player
 from tui_adventure.players import registry
 
@@ -16,11 +14,6 @@ GPT = {"model_name": "gpt-test", "model_id": "gpt-4o-2024-08-06", "backend": "op
 @pytest.fixture
 def dirs(monkeypatch, tmp_path):
     return clean_config(monkeypatch, tmp_path)
-
-
-@pytest.fixture(scope="module")
-def mini():
-    return load_world(TEST_WORLDS / "mini.yaml")
 
 
 def test_a_registry_name_just_works_with_clembench_files(dirs, mini):

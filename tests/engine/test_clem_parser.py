@@ -2,7 +2,6 @@
 import json
 import re
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st

@@ -31,7 +31,7 @@ from tui_adventure.engine.loader import OBJECT_KEYS, ROOM_KEYS, TOP_KEYS, load_w
 from tui_adventure.engine.world import World
 from tui_adventure.engine.yamlpos import SourceErrors
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 BROKEN = sorted((ROOT / "tests" / "broken").glob("*.yaml"))
 EXPECT_RE = re.compile(r"^# expect: (?:(\S+\.yaml):)?(\d+):(\d+):\s*(.*)$")
 LINE_RE = re.compile(r"^(.*?):(\d+):(\d+): (.*)$")

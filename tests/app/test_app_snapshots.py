@@ -8,19 +8,12 @@ pass when the screen shows what the test expects. Update with
 change of the layout.
 """
 
-import pytest
 
 from conftest import WORLDS
 
 from tui_adventure.app import make_app
 from tui_adventure.widgets.command_line import CommandLine
 from tui_adventure.widgets.panels import RoomPanel
-
-
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("TUI_ADVENTURE_HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
 
 
 def app_for(tmp_path, world="house.yaml"):
