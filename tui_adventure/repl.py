@@ -37,7 +37,7 @@ from .engine.text import visible
 from .gamemaster.episode import PlayerFailed
 from .repl_keys import MetaKey, key_hints, repl_bindings
 from .history import History
-from .session import Feedback, Panels, Session
+from .session import Feedback, Panels, Session, par_label
 
 STYLE = Style.from_dict({
     "title": "bold",
@@ -85,7 +85,7 @@ def toolbar_text(p: Panels) -> str:
         goals += f" ({p.last_goal_change:+d})"
     parts = [f"turn {p.turns}/{p.max_turns}"]
     if p.par is not None:
-        parts.append(f"par {p.par}")
+        parts.append(f"par {par_label(p.par, p.par_upstream)}")
     parts += [goals, "score -" if math.isnan(p.main_score) else f"score {p.main_score:.0f}"]
     if p.ended:
         parts.append("ended: undo, restart or quit")

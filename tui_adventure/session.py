@@ -54,8 +54,9 @@ class Panels:
     last_goal_change: int
     turns: int
     max_turns: int
-    par: int | None
-    turns_over_par: int | None
+    par: int | None                 # the exact optimum once known (else the stated one)
+    par_upstream: int | None        # the stated par (clembench's optimal_turns), shown beside it when it differs
+    turns_over_par: int | None      # turns but a closing done, minus par
     turn_ratio: float | None
     main_score: float
     progress: float | None
@@ -64,6 +65,13 @@ class Panels:
     outcome: str = ""
     invalid: int = 0
     extra: dict = field(default_factory=dict)
+
+
+def par_label(par: int | None, upstream: int | None) -> str:
+    """``8``, or ``8 (upstream 10)`` where the stated par differs from the exact one."""
+    if par is None:
+        return "?" if upstream is None else str(upstream)
+    return f"{par} (upstream {upstream})" if upstream is not None and upstream != par else str(par)
 
 
 @dataclass
@@ -296,7 +304,7 @@ class Session:
         p = self.panels(progress=True)
         lines = [f"Goals: {p.goals_achieved}/{p.goal_count}" + "".join(
                      f"\n  [{'x' if ok else ' '}] {g}" for g, ok in p.goals),
-                 f"Turns: {p.turns}/{p.max_turns}, par {p.par if p.par is not None else '?'}",
+                 f"Turns: {p.turns}/{p.max_turns}, par {par_label(p.par, p.par_upstream)}",
                  f"Main score so far: {p.main_score:g}"]
         if p.progress is not None:
             lines.append(f"Progress: {100 * p.progress:.0f}% of the optimal plan")
@@ -316,7 +324,7 @@ class Session:
 
         ep = self.episode
         data = [TurnData(t.command or t.reply, t.fail or ({"invalid_format": t.invalid_format} if t.invalid_format
-                                                         else None), t.goal_score) for t in ep.turns]
+                                                         else None), t.goal_score) for t in ep.turns[:self.moves()]]
         if data:
             last = data[-1]
             data[-1] = TurnData(last.command, last.fail, last.goal_score, len(self.game.achieved))
@@ -408,15 +416,32 @@ class Session:
         return self._tracker
 
     def par(self, compute: bool = False) -> int | None:
-        """The episode's par: the world's (or instance's) own, else the exact optimum when asked to compute it."""
-        if self.episode.par is not None:
-            return self.episode.par
+        """Par as the screen shows it: the exact optimum once the planner has it (``compute`` asks for
+        the search: off the UI thread), else the world's or instance's own (upstream's optimal_turns).
+
+        One meaning everywhere on screen: ``solve``, the debug screen and the panels give the exact
+        optimum, and upstream's number stands beside it (``par_upstream``) where it differs.
+        """
         if compute or self._tracker is not None:
             try:
-                return self.tracker().par_0
+                exact = self.tracker().par_0
             except Exception:
-                return None
-        return None
+                exact = None
+            if exact is not None:
+                return exact
+        return self.episode.par
+
+    def par_upstream(self) -> int | None:
+        """The par the world or instance states (clembench's optimal_turns), which records score against."""
+        return self.episode.par
+
+    def moves(self) -> int:
+        """Turns that count against par: all but a closing ``done``, which par does not include
+        (the oracle's own run then reads 0 over par)."""
+        turns = self.episode.turns
+        last = turns[-1] if turns else None
+        closing = last is not None and last.result is not None and last.result.action == "done"
+        return len(turns) - int(closing)
 
     def progress(self, state=None) -> float | None:
         """Share of the optimal plan from the start already done (may take a search: call off the UI thread).
@@ -434,9 +459,10 @@ class Session:
     def progress_figures(self, state, turns: int) -> "ProgressFigures":
         """The planner's numbers for one captured turn (``state`` after ``turns`` turns), for a worker thread."""
         par = self.par(compute=True)
+        moves = self.moves() if turns == len(self.episode.turns) else turns
         return ProgressFigures(turns=turns, par=par, progress=self.progress(state),
-                               turns_over_par=turns_over_par(turns, par) if par is not None else None,
-                               turn_ratio=turn_ratio(turns, par, self.episode.max_turns) if par is not None else None)
+                               turns_over_par=turns_over_par(moves, par) if par is not None else None,
+                               turn_ratio=turn_ratio(moves, par, self.episode.max_turns) if par is not None else None)
 
     def panels(self, progress: bool = False) -> Panels:
         world, ep, st = self.world, self.episode, self.game.state
@@ -450,12 +476,14 @@ class Session:
         last = ep.turns[-1].goal_score if ep.turns else 0
         turns = len(ep.turns)
         par = self.par(compute=progress)
-        over = turns_over_par(turns, par) if par is not None else None
-        tr = turn_ratio(turns, par, ep.max_turns) if par is not None else None
+        moves = self.moves()
+        over = turns_over_par(moves, par) if par is not None else None
+        tr = turn_ratio(moves, par, ep.max_turns) if par is not None else None
         o = ep.outcome
         return Panels(title=world.title, room=world.name_of(room).capitalize() if room else "?", exits=sorted(exits),
                       inventory=inventory, goals=goals, goals_achieved=len(achieved), goal_count=len(world.goals),
-                      last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par, turns_over_par=over,
+                      last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par,
+                      par_upstream=self.par_upstream(), turns_over_par=over,
                       turn_ratio=tr, main_score=o.main_score, progress=self.progress() if progress else None,
                       player=self.player.name, ended=ep.ended,
                       outcome=self.outcome_text() if ep.ended else "",

@@ -33,9 +33,17 @@ Type a command and press **Enter**: `look`, `take the key`, `go north`,
 
 ## Panels
 **Score**: goals achieved (and the last change), turns and the turn limit,
-par (the optimal number of turns) and turns over par, turn ratio, the
-clembench Main Score so far, and a bar with the progress rate (share of the
-optimal plan from the start already done).
+par, turns over par, turn ratio, the clembench Main Score so far, and a bar
+with the progress rate (share of the optimal plan from the start already done).
+
+- **par**: the exact optimal number of turns to reach every goal, as
+  `adventure solve` finds it; where the world states another (clembench's
+  `optimal_turns`), it stands beside it: `par 8 (upstream 10)`.
+- **turns over par**: the turns played, not counting a closing `done`, minus
+  par: an optimal run reads `+0 over`.
+- **turn ratio**: 1 at par, falling to 0 at the turn limit
+  (1 - over par / (turn limit - par)). The records (`adventure score`) keep
+  clembench's own formula against the stated par.
 """
 
 

@@ -66,7 +66,7 @@ class ReplayScreen(Screen):
         self.show(0)
 
     def _panels(self, session: Session):
-        data = session.panels()
+        data = session.panels(progress=True)   # par and progress as they were after this turn (cached searches)
         data.player = self.recorded.player
         return data
 
