@@ -17,6 +17,14 @@ def state_dir() -> Path:
     return Path(base) / "tui-adventure"
 
 
+def world_key(world: World) -> str:
+    """A file name that tells worlds apart (game, clembench experiment and id, file stem): one history
+    and one saves folder per world, so a save or an up-arrow never crosses into another world."""
+    stem = Path(str(world.path or world.game)).stem or "world"
+    key = f"{world.game}-{world.meta.get('experiment', '')}-{world.meta.get('game_id', '')}-{stem}"
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in key)
+
+
 class History:
     """Typed lines of one world, oldest first, kept in a plain text file (one line each).
 
@@ -38,10 +46,7 @@ class History:
 
     @classmethod
     def for_world(cls, world: World) -> "History":
-        stem = Path(str(world.path or world.game)).stem or "world"
-        key = f"{world.game}-{world.meta.get('experiment', '')}-{world.meta.get('game_id', '')}-{stem}"
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in key)
-        return cls(state_dir() / "history" / f"{safe}.txt")
+        return cls(state_dir() / "history" / f"{world_key(world)}.txt")
 
     def add(self, line: str) -> None:
         line = line.replace("\n", " ").strip()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .clembench.records import Recorder, model_spec_of
 from .engine.metrics import turn_ratio, turns_over_par
-from .history import History
+from .history import History, world_key
 from .engine.snapshot import SaveError, list_saves, load_save, save_game
 from .engine.world import World
 from .gamemaster.episode import Episode, Turn, play_turn
@@ -31,7 +31,7 @@ from .players.prompting import goal_text
 META_COMMANDS = {
     "undo": "undo [N]: take back the last turn (or N turns)",
     "restart": "restart: start the episode again",
-    "save": "save [NAME]: save the game (to saves/NAME.json)",
+    "save": "save [NAME]: save the game (in saves/, a folder per world)",
     "restore": "restore [NAME]: go back to a saved game (the newest when no name)",
     "saves": "saves: list the saved games of this world",
     "help": "help: what you can type",
@@ -103,12 +103,13 @@ class Session:
 
         self.world = world
         self.records = Path(records) if records is not None else None
-        self.saves = Path(saves)
+        self.saves = Path(saves) / world_key(world)   # one folder per world: names never clash across worlds
         self.human = HumanPlayer()
         self.player = player if player is not None else self.human
         self.record_name = name or self.player.name
         self.history = history if history is not None else History.for_world(world)
         self._tracker = None
+        self.changed_by_turn = False   # the last thing done was a turn (not undo or restore): panels show its change
         self.new_episode()
 
     # -- episodes -----------------------------------------------------------
@@ -145,6 +146,7 @@ class Session:
     # -- one turn -----------------------------------------------------------
     async def play(self, stream=None) -> Turn:
         """One turn of the current (non-human) player; PlayerFailed when its backend gave up."""
+        self.changed_by_turn = True
         return await play_turn(self.episode, self.player, self.recorder, stream)
 
     async def submit_line(self, line: str) -> Feedback:
@@ -177,6 +179,7 @@ class Session:
         """A reply played verbatim, format rules and all (typed, or a recorded episode replayed)."""
         if self.episode.ended:
             return Feedback("error", "The episode has ended.")
+        self.changed_by_turn = True
         turn = await play_turn(self.episode, _Line(reply, self.record_name), self.recorder)
         return Feedback("turn", self.turn_text(turn), turn)
 
@@ -223,6 +226,7 @@ class Session:
 
     # -- meta-commands --------------------------------------------------------
     async def meta(self, word: str, arg: str = "") -> Feedback:
+        self.changed_by_turn = False   # after undo or restore the panels show no "last change"
         try:
             if word == "restore":
                 return await self._meta_restore(arg)
@@ -260,8 +264,10 @@ class Session:
         self.recorder.restart(self.episode, kind)
 
     def _meta_save(self, arg: str) -> Feedback:
-        path = save_game(self.game, arg or "quicksave", self.saves)
-        return Feedback("meta", f"[saved to {path}]")
+        name = arg or "quicksave"
+        replaced = any(s.name == name for s in list_saves(self.saves, self.world))
+        path = save_game(self.game, name, self.saves)
+        return Feedback("meta", f"[saved to {path}{', replacing the earlier save of that name' if replaced else ''}]")
 
     async def _meta_restore(self, arg: str) -> Feedback:
         if not arg:
@@ -473,7 +479,7 @@ class Session:
         inventory = [world.name_of(x) for x in style.held(st)]
         achieved = self.game.achieved
         goals = [(goal_text(world, g), g in achieved) for g in world.goals]
-        last = ep.turns[-1].goal_score if ep.turns else 0
+        last = ep.turns[-1].goal_score if ep.turns and self.changed_by_turn else 0
         turns = len(ep.turns)
         par = self.par(compute=progress)
         moves = self.moves()

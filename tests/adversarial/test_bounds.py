@@ -85,9 +85,12 @@ def test_a_world_that_is_not_a_regular_file_never_blocks(tmp_path, kind):
 
 
 def test_a_fifo_in_the_saves_folder_never_blocks_restore(tmp_path):
-    saves = tmp_path / "saves"
-    saves.mkdir()
-    os.mkfifo(saves / "house-trap.save.json")
+    from tui_adventure.catalog import open_world
+    from tui_adventure.history import world_key
+
+    saves = tmp_path / "saves" / world_key(open_world("house"))
+    saves.mkdir(parents=True)
+    os.mkfifo(saves / "house-trap.json")
     out = adventure("repl", "house", cwd=tmp_path, stdin="saves\nrestore trap\nrestore house-trap\nlook\n",
                     timeout=60)
     assert out.returncode == 0 and "Hallway" in out.stdout

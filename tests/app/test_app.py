@@ -94,7 +94,8 @@ async def test_save_and_restore(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await type_line(pilot, "go north")
         await type_line(pilot, "save here")
-        assert (tmp_path / "saves" / "here.json").exists()
+        (saved,) = (tmp_path / "saves").rglob("here.json")   # in the house's own folder of saves
+        assert saved.parent.name.startswith("house-")
         await type_line(pilot, "go south")
         assert app.screen.query_one(RoomPanel).data.room == "Hallway"
         await type_line(pilot, "restore here")

@@ -29,3 +29,25 @@ def test_a_native_oracle_reads_0_over_par_and_one_par():
     p = s.panels(progress=True)
     assert p.turns == 22 and (p.par, p.turns_over_par) == (21, 0)
     assert par_label(p.par, p.par_upstream) == "21"
+
+
+def test_saves_of_two_worlds_never_clash_and_a_replaced_save_says_so(tmp_path):
+    house = open_session("house", records=None, saves=tmp_path / "saves")
+    tutorial = open_session("tutorial", records=None, saves=tmp_path / "saves")
+    asyncio.run(house.submit_line("up"))
+    assert "replacing" not in asyncio.run(house.meta("save")).text
+    asyncio.run(tutorial.meta("save"))
+    assert "replacing" in asyncio.run(house.meta("save")).text
+    restored = asyncio.run(house.meta("restore"))
+    assert "turn 1" in restored.text and "Landing" in restored.text
+
+
+def test_after_restore_the_panels_show_no_last_change(tmp_path):
+    s = open_session("house", records=None, saves=tmp_path / "saves")
+    for line in ("up", "north", "open jewellery box", "take brass key from jewellery box", "take lamp"):
+        asyncio.run(s.submit_line(line))
+    assert s.panels().last_goal_change == 1            # taking the lamp achieved a goal
+    asyncio.run(s.meta("save", "x"))
+    asyncio.run(s.meta("restore", "x"))
+    p = s.panels()
+    assert p.goals_achieved == 1 and p.last_goal_change == 0
