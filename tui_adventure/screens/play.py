@@ -210,6 +210,7 @@ class PlayScreen(Screen):
             if player is not self.model:   # another model: its own figures
                 self.tokens = self.latency = None
             self.model = player
+            self.refresh_bindings()
             self.query_one(Transcript).note(f"[{player.name} plays]")
             if not self.paused:
                 self.autoplay()
@@ -218,6 +219,15 @@ class PlayScreen(Screen):
         self.refresh_panels()
 
     # -- actions --------------------------------------------------------------------
+    MODEL_ACTIONS = frozenset({"pause", "step", "speed", "keyboard"})
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """The model keys (F5-F8) show in the footer only once there is a model to drive, so at 80
+        columns a person at the keyboard sees Help and Quit instead of keys that do nothing."""
+        if action in self.MODEL_ACTIONS and self.model is None:
+            return False
+        return True
+
     def action_keyboard(self) -> None:
         if not self.session.is_human:
             self.take_keyboard()
