@@ -109,13 +109,14 @@ class Session:
         self.record_name = name or self.player.name
         self.history = history if history is not None else History.for_world(world)
         self._tracker = None
+        self.recorder = None
         self.changed_by_turn = False   # the last thing done was a turn (not undo or restore): panels show its change
         self.new_episode()
 
     # -- episodes -----------------------------------------------------------
     def new_episode(self) -> None:
         """A fresh episode; never overwrites another's records (a second session becomes ``human-2``)."""
-        if getattr(self, "recorder", None) is not None:
+        if self.recorder is not None:
             self.recorder.unlock()
         self.episode = Episode(self.world)
         self.recorder = None
@@ -374,9 +375,8 @@ class Session:
         return list(self._verbs)
 
     def exits(self, st, room) -> list[tuple[str | None, str]]:
-        """(direction label or None, target room) of the room's exits, in either ruleset's shape."""
-        return [(e[0].replace("_", " "), e[1]) if len(e) == 2 else (None, e[0])
-                for e in st.by1.get(("exit", room), ())]
+        """(direction label or None, target room) of the room's exits."""
+        return [(e.label, e.target) for e in self.world.style.exits(st, room)] if room else []
 
     def names_in_sight(self) -> list[str]:
         """Names of the things the player can refer to now, and the ways out."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ..engine.clem_parser import ParsedAction, ParseFailure
 from ..engine.game import StepResult
 
 PLAYER = "player1"        # upstream's ids of the player and of the inventory
@@ -46,20 +47,18 @@ def _cleaned(command: str) -> str:
 def _parse_arg(world, state, result: StepResult):
     style = world.style
     text = _cleaned(result.command)
-    got = None
-    inner = getattr(world.parser, "parser", None)
-    if inner is not None:
-        room = style.player_room(state)
-        held = {style.type_of.get(x) for x in state.by2.get(("in", INVENTORY), ())}
-        got = inner.parse(result.command, style.type_of.get(room, ""), held)
+    # only clembench worlds get here (fail_arg), and their parser is upstream's grammar (ClemCommandParser)
+    room = style.player_room(state)
+    held = {style.type_of.get(x) for x in state.by2.get(("in", INVENTORY), ())}
+    got = world.parser.parser.parse(result.command, style.type_of.get(room, ""), held)
     kind = result.fail["type"]
     if kind == "lark_exception":
         return lark_message(world, text)
-    if got is not None and getattr(got, "fail_type", None) == kind:
+    if isinstance(got, ParseFailure) and got.fail_type == kind:
         return got.arg
     if kind == "undefined_action":
         return text
-    if got is not None and hasattr(got, "verb"):
+    if isinstance(got, ParsedAction):
         if kind == "malformed_command":
             return str({"type": "unknown", "arg1": got.verb})
         room = style.player_room(state)

@@ -136,7 +136,7 @@ def document(inst: dict, experiment: str, names: dict) -> tuple[str, dict]:
     for room in style.rooms:
         things = [name(x) for x in world.sort_ids(st.by2.get(("at", room), ()))
                   if not world.entities[x].hidden]
-        exits = [name(r) for (r,) in style._sorted_rest(st, "exit", room)]
+        exits = [name(e.target) for e in style.exits(st, room)]
         lines.append(f"{name(room)}: {', '.join(things) or 'nothing'}; exits to {', '.join(exits) or 'nowhere'}.")
     lines.append(f"Upstream's solution ({inst.get('optimal_turns')} turns): {'; '.join(inst.get('optimal_commands', []))}.")
     header = "\n".join(f"# {line}" for line in lines)

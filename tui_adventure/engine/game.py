@@ -76,9 +76,7 @@ class Game:
         command = command if isinstance(command, str) else str(command)
         before = self.state
         undo = _Undo(frozenset(), frozenset(), self.pending, list(self.last), self.achieved, command)
-        self.parser.last = self.last   # the world's parser serves every game: lend it ours
         result = self._run(command)
-        self.last = list(self.parser.last)
         if self.state is not before:
             if self.state.delta is not None and self._single:
                 added, removed = self.state.delta  # one action: its own change, no set difference
@@ -106,10 +104,10 @@ class Game:
         st = self.state
         parsed = None
         if self.pending is not None:
-            parsed = self.parser.answer(command, self.pending, st)
+            parsed = self.parser.answer(command, self.pending, st, self.last)
             self.pending = None
         if parsed is None:
-            parsed = self.parser.parse(command, st)
+            parsed = self.parser.parse(command, st, self.last)
         if isinstance(parsed, Question):
             self.pending = parsed
             return StepResult(command, parsed.message, {"phase": "parsing", "type": "ambiguous"})
@@ -141,14 +139,14 @@ class Game:
                 self.state, ok = new, True
             elif first_fail is None:
                 first_fail = fail_type
-        self.parser.last = list(parsed.env[slot])
+        self.last = list(parsed.env[slot])
         fail = None if ok else {"phase": "resolution", "type": first_fail or "nothing"}
         return StepResult(command, "\n".join(lines), fail, action=action.id, args={slot: list(parsed.env[slot])})
 
     def _remember(self, env: dict, action) -> None:
         for p in action.params:
             if action.spec.params.get(p) == "thing" and isinstance(env.get(p), str):
-                self.parser.last = [env[p]]
+                self.last = [env[p]]
                 return
 
     # time travel ---------------------------------------------------------

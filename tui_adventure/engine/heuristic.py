@@ -117,7 +117,7 @@ def transport_heuristic(style, goals):
             other += door_work(st, here, need, takes)
         return puts + len(takes) + len(opens) + other + walk
 
-    doors = style.door_exits() if hasattr(style, "door_exits") else None
+    doors = style.door_exits()
     graph = style.room_graph()
 
     def reach(st, start, passable) -> set:

@@ -94,7 +94,6 @@ class CommandParser:
                 self.known_words.update(w for w in re.findall(r"[a-z']+", p.text) if w not in p.slots)
         self._phrase_cache: dict[tuple, tuple] = {}
         self._memo: dict = {}
-        self.last: list[str] = []
 
     @staticmethod
     def _compile(action, syntax: str) -> _Pattern:
@@ -114,27 +113,29 @@ class CommandParser:
         return _Pattern(action, regex, tuple(slots), literals, syntax)
 
     # ------------------------------------------------------------------
-    def parse(self, text: str, st) -> Parsed | Failure | Question:
-        """Parse ``text`` against what is in sight in ``st``.
+    def parse(self, text: str, st, last=()) -> Parsed | Failure | Question:
+        """Parse ``text`` against what is in sight in ``st``; ``last`` is what "it" means: the game's
+        own (one parser serves every game of a world, so it keeps no state of any game).
 
         The outcome depends only on the words, the things in sight and the
         last thing named, so it is memoised on exactly those ("take all"
         also depends on more of the state and is never memoised).
         """
+        last = tuple(last)
         if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
-            return self._parse(text, st)
-        key = (text, self.style.scope(st), tuple(self.last))
+            return self._parse(text, st, last)
+        key = (text, self.style.scope(st), last)
         hit = self._memo.get(key)
         if hit is not None:
             return _fresh(hit)
-        result = self._parse(text, st)
+        result = self._parse(text, st, last)
         if not (isinstance(result, Parsed) and result.all_slot):
             if len(self._memo) > 4_000:
                 self._memo.clear()
             self._memo[key] = result
         return _fresh(result)
 
-    def _parse(self, text: str, st) -> Parsed | Failure | Question:
+    def _parse(self, text: str, st, last: tuple) -> Parsed | Failure | Question:
         words = normalise(text)
         if not words:
             return Failure("parsing", "empty", "I beg your pardon?")
@@ -145,7 +146,7 @@ class CommandParser:
             m = pat.regex.match(line)
             if not m:
                 continue
-            result = self._resolve(pat, m.groupdict(), st)
+            result = self._resolve(pat, m.groupdict(), st, last)
             if isinstance(result, Parsed):
                 return result
             if isinstance(result, Question):
@@ -163,7 +164,7 @@ class CommandParser:
             return Failure("parsing", "unknown_verb", f"I don't know the verb '{words[0]}'.")
         return Failure("parsing", "unknown_verb", "That's not a verb I recognise.")
 
-    def answer(self, text: str, q: Question, st) -> Parsed | None:
+    def answer(self, text: str, q: Question, st, last=()) -> Parsed | None:
         """Read ``text`` as the answer to ``q``; None when it is a new command instead."""
         words = [w for w in normalise(text) if w not in DETERMINERS and w != "one"]
         if not words or (words[0] in self.verbs and len(words) > 1):
@@ -175,14 +176,14 @@ class CommandParser:
         env[q.slot] = fits[0]
         for slot, phrase in q.phrases.items():
             if slot not in env:
-                got = self._slot(q.action, slot, phrase, st, env)
+                got = self._slot(q.action, slot, phrase, st, env, tuple(last))
                 if not isinstance(got, str):
                     return None
                 env[slot] = got
         return Parsed(q.action, env)
 
     # ------------------------------------------------------------------
-    def _resolve(self, pat: _Pattern, groups: dict, st):
+    def _resolve(self, pat: _Pattern, groups: dict, st, last: tuple):
         action = pat.action
         env: dict = {}
         all_slot = None
@@ -196,7 +197,7 @@ class CommandParser:
                 env[slot] = items
                 all_slot = slot
                 continue
-            got = self._slot(action, slot, phrase, st, env)
+            got = self._slot(action, slot, phrase, st, env, last)
             if isinstance(got, str):
                 env[slot] = got
                 continue
@@ -207,7 +208,7 @@ class CommandParser:
             return got
         return Parsed(action, env, all_slot)
 
-    def _slot(self, action, slot: str, phrase: str, st, env):
+    def _slot(self, action, slot: str, phrase: str, st, env, last: tuple):
         """An id (resolved), a list of ids (ambiguous), a Failure, or None (not this pattern)."""
         kind = action.spec.params.get(slot, "thing")
         if kind == "dir":
@@ -220,10 +221,10 @@ class CommandParser:
         if not words:
             return Failure("parsing", "missing_object", "You need to say what.")
         if len(words) == 1 and words[0] in PRONOUNS:
-            if not self.last:
+            if not last:
                 return Failure("parsing", "no_referent", f"I'm not sure what '{words[0]}' refers to.")
-            if self.last[0] in self.style.scope(st):
-                return self.last[0]
+            if last[0] in self.style.scope(st):
+                return last[0]
             return Failure("resolution", "not_visible", "You can't see that any more.")
         for w in words:
             if w not in self.known_words:

@@ -53,7 +53,7 @@ class Planner:
         self.info = [a for a in world.actions if a.info]
         self.goals = list(world.goals)
         own_rules = not world.extra_actions
-        self.h = self.style.heuristic(self.goals) if own_rules and hasattr(self.style, "heuristic") else None
+        self.h = self.style.heuristic(self.goals) if own_rules else None
         self.relevant = self.style.relevant_objects(self.goals) if own_rules and prune else None
         self._plans: list = []
         for action in self.moves:
@@ -72,7 +72,7 @@ class Planner:
         seen: set = set()
         out = []
         goals = self.goals
-        plannable = getattr(self.style, "plannable", None)
+        plannable = self.style.plannable
         for action, things, goal_only in self._plans:
             if relevant is None or not things:
                 envs = action.ground(st, domains)

@@ -94,7 +94,7 @@ class ActionChecks:
         for atom in _effect_atoms(asts):
             arity.setdefault(atom[1], set()).add(len(atom[2]))
         macros = {m: {len(params)} for m, (params, _) in world.ruleset.macros.items()}
-        builtins = set(getattr(world.style, "builtins", {}))   # Python helpers: any arguments
+        builtins = set(world.style.builtins)   # Python helpers: any arguments
         items = self.d.get("actions") or []
         for item in items:
             if not isinstance(item, dict):

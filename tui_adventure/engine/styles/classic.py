@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..heuristic import transport_heuristic
-from . import memo_by_facts
+from . import Exit, memo_by_facts
 from ..parser import CommandParser
 from ..text import capitalise, english_list
 
@@ -225,6 +225,9 @@ class ClassicStyle:
             out.append((r[0], r[1], door))
         return sorted(out, key=lambda e: _dir_order(e[0]))
 
+    def exits(self, st, room: str) -> list[Exit]:
+        return [Exit(label.replace("_", " "), target, door) for label, target, door in self.exits_list(st, room)]
+
     def exits_text(self, st, room: str) -> str:
         parts = []
         for label, _target, door in self.exits_list(st, room):
@@ -276,6 +279,7 @@ class ClassicStyle:
 
     # for the planner -----------------------------------------------------
     put_needs_held = True
+    plannable = None   # every grounded move of the classic rules is a real move
 
     def heuristic(self, goals):
         return transport_heuristic(self, goals)

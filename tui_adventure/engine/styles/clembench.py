@@ -11,7 +11,7 @@ import re
 
 from ..clem_parser import ClemParser, ParsedAction
 from ..heuristic import transport_heuristic
-from . import memo_by_facts
+from . import Exit, memo_by_facts
 from ..parser import Failure, Parsed
 from ..text import english_list
 
@@ -131,6 +131,15 @@ class ClembenchStyle:
     def _sorted_rest(self, st, pred: str, first: str) -> list[tuple]:
         order = self.world.order
         return sorted(st.by1.get((pred, first), ()), key=lambda r: order.get(r[0], 1 << 30))
+
+    def exits(self, st, room: str) -> list[Exit]:
+        return [Exit(None, r, None) for (r,) in self._sorted_rest(st, "exit", room)]
+
+    def door_exits(self) -> None:
+        return None      # upstream's home domain has passages, no doors
+
+    def keys_for_locked_doors(self, st) -> list[str]:
+        return []
 
     def container_content(self, st, c: str) -> str:
         inside = [self.name(x) for x in self.world.sort_ids(st.by2.get(("in", c), ()))]
@@ -269,9 +278,9 @@ class ClemCommandParser:
                                  grammar.get("verbs", {}), meta.get("adjectives", ()),
                                  grammar.get("preps", ()), grammar.get("dets", ()))
         self.actions = {a.id: a for a in world.actions}
-        self.last: list[str] = []
 
-    def parse(self, text: str, st):
+    def parse(self, text: str, st, last=()):
+        """Upstream's grammar has no pronouns: ``last`` (what "it" means) is accepted and unused."""
         style = self.style
         room = style.player_room(st)
         held_types = {style.type_of.get(x) for x in st.by2.get(("in", INVENTORY), ())}
@@ -304,5 +313,5 @@ class ClemCommandParser:
             env[params[0]] = first
         return Parsed(action, env)
 
-    def answer(self, text, question, st):
+    def answer(self, text, question, st, last=()):
         return None
