@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from .facts import State
-from .logic import (Compiler, LogicError, effect_predicates, expanded_predicates, names_in,
+from .logic import (Atom, Compiler, LogicError, effect_predicates, expanded_predicates, names_in,
                     parse_condition, parse_effects)
 from .text import TemplateError, compile_template
 from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
@@ -88,9 +88,9 @@ def parse_ruleset(data, path: str) -> RulesetSpec:
     for head, body in defines.items():
         try:
             ast = parse_condition(head)
-            if ast[0] != "atom":
+            if not isinstance(ast, Atom):
                 raise LogicError(f"a definition's head is pred(args), not {head!r}")
-            macros[ast[1]] = (ast[2], parse_condition(str(body)))
+            macros[ast.pred] = (ast.args, parse_condition(str(body)))
         except LogicError as exc:
             errors.append(SourceError(path, key_pos_of(defines, head), str(exc)))
     actions = parse_actions(data.get("actions") or [], path, errors)
@@ -128,6 +128,10 @@ def parse_actions(items, path: str, errors: list[SourceError]) -> list[ActionSpe
         syntax = item.get("syntax") or []
         if isinstance(syntax, str):
             syntax = [syntax]
+        if not isinstance(syntax, list) or any(not isinstance(s, str) or not s.split() for s in syntax):
+            errors.append(SourceError(path, pos_of(item, "syntax"), "syntax is a list of patterns such as"
+                                      " 'take {obj}', none of them empty"))
+            syntax = [s for s in syntax if isinstance(s, str) and s.split()] if isinstance(syntax, list) else []
         params = dict(item.get("params") or {})
         for slot, kind in params.items():
             if kind not in PARAM_KINDS:

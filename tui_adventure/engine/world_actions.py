@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .logic import LogicError, parse_condition, parse_effects
+from .logic import LogicError, atoms_in, parse_condition, parse_effects
 from .ruleset import parse_actions
 from .yamlpos import PosDict, PosList, SourceError, _kind, did_you_mean, key_pos_of, pos_of
 
@@ -91,8 +91,8 @@ class ActionChecks:
                     asts.extend(parse_effects(e))
                 except LogicError:
                     pass
-        for atom in _effect_atoms(asts):
-            arity.setdefault(atom[1], set()).add(len(atom[2]))
+        for atom in atoms_in(asts):
+            arity.setdefault(atom.pred, set()).add(len(atom.args))
         macros = {m: {len(params)} for m, (params, _) in world.ruleset.macros.items()}
         builtins = set(world.style.builtins)   # Python helpers: any arguments
         items = self.d.get("actions") or []
@@ -113,10 +113,10 @@ class ActionChecks:
                 if not isinstance(text, str):
                     continue
                 try:
-                    atoms = _cond_atoms(parse_condition(text)) if kind == "c" else _effect_atoms(parse_effects(text))
+                    atoms = atoms_in(parse_condition(text) if kind == "c" else parse_effects(text))
                 except LogicError:
                     continue
-                for _, pred, args in atoms:
+                for pred, args in ((a.pred, a.args) for a in atoms):
                     if pred in builtins:
                         continue
                     known = macros.get(pred) or arity.get(pred)
@@ -154,34 +154,6 @@ def _action_value_ok(key: str, value) -> bool:
                 return False
         return True
     return True
-
-
-def _cond_atoms(ast) -> list:
-    kind = ast[0]
-    if kind == "atom":
-        return [ast]
-    if kind == "count":
-        return [ast[1]]
-    if kind in ("exists", "forall"):
-        return _cond_atoms(ast[2])
-    if kind == "not":
-        return _cond_atoms(ast[1])
-    if kind in ("and", "or"):
-        return _cond_atoms(ast[1]) + _cond_atoms(ast[2])
-    return []
-
-
-def _effect_atoms(asts) -> list:
-    out = []
-    for ast in asts:
-        kind = ast[0]
-        if kind in ("add", "del"):
-            out.append(ast[1])
-        elif kind == "when":
-            out += _cond_atoms(ast[1]) + _effect_atoms([ast[2]])
-        elif kind == "forall":
-            out += _cond_atoms(ast[2]) + _effect_atoms([ast[3]])
-    return out
 
 
 def _example(pred: str, n: int = 1) -> str:
