@@ -37,7 +37,8 @@ from .engine.text import visible
 from .gamemaster.episode import PlayerFailed
 from .repl_keys import MetaKey, key_hints, repl_bindings
 from .history import History
-from .session import Feedback, Panels, Session, par_label
+from .figures import Panels, par_label
+from .session import Feedback, Session
 
 STYLE = Style.from_dict({
     "title": "bold",

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .clembench.records import Recorder, model_spec_of
 from .engine.metrics import turn_ratio, turns_over_par
+from .figures import Panels, ProgressFigures, par_label
 from .history import History, world_key
 from .engine.snapshot import SaveError, list_saves, load_save, save_game
 from .engine.world import World
@@ -41,40 +42,6 @@ META_COMMANDS = {
 
 
 @dataclass
-class Panels:
-    """Everything the side panels and the REPL toolbar show, read from the episode in one place."""
-
-    title: str
-    room: str
-    exits: list[str]
-    inventory: list[str]
-    goals: list[tuple[str, bool]]
-    goals_achieved: int
-    goal_count: int
-    last_goal_change: int
-    turns: int
-    max_turns: int
-    par: int | None                 # the exact optimum once known (else the stated one)
-    par_upstream: int | None        # the stated par (clembench's optimal_turns), shown beside it when it differs
-    turns_over_par: int | None      # turns but a closing done, minus par
-    turn_ratio: float | None
-    main_score: float
-    progress: float | None
-    player: str
-    ended: bool
-    outcome: str = ""
-    invalid: int = 0
-    extra: dict = field(default_factory=dict)
-
-
-def par_label(par: int | None, upstream: int | None) -> str:
-    """``8``, or ``8 (upstream 10)`` where the stated par differs from the exact one."""
-    if par is None:
-        return "?" if upstream is None else str(upstream)
-    return f"{par} (upstream {upstream})" if upstream is not None and upstream != par else str(par)
-
-
-@dataclass
 class Feedback:
     """What one typed line did: ``turn`` (a game turn), ``meta`` (no game time), ``restart`` (a new
     episode: the transcript starts again), ``error`` or ``quit``."""
@@ -82,17 +49,6 @@ class Feedback:
     kind: str
     text: str
     turn: Turn | None = None
-
-
-@dataclass(frozen=True)
-class ProgressFigures:
-    """What the planner adds to the Score panel once a turn is on screen."""
-
-    turns: int
-    par: int | None
-    progress: float | None
-    turns_over_par: int | None
-    turn_ratio: float | None
 
 
 class Session:

@@ -3,7 +3,8 @@ and the oracle's own run reads 0 over par (a closing done is not a move)."""
 
 import asyncio
 
-from tui_adventure.session import open_session, par_label
+from tui_adventure.figures import par_label
+from tui_adventure.session import open_session
 
 
 def run_oracle(world):
