@@ -101,3 +101,46 @@ def test_inconsistent_hard_10_is_solvable_through_the_put_quirk(experiment):
     for command in plan.commands:
         assert game.step(command).fail is None, command
     assert game.all_goals_achieved()
+
+
+# -- world actions: the shortcuts stay where they are exact (issue 20) ----------------------------------
+KNOCK = """
+actions:
+  - id: knock
+    syntax: ["knock on {obj}", "knock {obj}"]
+    params: {obj: thing}
+    effects: ["add knocked(obj)"]
+    success: "You knock on {the obj}."
+"""
+
+
+def test_a_world_action_that_cannot_matter_keeps_the_search_fast_and_exact():
+    from conftest import WORLDS
+
+    text = (WORLDS / "house.yaml").read_text().replace("\ngoal:", KNOCK + "goal:", 1)
+    world = load_world_text(text, "house_knock.yaml")
+    plan = Planner(world).solve()
+    assert plan.par == 21 and plan.expanded < 1_000      # was: no plan after 200,000 states
+
+
+def test_a_world_action_goal_is_planned_exactly_with_the_heuristic():
+    from conftest import TEST_WORLDS
+    from tui_adventure.engine.planning_view import planning_view
+
+    world = load_world_text((TEST_WORLDS / "candle.yaml").read_text(), "candle.yaml")
+    view = planning_view(world)
+    assert view.heuristic and not view.prune and not view.skipped
+    fast = Planner(world).solve()
+    assert fast.par == Planner(world, prune=False, shortcuts=False).bfs().par == 7
+    assert fast.commands[-1] == "light candle" and "take matches" in fast.commands
+
+
+def test_a_world_action_that_moves_things_turns_the_heuristic_off():
+    from conftest import TEST_WORLDS
+    from tui_adventure.engine.planning_view import planning_view
+
+    text = (TEST_WORLDS / "candle.yaml").read_text().replace('effects: ["add lit(obj)"]',
+                                                               'effects: ["add lit(obj)", "add held(obj)"]')
+    world = load_world_text(text, "candle2.yaml")
+    assert not planning_view(world).heuristic               # it changes held, which the ruleset's moves change
+    assert Planner(world).solve().par == Planner(world, prune=False, shortcuts=False).bfs().par

@@ -7,7 +7,8 @@ discovered as an unwinnable episode.
 
 from __future__ import annotations
 
-from .goals import goal_from_text
+from .goals import GOAL_PREDICATES, goal_from_text
+from .logic_ast import LogicError, effect_predicates, parse_effects
 from .world import Goal
 from .world_actions import GOAL_ARITY, _example
 from .yamlpos import _kind, did_you_mean, pos_of
@@ -16,7 +17,23 @@ from .yamlpos import _kind, did_you_mean, pos_of
 class GoalChecks:
     """Mixed into the world builder (which provides ``d``, ``err``)."""
 
-    def goals(self, entities) -> list[Goal]:
+    def changeable_predicates(self, ruleset) -> set[str]:
+        """Predicates a goal may name: those the ruleset's actions and this world's own actions change
+        (a world action that adds ``lit(candle)`` makes ``lit`` a goal like any other)."""
+        texts = [e for spec in (ruleset.actions if ruleset is not None else []) for e in spec.effects]
+        items = self.d.get("actions")
+        for item in items if isinstance(items, list) else []:
+            effects = item.get("effects") if isinstance(item, dict) else None
+            texts.extend([effects] if isinstance(effects, str) else effects if isinstance(effects, list) else [])
+        out = set(GOAL_PREDICATES)
+        for text in texts:
+            try:
+                out |= effect_predicates(parse_effects(str(text)))
+            except LogicError:
+                pass   # reported where the action is checked
+        return out
+
+    def goals(self, entities, changeable: set[str] = GOAL_PREDICATES) -> list[Goal]:
         raw = self.d.get("goal")
         if raw is None:
             if "goal" in self.d:
@@ -53,7 +70,7 @@ class GoalChecks:
                          " (write e.g. on(book, table); quote it if it has ':' in it)")
                 continue
             try:
-                goal = goal_from_text(item, entities)
+                goal = goal_from_text(item, entities, changeable)
             except ValueError as exc:
                 self.err(where, str(exc))
                 continue

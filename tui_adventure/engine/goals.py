@@ -14,12 +14,15 @@ _SENTENCES = [
     (re.compile(r"^you (?:have|hold|are holding|are carrying|carry) (?:the )?(.+?)\.?$"), "held"),
     (re.compile(r"^you are in (?:the )?(.+?)\.?$"), "player_at"),
     (re.compile(r"^(?:the )?(.+?) (?:is|are) (open|closed|locked|unlocked|eaten)\.?$"), "state"),
+    # "the candle is lit": a one-place predicate a world's own action changes
+    (re.compile(r"^(?:the )?(.+?) (?:is|are) ([a-z][a-z_ ]*?)\.?$"), "other"),
 ]
 GOAL_PREDICATES = {"at", "in", "on", "held", "open", "locked", "eaten"}
 
 
-def goal_from_text(text: str, entities: dict) -> Goal:
-    """A goal fact from ``pred(a,b)``, ``not pred(a)`` or an English sentence."""
+def goal_from_text(text: str, entities: dict, changeable=GOAL_PREDICATES) -> Goal:
+    """A goal fact from ``pred(a,b)``, ``not pred(a)`` or an English sentence; ``changeable`` are the
+    predicates the world's rules can change (a goal on any other could never be reached or lost)."""
     text = text.strip()
     negative = text.startswith("not ")
     body = text[4:].strip() if negative else text
@@ -28,10 +31,10 @@ def goal_from_text(text: str, entities: dict) -> Goal:
             fact = parse_fact(body)
         except ValueError:
             raise ValueError(f"cannot read goal {text!r} (a fact is pred(arg, ...) with ids, e.g. on(book, table))") from None
-        if fact[0] not in GOAL_PREDICATES and fact[0] not in {"room", "exit"}:
+        if fact[0] not in changeable and fact[0] not in {"room", "exit"}:
             raise ValueError(f"goal predicate {fact[0]!r} is not one the rules change"
-                             f"{did_you_mean(fact[0], GOAL_PREDICATES, cutoff=0.5)}"
-                             f" (use {', '.join(sorted(GOAL_PREDICATES))})")
+                             f"{did_you_mean(fact[0], changeable, cutoff=0.5)}"
+                             f" (use {', '.join(sorted(changeable))}, or add an action whose effects change it)")
         return Goal(fact, not negative)
     low = text.lower()
     for regex, kind in _SENTENCES:
@@ -49,6 +52,11 @@ def goal_from_text(text: str, entities: dict) -> Goal:
         if kind == "player_at":
             return Goal(("at", "player", _named(m.group(1), entities, text)))
         x, state = _named(m.group(1), entities, text), m.group(2)
+        if kind == "other":
+            state = state.replace(" ", "_")
+            if state not in changeable:
+                continue
+            return Goal((state, x))
         if state in ("closed", "unlocked"):
             return Goal(("open" if state == "closed" else "locked", x), False)
         return Goal((state, x))

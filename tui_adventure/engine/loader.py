@@ -139,7 +139,8 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks):
             else:
                 facts.insert(0, ("at", "player", start))
         entities["player"] = Entity("player", "you", kind="player", hidden=True)
-        goals = self.goals(entities) if room_ids else []   # without rooms every name would fail
+        changeable = self.changeable_predicates(ruleset)
+        goals = self.goals(entities, changeable) if room_ids else []   # without rooms every name would fail
         max_turns = self.integer("max_turns", 100, minimum=1, maximum=MAX_TURNS_LIMIT)
         par = self.integer("par", None, minimum=0)
         if par is not None and "max_turns" in d and par > max_turns:

@@ -17,6 +17,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
+from .planning_view import PlanningView, planning_view
 from .facts import State
 from .world import World
 
@@ -44,16 +45,21 @@ class Plan:
 
 class Planner:
     def __init__(self, world: World, max_nodes: int = 3_000_000, prune: bool = True,
-                 max_states: int = 200_000) -> None:
+                 max_states: int = 200_000, shortcuts: bool = True) -> None:
+        """``shortcuts=False`` plans with every action, no heuristic and no pruning: the reference
+        the tests hold the shortcuts to."""
         self.world = world
         self.max_nodes = max_nodes
         self.max_states = max_states  # states held at once: bounds memory (a state is a few kB)
         self.style = world.style
-        self.moves = [a for a in world.actions if a.effect is not None and not a.ends and a.spec.plan]
+        # which shortcuts stay exact beside the world's own actions
+        view = planning_view(world) if shortcuts else PlanningView(frozenset(), False, False)
+        self.moves = [a for a in world.actions if a.effect is not None and not a.ends and a.spec.plan
+                      and a.id not in view.skipped]
         self.info = [a for a in world.actions if a.info]
         self.goals = list(world.goals)
-        own_rules = not world.extra_actions
-        self.h = self.style.heuristic(self.goals) if own_rules else None
+        own_rules = view.prune
+        self.h = self.style.heuristic(self.goals) if view.heuristic else None
         self.relevant = self.style.relevant_objects(self.goals) if own_rules and prune else None
         self._plans: list = []
         for action in self.moves:

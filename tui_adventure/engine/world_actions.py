@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .logic import LogicError, atoms_in, parse_condition, parse_effects
+from .logic_ast import Atom, Compare, walk_all
 from .ruleset import parse_actions
 from .yamlpos import PosDict, PosList, SourceError, _kind, did_you_mean, key_pos_of, pos_of
 
@@ -109,13 +110,16 @@ class ActionChecks:
             effects = item.get("effects") or []
             for j, eff in enumerate([effects] if isinstance(effects, str) else effects):
                 texts.append((pos_of(effects, j) if not isinstance(effects, str) else pos_of(item, "effects"), "e", eff))
+            params = set((item.get("params") or {}) if isinstance(item.get("params"), dict) else ())
             for where, kind, text in texts:
                 if not isinstance(text, str):
                     continue
                 try:
-                    atoms = atoms_in(parse_condition(text) if kind == "c" else parse_effects(text))
+                    tree = parse_condition(text) if kind == "c" else parse_effects(text)
                 except LogicError:
                     continue
+                self.action_names(aid, where, tree, params, world)
+                atoms = atoms_in(tree)
                 for pred, args in ((a.pred, a.args) for a in atoms):
                     if pred in builtins:
                         continue
@@ -128,6 +132,24 @@ class ActionChecks:
                         want = " or ".join(str(n) for n in sorted(known))
                         self.err(where, f"action {aid!r}: {pred} takes {want} argument{'s' if want != '1' else ''},"
                                  f" not {len(args)} (e.g. {_example(pred, min(known))})")
+
+
+    def action_names(self, aid, where, tree, params: set, world) -> None:
+        """Every name in a world action's rule is a parameter, a quantified variable, ``here``,
+        ``player``, ``_`` or an id of this world: ``held(matches)`` with no matches, or ``add lit(tool)``
+        with no parameter tool, would otherwise only show as an action that never works."""
+        ids = set(world.entities)
+        known = params | {"here", "player", "_", "inventory"} | ids
+        seen: set = set()
+        for node, bound in walk_all(tree if isinstance(tree, list) else [tree]):
+            names = node.args if isinstance(node, Atom) else (node.left, node.right) if isinstance(node, Compare) else ()
+            for name in names:
+                if name in known or name in bound or name in seen or name.lstrip("-").isdigit():
+                    continue
+                seen.add(name)
+                self.err(where, f"action {aid!r}: {name!r} is neither a parameter of the action"
+                         f" ({', '.join(sorted(params)) or 'it has none'}) nor an id of this world"
+                         f"{did_you_mean(name, [*params, *ids])}")
 
 
 def _action_value_ok(key: str, value) -> bool:

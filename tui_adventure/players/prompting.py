@@ -55,6 +55,8 @@ def goal_text(world, goal, names: dict[str, str] | None = None) -> str:
         positive = True
     elif pred == "eaten" and n:
         text = f"the {n[0]} is eaten"
+    elif len(n) == 1:   # a world's own one-place predicate: "the candle is lit"
+        text = f"the {n[0]} is {pred.replace('_', ' ')}"
     else:
         text = str(goal)
     return text if positive else f"it is not so that {text}"
