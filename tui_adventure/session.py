@@ -14,7 +14,7 @@ through a fresh episode, so the records stay a valid episode from the start.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -49,6 +49,9 @@ class Feedback:
     kind: str
     text: str
     turn: Turn | None = None
+
+
+PROGRESS_SECONDS = 3.0   # the longest one progress search may run (in a worker) before par shows "?"
 
 
 class Session:
@@ -374,7 +377,8 @@ class Session:
         if self._tracker is None:
             from .engine.metrics import ProgressTracker
 
-            self._tracker = ProgressTracker(self.world, max_nodes=200_000)
+            # a budget in states and in time: the panels wait for it, the person never does
+            self._tracker = ProgressTracker(self.world, max_nodes=200_000, max_seconds=PROGRESS_SECONDS)
         return self._tracker
 
     def par(self, compute: bool = False) -> int | None:

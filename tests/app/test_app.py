@@ -376,3 +376,17 @@ async def test_replay_of_an_imported_clembench_episode(tmp_path):
         data = app.screen.query_one(ScorePanel).data
         assert data.goals_achieved == data.goal_count == 3 and data.ended
         assert "> done" in transcript(app)
+
+
+async def test_lines_arriving_at_once_are_played_one_turn_each(tmp_path):
+    """A paste (or keys typed while the app was busy) holding several lines plays each as a command."""
+    from textual import events
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        line = app.screen.query_one(CommandLine)
+        line.post_message(events.Paste("up\nnorth\r\nopen jewellery box\ntake"))
+        await pilot.pause()
+        await settle(pilot)
+        assert [t.command for t in app.session.episode.turns] == ["up", "north", "open jewellery box"]
+        assert line.value == "take"                   # the unfinished last line waits for Enter

@@ -144,3 +144,16 @@ def test_a_world_action_that_moves_things_turns_the_heuristic_off():
     world = load_world_text(text, "candle2.yaml")
     assert not planning_view(world).heuristic               # it changes held, which the ruleset's moves change
     assert Planner(world).solve().par == Planner(world, prune=False, shortcuts=False).bfs().par
+
+
+def test_a_search_over_its_time_budget_gives_up_promptly():
+    import time
+
+    from conftest import WORLDS
+    from tui_adventure.engine.planner import PlannerLimit
+
+    world = load_world_text((WORLDS / "manor.yaml").read_text(), "manor.yaml")
+    t0 = time.perf_counter()
+    with pytest.raises(PlannerLimit, match="within 0.3 s"):
+        Planner(world, shortcuts=False, max_seconds=0.3).solve()
+    assert time.perf_counter() - t0 < 3

@@ -233,9 +233,9 @@ class ProgressTracker:
     """
 
     def __init__(self, world: World, planner: Planner | None = None, max_cache: int = 100_000,
-                 max_nodes: int = 3_000_000) -> None:
+                 max_nodes: int = 3_000_000, max_seconds: float | None = None) -> None:
         self.world = world
-        self.planner = planner or Planner(world, max_nodes=max_nodes)
+        self.planner = planner or Planner(world, max_nodes=max_nodes, max_seconds=max_seconds)
         self.max_cache = max_cache
         self._cache: OrderedDict[frozenset, int | None] = OrderedDict()
         self._limited: set[frozenset] = set()

@@ -45,11 +45,12 @@ class Plan:
 
 class Planner:
     def __init__(self, world: World, max_nodes: int = 3_000_000, prune: bool = True,
-                 max_states: int = 200_000, shortcuts: bool = True) -> None:
+                 max_states: int = 200_000, shortcuts: bool = True, max_seconds: float | None = None) -> None:
         """``shortcuts=False`` plans with every action, no heuristic and no pruning: the reference
         the tests hold the shortcuts to."""
         self.world = world
         self.max_nodes = max_nodes
+        self.max_seconds = max_seconds   # a search longer than this gives up (PlannerLimit): a budget in time
         self.max_states = max_states  # states held at once: bounds memory (a state is a few kB)
         self.style = world.style
         # which shortcuts stay exact beside the world's own actions
@@ -152,6 +153,8 @@ class Planner:
             expanded += 1
             if expanded > self.max_nodes or len(best_g) > self.max_states:
                 raise PlannerLimit(f"no plan found within {expanded} expanded and {len(best_g)} seen states")
+            if self.max_seconds is not None and not expanded & 255 and time.perf_counter() - t0 > self.max_seconds:
+                raise PlannerLimit(f"no plan found within {self.max_seconds:g} s ({expanded} states expanded)")
             for action, env, new in self.successors(st):
                 ng = g + 1
                 key = new.facts

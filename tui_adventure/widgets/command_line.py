@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
@@ -47,6 +48,21 @@ class CommandLine(Input):
         self.value = ""
         self._pos = None
         self.post_message(self.Entered(line))
+
+    def _on_paste(self, event: events.Paste) -> None:
+        """Several lines arriving at once (a paste, or keys typed while the app was busy) are several
+        commands, each played in order: an Input alone keeps the first line and loses the rest."""
+        lines = event.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if len(lines) == 1:
+            return                          # Input's own handler inserts it
+        event.prevent_default()             # Input's handler would keep the first line and drop the rest
+        event.stop()
+        head = self.value[:self.cursor_position] + lines[0] + self.value[self.cursor_position:]
+        self.value, self._pos = "", None
+        for line in [head, *lines[1:-1]]:
+            self.post_message(self.Entered(line))
+        self.value = lines[-1]              # text after the last newline stays, not yet entered
+        self.cursor_position = len(self.value)
 
     def action_history(self, step: int) -> None:
         if not self.history:
