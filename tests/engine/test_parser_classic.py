@@ -83,3 +83,30 @@ def test_directions_abbreviated_and_named_rooms():
 def test_failed_command_changes_nothing():
     game, (r,) = play(TWO_KEYS, "close box")
     assert r.fail == {"phase": "resolution", "type": "already_closed"} and not r.changed
+
+
+# -- issue 20: what a new player tripped over -------------------------------------------------
+def _house_game():
+    from conftest import WORLDS
+    from tui_adventure.engine.game import Game
+
+    return Game(load_world_text((WORLDS / "house.yaml").read_text(), "house.yaml"))
+
+
+def test_a_missing_last_object_is_asked_for_and_the_answer_finishes_the_command():
+    g = _house_game()
+    for c in ("up", "north", "open jewellery box", "take brass key from jewellery box", "south", "down"):
+        g.step(c)
+    asked = g.step("unlock oak door")
+    assert asked.observation == "What do you want to unlock the oak door with?"
+    assert g.step("brass key").observation == "You unlock the oak door with the brass key."
+
+
+def test_it_means_the_latest_thing_not_named_elsewhere_in_the_command():
+    from conftest import WORLDS
+    from tui_adventure.engine.game import Game
+
+    g = Game(load_world_text((WORLDS / "tutorial.yaml").read_text(), "tutorial.yaml"))
+    for c in ("take letter", "north", "open mailbox"):
+        g.step(c)
+    assert g.step("put it in mailbox").observation == "You put the letter in the mailbox."

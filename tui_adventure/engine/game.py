@@ -146,7 +146,7 @@ class Game:
     def _remember(self, env: dict, action) -> None:
         for p in action.params:
             if action.spec.params.get(p) == "thing" and isinstance(env.get(p), str):
-                self.last = [env[p]]
+                self.last = [env[p]] + [x for x in self.last if x != env[p]][:2]   # newest first
                 return
 
     # time travel ---------------------------------------------------------

@@ -159,10 +159,39 @@ class CommandParser:
             needs = [p for p in patterns if p.slots]
             if len(words) == 1 and needs:
                 return Failure("parsing", "missing_object", f"What do you want to {words[0]}?")
+            asked = self._ask_for_last_slot(line, patterns, st, last)
+            if asked is not None:
+                return asked
             return Failure("parsing", "malformed", "I don't understand that sentence.")
         if words[0] not in self.known_words:
             return Failure("parsing", "unknown_verb", f"I don't know the verb '{words[0]}'.")
         return Failure("parsing", "unknown_verb", "That's not a verb I recognise.")
+
+    def _ask_for_last_slot(self, line: str, patterns, st, last: tuple) -> Question | None:
+        """``unlock door`` for ``unlock {obj} with {key}``: ask "with what?" and finish with the answer."""
+        for pat in patterns:
+            words = pat.text.split()
+            if len(words) < 3 or not re.fullmatch(r"\{\w+\}", words[-1]) or words[-2].startswith("{"):
+                continue
+            missing, prep = words[-1][1:-1], words[-2].split("|")[0]
+            head = _Pattern(pat.action, self._compile(pat.action, " ".join(words[:-2])).regex,
+                            pat.slots[:-1], pat.literals - 1, " ".join(words[:-2]))
+            m = head.regex.match(line)
+            if not m or pat.action.spec.params.get(missing, "thing") != "thing":
+                continue
+            got = self._resolve(head, m.groupdict(), st, last)
+            if not isinstance(got, Parsed) or got.all_slot:
+                continue
+            named = set(got.env.values())
+            candidates = [x for x in self.style.scope(st) if x not in named and x in self.world.entities
+                          and self.world.entities[x].kind == "object"]
+            if not candidates:
+                continue
+            what = " ".join(f"the {self.world.name_of(v)}" for v in got.env.values())
+            verb = words[0].split("|")[0]
+            return Question(f"What do you want to {verb} {what} {prep}?", pat.action, got.env, missing,
+                            sorted(candidates, key=lambda x: self.world.order.get(x, 0)))
+        return None
 
     def answer(self, text: str, q: Question, st, last=()) -> Parsed | None:
         """Read ``text`` as the answer to ``q``; None when it is a new command instead."""
@@ -187,7 +216,9 @@ class CommandParser:
         action = pat.action
         env: dict = {}
         all_slot = None
-        for slot in pat.slots:
+        # "put it in the mailbox": name the other things first, so "it" can skip what they name
+        order = sorted(pat.slots, key=lambda s: groups[s].strip() in PRONOUNS)
+        for slot in order:
             phrase = groups[slot]
             kind = action.spec.params.get(slot, "thing")
             if kind == "thing" and action.spec.all_slot == slot and phrase in ALL_WORDS:
@@ -223,8 +254,10 @@ class CommandParser:
         if len(words) == 1 and words[0] in PRONOUNS:
             if not last:
                 return Failure("parsing", "no_referent", f"I'm not sure what '{words[0]}' refers to.")
-            if last[0] in self.style.scope(st):
-                return last[0]
+            named = set(env.values()) if env else set()
+            fits = [x for x in last if x not in named] or list(last)
+            if fits[0] in self.style.scope(st):
+                return fits[0]
             return Failure("resolution", "not_visible", "You can't see that any more.")
         for w in words:
             if w not in self.known_words:
