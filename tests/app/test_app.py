@@ -390,3 +390,21 @@ async def test_lines_arriving_at_once_are_played_one_turn_each(tmp_path):
         await settle(pilot)
         assert [t.command for t in app.session.episode.turns] == ["up", "north", "open jewellery box"]
         assert line.value == "take"                   # the unfinished last line waits for Enter
+
+
+async def test_undone_turns_are_struck_through_and_the_log_rewraps_on_resize(tmp_path):
+    from tui_adventure.widgets.transcript import UNDONE, Transcript
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for line in ("up", "north", "undo"):
+            await type_line(pilot, line)
+        t = app.screen.query_one(Transcript)
+        struck = [text for text, style, _ in t.entries if UNDONE in style]
+        assert "> north" in struck and not any("up" == s.strip("> ") for s in struck)
+        assert not any(UNDONE in style for text, style, _ in t.entries if text in ("> undo", "> up"))
+        log = t.query_one("#log")
+        wide = len(log.lines)
+        await pilot.resize_terminal(60, 40)
+        await pilot.pause()
+        assert len(log.lines) > wide                 # old lines wrapped again, not clipped

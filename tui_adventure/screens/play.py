@@ -125,17 +125,30 @@ class PlayScreen(Screen):
         if not self.session.is_human:
             self.take_keyboard()
         t = self.query_one(Transcript)
+        before = len(self.session.episode.turns)
         feedback = await self.session.submit_line(message.line)
         if feedback.kind == "quit":
             self.app.exit()
             return
         with self.app.batch_update():   # one repaint for the whole turn
+            if feedback.kind == "turn":
+                t.begin_turn(before + 1)
+            else:
+                self.taken_back()       # before the meta-command's own lines, which stay unmarked
             t.command(f"> {message.line.strip()}")
             if feedback.kind == "restart":
                 self.start_transcript()
             elif feedback.text:
                 (t.note if feedback.kind != "turn" else t.observation)(feedback.text)
             self.refresh_panels()
+
+    def taken_back(self) -> None:
+        """Strike through the turns an undo, a restore or a jump back took out of the episode."""
+        t = self.query_one(Transcript)
+        now = len(self.session.episode.turns)
+        if t.turn > now:
+            t.mark_undone(now)
+            t.begin_turn(now)
 
     def on_command_line_completed(self, message: CommandLine.Completed) -> None:
         self.notify("  ".join(message.candidates[:20]), title="Completions", timeout=3, markup=False)
@@ -176,6 +189,7 @@ class PlayScreen(Screen):
             return False
         t.stream("")
         self.count(turn.answer)
+        t.begin_turn(turn.index)
         t.command(turn.reply.strip().splitlines()[0] if turn.reply.strip() else "(empty reply)",
                   who=self.session.player.name + ":")
         text = self.session.turn_text(turn)
@@ -275,6 +289,7 @@ class PlayScreen(Screen):
             await self.on_command_line_entered(CommandLine.Entered(command))
             line.focus()
         else:
+            self.taken_back()
             self.refresh_panels()
 
     async def run_meta(self, text: str) -> None:

@@ -17,10 +17,19 @@ class TranscriptLog(RichLog, can_focus=False):
     pass
 
 
+UNDONE = "strike dim"
+
+
 class Transcript(Vertical, can_focus=False):
+    """Entries are kept with the turn they belong to, so the log can be drawn again: re-wrapped when
+    the width changes (a RichLog wraps once, at writing), and with taken-back turns struck through."""
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.lines: list[str] = []   # plain text of every entry, for tests and for copying out
+        self.entries: list[list] = []   # [text, style, turn] per written entry
+        self.turn = 0                # the turn the entries being written belong to (0: before the first)
+        self._width = 0
 
     def compose(self) -> ComposeResult:
         yield TranscriptLog(wrap=True, markup=False, auto_scroll=True, min_width=20, id="log")
@@ -28,7 +37,36 @@ class Transcript(Vertical, can_focus=False):
 
     def _write(self, text: str, style: str = "") -> None:
         self.lines.append(text)
+        self.entries.append([text, style, self.turn])
         self.query_one(TranscriptLog).write(Text(text, style=style))
+
+    def begin_turn(self, turn: int) -> None:
+        """The entries that follow belong to ``turn`` (its command and what the game answered)."""
+        self.turn = turn
+
+    def mark_undone(self, after: int) -> None:
+        """Strike through every entry of the turns after ``after`` (taken back by undo, restore or a
+        jump back): they stay readable, and plainly not part of the episode any more."""
+        changed = False
+        for entry in self.entries:
+            if entry[2] > after and UNDONE not in entry[1]:
+                entry[1] = f"{entry[1]} {UNDONE}".strip()
+                changed = True
+        if changed:
+            self.redraw()
+
+    def redraw(self) -> None:
+        log = self.query_one(TranscriptLog)
+        log.clear()
+        for text, style, _ in self.entries:
+            log.write(Text(text, style=style))
+
+    def on_resize(self, event) -> None:
+        if event.size.width != self._width:
+            first = self._width == 0
+            self._width = event.size.width
+            if not first and self.entries:
+                self.redraw()   # re-wrap to the new width instead of clipping old lines
 
     def command(self, text: str, who: str = "") -> None:
         label = f"{who} " if who else ""
@@ -36,8 +74,7 @@ class Transcript(Vertical, can_focus=False):
 
     def observation(self, text: str) -> None:
         self._write(text)
-        self.lines.append("")
-        self.query_one(TranscriptLog).write("")
+        self._write("")
 
     def note(self, text: str) -> None:
         self._write(text, "italic")
@@ -49,5 +86,7 @@ class Transcript(Vertical, can_focus=False):
 
     def clear(self) -> None:
         self.lines.clear()
+        self.entries.clear()
+        self.turn = 0
         self.query_one(TranscriptLog).clear()
         self.stream("")
