@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import math
+import shutil
 import sys
+import textwrap
 from typing import TextIO
 
 from prompt_toolkit import PromptSession
@@ -113,12 +115,16 @@ class Repl:
     """Reads lines from a prompt (``interactive``) or from ``lines`` (a pipe), prints to ``out``."""
 
     def __init__(self, session: Session, *, interactive: bool = True, input=None, output=None,
-                 lines: TextIO | None = None, out: TextIO | None = None, color: bool | None = None) -> None:
+                 lines: TextIO | None = None, out: TextIO | None = None, color: bool | None = None,
+                 width: int | None = None) -> None:
         self.session = session
         self.out = out if out is not None else sys.stdout
         self.lines = lines if lines is not None else sys.stdin
         self.interactive = interactive
         self.color = (interactive and self.out.isatty()) if color is None else color
+        # at a terminal, text is wrapped at word boundaries (the terminal itself would cut "the l|iving room");
+        # piped output stays as the game wrote it
+        self.width = width if width is not None else (shutil.get_terminal_size().columns if interactive else None)
         self.prompt = build_prompt(session, input, output) if interactive else None
         self.kept = ""   # a half-typed line a meta-command key set aside
         self.runner = asyncio.Runner()
@@ -128,6 +134,8 @@ class Repl:
         if not text:
             return
         text = visible(text)
+        if self.width:
+            text = wrap(text, self.width)
         if self.color and style:
             print_formatted_text(FormattedText([(f"class:{style}", text)]), style=STYLE, file=self.out)
         else:
@@ -222,6 +230,16 @@ class Repl:
             self.say(f"[stopped after {len(session.episode.turns)} turns; the records so far are kept]", "note")
             return EXIT_INTERRUPTED
         return 0
+
+
+def wrap(text: str, width: int) -> str:
+    """Each line wrapped at word boundaries to ``width`` columns (blank lines and indents kept)."""
+    out = []
+    for line in text.split("\n"):
+        indent = line[:len(line) - len(line.lstrip(" "))]
+        out.append(textwrap.fill(line, width=max(20, width - 1), subsequent_indent=indent, break_long_words=False,
+                                 break_on_hyphens=False) if len(line) >= width else line)
+    return "\n".join(out)
 
 
 def run_repl(session: Session) -> int:

@@ -39,7 +39,7 @@ def typed(session, keys: str) -> tuple[str, int]:
     out = io.StringIO()
     with create_pipe_input() as pipe:
         pipe.send_text(keys)
-        code = Repl(session, input=pipe, output=DummyOutput(), out=out).run()
+        code = Repl(session, input=pipe, output=DummyOutput(), out=out, width=10_000).run()   # no wrapping here
     return out.getvalue(), code
 
 
@@ -273,3 +273,17 @@ def test_a_broken_world_or_player_is_reported_in_one_line(tmp_path):
     run = adventure("repl", str(WORLDS / "tutorial.yaml"), "--player", "nobody", cwd=tmp_path)
     assert run.returncode == 1
     assert "unknown player 'nobody'" in run.stderr
+
+
+def test_at_a_terminal_text_wraps_at_words_never_inside_one(tmp_path):
+    import io
+
+    from tui_adventure.repl import Repl
+
+    out = io.StringIO()
+    s = session_for(tmp_path, "house.yaml")
+    Repl(s, interactive=False, lines=io.StringIO("west\n"), out=out, width=32).run()
+    lines = out.getvalue().splitlines()
+    assert all(len(ln) <= 32 for ln in lines)
+    words = set(out.getvalue().split())
+    assert "living" in words and "l" not in words
