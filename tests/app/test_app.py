@@ -408,3 +408,26 @@ async def test_undone_turns_are_struck_through_and_the_log_rewraps_on_resize(tmp
         await pilot.resize_terminal(60, 40)
         await pilot.pause()
         assert len(log.lines) > wide                 # old lines wrapped again, not clipped
+
+
+async def test_the_debug_screen_is_driven_from_the_keyboard_and_shows_every_turn(tmp_path):
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for line in ["up", "down"] * 7 + ["west"]:
+            await type_line(pilot, line)
+        await pilot.press("f4")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, DebugScreen) and screen.focused.id == "fact-filter"
+        await pilot.press("b", "o", "o", "k")              # typing filters at once
+        assert "book" in str(screen.query_one("#facts").get_option_at_index(0).prompt)
+        await pilot.press("ctrl+n", "ctrl+n", "ctrl+n", "ctrl+n")
+        assert screen.query_one("#debug-tabs").active == "tab-events"
+        events = str(screen.query_one("#events").render())
+        assert "turn 1: 'up'" in events and "turn 15: 'west'" in events   # every turn, not the last 12
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        turns = screen.query_one("#turns")
+        assert "optimal: go west" in str(turns.get_option_at_index(1).prompt)   # turn 1 was 'up'
+        await pilot.press("/")
+        assert screen.query_one("#debug-tabs").active == "tab-facts" and screen.focused.id == "fact-filter"

@@ -86,8 +86,10 @@ def test_debug_120x40(snap_compare, tmp_path):
         await settle(pilot)
         screen = pilot.app.screen
         assert type(screen).__name__ == "DebugScreen"
-        screen.query_one("#debug-tabs").active = "tab-commands"
+        assert screen.focused.id == "fact-filter"          # F4 opens ready to type a filter
+        await pilot.press("ctrl+n")                         # tabs switch from the keyboard
         await settle(pilot)
+        assert screen.query_one("#debug-tabs").active == "tab-commands"
         assert screen.query_one("#commands").option_count > 3
 
     assert snap_compare(app_for(tmp_path), terminal_size=(120, 40), run_before=run_before)

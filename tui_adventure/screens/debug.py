@@ -13,7 +13,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
@@ -21,17 +21,19 @@ from textual.widgets.option_list import Option
 from ..session import Session
 
 
-def _short(content, width: int = 100) -> str:
-    """Events can hold whole exploration dicts: one line each keeps the list readable."""
-    text = str(content).replace("\n", " ")
-    return text if len(text) <= width else text[: width - 1] + "…"
+TABS = ("tab-facts", "tab-commands", "tab-plan", "tab-goals", "tab-events", "tab-turns")
 
 
 class DebugScreen(Screen[str | None]):
     BINDINGS = [
         Binding("escape", "close", "Back", id="debug.close"),
         Binding("f4", "close", "Back", show=False, id="debug.close-f4"),
-    ]
+        # keys the filter's Input leaves alone, and that reach the app through tmux and ssh
+        Binding("alt+right,ctrl+pagedown,ctrl+n", "tab(1)", "Next tab", id="debug.next-tab"),
+        Binding("alt+left,ctrl+pageup,ctrl+b", "tab(-1)", "Previous tab", id="debug.previous-tab"),
+        Binding("slash", "filter", "Filter", id="debug.filter"),
+    ] + [Binding(str(i), f"show_tab('{tab}')", tab[4:].title(), show=False, id=f"debug.{tab}")
+         for i, tab in enumerate(TABS, 1)]
 
     def __init__(self, session: Session, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -51,7 +53,8 @@ class DebugScreen(Screen[str | None]):
             with TabPane("Goals", id="tab-goals"):
                 yield Static("", id="goal-facts")
             with TabPane("Events", id="tab-events"):
-                yield Static("", id="events")
+                with VerticalScroll():
+                    yield Static("", id="events")
             with TabPane("Turns", id="tab-turns"):
                 yield OptionList(id="turns")
         yield Footer()
@@ -72,16 +75,18 @@ class DebugScreen(Screen[str | None]):
             goals.append(f"{'[x]' if g in game.achieved else '[ ]'} {g}")
         self.query_one("#goal-facts", Static).update(Text("\n".join(goals) or "(no goals)"))
         events = []
-        for turn in s.episode.turns[-12:]:
+        for turn in s.episode.turns:    # every turn, every event whole: the pane scrolls
             fail = f"  fail: {turn.fail['phase']}/{turn.fail['type']}" if turn.fail else ""
             events.append(f"turn {turn.index}: {turn.command or turn.reply!r}{fail}")
-            events.extend(f"    {kind}: {_short(content)}" for kind, content in turn.events)
+            events.extend(f"    {kind}: {content}" for kind, content in turn.events)
         self.query_one("#events", Static).update(Text("\n".join(events) or "(no turns yet)"))
         turns = [Option("0: the start", id="0")]
         turns += [Option(Text(f"{t.index}: {t.command if t.command is not None else t.reply}"), id=str(t.index))
                   for t in s.episode.turns]
         self.query_one("#turns", OptionList).add_options(turns)
         self.search_plan()
+        self.compare_moves()
+        self.query_one("#fact-filter", Input).focus()   # typing goes somewhere at once
 
     def show_facts(self, needle: str) -> None:
         facts = self.query_one("#facts", OptionList)
@@ -113,6 +118,38 @@ class DebugScreen(Screen[str | None]):
                         + "\n".join(f"{i}. {c}" for i, c in enumerate(plan.commands, 1)))
         self.app.call_from_thread(self.query_one("#plan", Static).update, Text(text))
 
+    @work(thread=True, exclusive=True, group="moves")
+    def compare_moves(self) -> None:
+        """Beside each turn of the Turns tab, the move the exact planner would have made from the state
+        before it: where a model (or a person) first left the optimal path."""
+        from ..engine.game import Game
+        from ..engine.planner import Planner, PlannerLimit
+
+        s = self.session
+        planner = Planner(s.world, max_nodes=50_000, max_seconds=1.0)
+        game = Game(s.world)
+        labels = []
+        for turn in s.episode.turns:
+            try:
+                plan = planner.solve(game.state)
+                best = plan.commands[0] if plan and plan.commands else ("done" if plan else "no plan")
+            except PlannerLimit:
+                best = "?"
+            move = turn.command if turn.command is not None else turn.reply
+            mark = "=" if move == best else "≠"
+            labels.append(f"{turn.index}: {move}   {mark} optimal: {best}")
+            if turn.command is not None:
+                game.step(turn.command)
+        self.app.call_from_thread(self._show_moves, labels)
+
+    def _show_moves(self, labels: list[str]) -> None:
+        turns = self.query_one("#turns", OptionList)
+        for i, label in enumerate(labels, 1):
+            try:
+                turns.replace_option_prompt(str(i), Text(label))
+            except Exception:   # the list changed meanwhile (a jump back): leave it
+                return
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id == "commands":
             self.dismiss(event.option.id)
@@ -126,3 +163,23 @@ class DebugScreen(Screen[str | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_tab(self, step: int) -> None:
+        tabs = self.query_one(TabbedContent)
+        i = TABS.index(tabs.active) if tabs.active in TABS else 0
+        self.action_show_tab(TABS[(i + step) % len(TABS)])
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        focus = {"tab-facts": "#fact-filter", "tab-commands": "#commands", "tab-turns": "#turns"}.get(tab)
+        if focus:
+            self.query_one(focus).focus()
+
+    def action_filter(self) -> None:
+        self.action_show_tab("tab-facts")
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        # digits and "/" are text while the filter has the keyboard
+        if action in ("show_tab", "filter") and isinstance(self.focused, Input):
+            return False
+        return True
