@@ -14,6 +14,7 @@ through a fresh episode, so the records stay a valid episode from the start.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -337,6 +338,36 @@ class Session:
         """(direction label or None, target room) of the room's exits."""
         return [(e.label, e.target) for e in self.world.style.exits(st, room)] if room else []
 
+    def names_for(self, head: str) -> list[str] | None:
+        """Names that fit the slot being typed after ``head`` ("take" -> things that can be taken here,
+        "go" -> the ways out, "put letter in" -> things in sight); empty when no verb pattern fits."""
+        world, st = self.world, self.game.state
+        words = " ".join(head.lower().split())
+        names: set[str] = set()
+        matched = False
+        for action in world.actions:
+            for syntax in action.spec.syntax:
+                slot = _slot_after(syntax, words)
+                if slot is None:
+                    continue
+                kind = action.spec.params.get(slot, "thing")
+                room = world.style.player_room(st)
+                if kind == "dir":
+                    names.update(e.label for e in world.style.exits(st, room) if e.label)
+                elif kind == "room":
+                    names.update(world.name_of(e.target) for e in world.style.exits(st, room))
+                elif kind == "thing":
+                    # only things of the right kind (takeable for take, containers after "put X in"):
+                    # the action's checks on fixed traits, which the ruleset decides once per world
+                    allowed = action.allowed.get(slot)
+                    names.update(world.name_of(e) for e in world.style.scope(st) if e in world.entities
+                                 and world.entities[e].kind == "object" and not world.entities[e].hidden
+                                 and (allowed is None or e in allowed))
+                matched = True
+        if not matched:
+            return None              # no verb pattern leads here: any name in sight may do
+        return sorted(n for n in names if n)
+
     def names_in_sight(self) -> list[str]:
         """Names of the things the player can refer to now, and the ways out."""
         world, st = self.world, self.game.state
@@ -364,7 +395,8 @@ class Session:
         start = len(text) - len(tail)
         tl = tail.lower()
         out = set()
-        for name in self.names_in_sight():
+        fitting = self.names_for(head)
+        for name in fitting if fitting is not None else self.names_in_sight():
             if name.startswith(tl):
                 out.add(name)
             for w in name.split()[1:]:
@@ -454,6 +486,18 @@ class Session:
                       player=self.player.name, ended=ep.ended,
                       outcome=self.outcome_text() if ep.ended else "",
                       invalid=sum(1 for t in ep.turns if t.fail is not None or t.invalid_format))
+
+
+def _slot_after(syntax: str, head: str) -> str | None:
+    """The slot of ``syntax`` that the word typed after ``head`` fills, or None when ``head`` does not
+    lead into a slot of this pattern (``take`` -> ``obj`` for "take {obj}")."""
+    parts: list[str] = []
+    for token in syntax.split():
+        m = re.fullmatch(r"\{(\w+)\}", token)
+        if m and re.fullmatch(" ".join(parts), head):
+            return m.group(1)
+        parts.append(r".+?" if m else "(?:" + "|".join(re.escape(w) for w in token.split("|")) + ")")
+    return None
 
 
 class _Line:

@@ -431,3 +431,27 @@ async def test_the_debug_screen_is_driven_from_the_keyboard_and_shows_every_turn
         assert "optimal: go west" in str(turns.get_option_at_index(1).prompt)   # turn 1 was 'up'
         await pilot.press("/")
         assert screen.query_one("#debug-tabs").active == "tab-facts" and screen.focused.id == "fact-filter"
+
+
+async def test_tab_lists_the_fitting_names_under_the_line_and_cycles_through_them(tmp_path):
+    from textual.widgets import Static
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_line(pilot, "west")
+        line = app.screen.query_one(CommandLine)
+        line.value = "take "
+        line.cursor_position = 5
+        await pilot.press("tab")
+        hint = app.screen.query_one("#completions", Static)
+        assert hint.display and "red book" in str(hint.render()) and "sofa" not in str(hint.render())
+        seen = []
+        for _ in range(3):
+            await pilot.press("tab")
+            seen.append(line.value)
+        assert len(set(seen)) == 3                     # blue book, book, red book in turn
+        assert all(v.startswith("take ") and "sofa" not in v for v in seen)
+        line.value = "take red"                        # typing again: the list goes away
+        await pilot.pause()
+        assert not hint.display
+        assert not app._notifications                 # no stacking toasts

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import asyncio
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, Static
 
 from ..gamemaster.episode import PlayerFailed
 from ..session import Session
@@ -58,6 +59,9 @@ class PlayScreen(Screen):
             with Vertical(id="main"):
                 yield Transcript(id="transcript")
                 yield CommandLine(id="command")
+                hint = Static("", id="completions")
+                hint.display = False
+                yield hint
             yield SidePanels(id="side")
         yield Footer()
 
@@ -151,7 +155,19 @@ class PlayScreen(Screen):
             t.begin_turn(now)
 
     def on_command_line_completed(self, message: CommandLine.Completed) -> None:
-        self.notify("  ".join(message.candidates[:20]), title="Completions", timeout=3, markup=False)
+        """The candidates in a line under the command line (Tab again puts in the next), not a toast."""
+        hint = self.query_one("#completions", Static)
+        shown = Text("Tab: ", style="dim")
+        for i, name in enumerate(message.candidates[:30]):
+            shown.append(name, style="reverse" if i == message.current else "")
+            shown.append("  ")
+        hint.update(shown)
+        hint.display = True
+
+    def on_input_changed(self, event) -> None:
+        cycle = event.input._cycle if isinstance(event.input, CommandLine) else None
+        if cycle is None or event.value != cycle[0]:      # typed, not put in by Tab: the list is stale
+            self.query_one("#completions", Static).display = False
 
     # -- a model playing ------------------------------------------------------------------
     @work(exclusive=True, group="model")

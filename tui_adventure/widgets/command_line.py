@@ -30,11 +30,12 @@ class CommandLine(Input):
             self.line = line
 
     class Completed(Message):
-        """Tab found several candidates: the parent shows them."""
+        """Tab found several candidates: the parent shows them (``current``: the one Tab put in, or -1)."""
 
-        def __init__(self, candidates: list[str]) -> None:
+        def __init__(self, candidates: list[str], current: int = -1) -> None:
             super().__init__()
             self.candidates = candidates
+            self.current = current
 
     def __init__(self, **kwargs) -> None:
         super().__init__(placeholder="Type a command (help for help)", select_on_focus=False, **kwargs)
@@ -42,6 +43,7 @@ class CommandLine(Input):
         self.completer: Callable[[str], tuple[int, list[str]]] | None = None
         self._pos: int | None = None     # index into history while browsing
         self._draft = ""
+        self._cycle: tuple[str, int, list[str], int] | None = None   # (value it made, start, candidates, index)
 
     async def action_submit(self) -> None:
         line = self.value
@@ -79,8 +81,18 @@ class CommandLine(Input):
             self._pos = None
 
     def action_complete(self) -> None:
+        """Tab: complete as far as the candidates agree; pressed again, put in each candidate in turn."""
         if self.completer is None:
             return
+        if self._cycle is not None and self._cycle[0] == self.value:
+            _, start, candidates, i = self._cycle
+            i = (i + 1) % len(candidates)
+            self.value = self.value[:start] + candidates[i]
+            self.cursor_position = len(self.value)
+            self._cycle = (self.value, start, candidates, i)
+            self.post_message(self.Completed(candidates, i))
+            return
+        self._cycle = None
         text = self.value[: self.cursor_position]
         start, candidates = self.completer(text)
         if not candidates:
@@ -97,4 +109,5 @@ class CommandLine(Input):
             self.value = text[:start] + common + self.value[self.cursor_position:]
             self.cursor_position = start + len(common)
         if len(candidates) > 1:
+            self._cycle = (self.value, start, candidates, -1)
             self.post_message(self.Completed(candidates))
