@@ -68,7 +68,12 @@ class AdventureApp(App):
         from .screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            session = self.session
+            if session is None:
+                self.push_screen(HelpScreen())
+                return
+            examples = session.example_commands().replace('"', "`")
+            self.push_screen(HelpScreen(examples, ", ".join(f"`{v}`" for v in session.main_verbs())))
 
     # -- the command palette ------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

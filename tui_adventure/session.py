@@ -330,6 +330,15 @@ class Session:
             return f"\"examine {self.world.name_of(room)}\" or \"go {exits[0] if exits else 'kitchen'}\""
         return "\"take the key\" or \"go north\""
 
+    def main_verbs(self) -> list[str]:
+        """One verb per action (its first pattern's), for help texts: the synonyms are for typing."""
+        out: list[str] = []
+        for action in self.world.actions:
+            first = action.spec.syntax[0].split()[0].split("|")[0] if action.spec.syntax else action.id
+            if not first.startswith("{") and first not in out:
+                out.append(first)
+        return out
+
     def verbs(self) -> list[str]:
         """The world's verbs: fixed for a world, and asked for on every keystroke of the REPL."""
         return list(self._verbs)

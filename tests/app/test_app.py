@@ -455,3 +455,32 @@ async def test_tab_lists_the_fitting_names_under_the_line_and_cycles_through_the
         await pilot.pause()
         assert not hint.display
         assert not app._notifications                 # no stacking toasts
+
+
+async def test_replay_shows_par_and_full_progress_and_opens_the_debug_screen(tmp_path):
+    from tui_adventure.batch import run_all
+
+    await run_all([WORLDS / "tutorial.yaml"], "oracle", tmp_path / "rec", 1)
+    episode_dir = next((tmp_path / "rec").rglob("interactions.json")).parent
+    app = AdventureApp(replay=episode_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("end")
+        data = app.screen.query_one(ScorePanel).data
+        assert data.par == 4 and data.progress == 1.0 and data.turns_over_par == 0
+        await pilot.press("f4")
+        await settle(pilot)
+        assert isinstance(app.screen, DebugScreen)
+        assert "all goals are achieved" in str(app.screen.query_one("#plan").render())
+
+
+async def test_help_in_a_clembench_world_recommends_commands_that_work_there(tmp_path):
+    app = make_app("clembench/home_deliver_three_basic_easy/0", records=tmp_path / "r", saves=tmp_path / "s",
+                   cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        from textual.widgets import Markdown
+
+        text = app.screen.query_one(Markdown).source
+        assert "go hallway" in text and "go north" not in text and "`look`" not in text

@@ -4,7 +4,7 @@ Deterministic by construction: cursor blink off, focus pinned by the screen's
 AUTO_FOCUS, records and history in a temporary directory, no clock in the
 header. Behaviour is asserted inside ``run_before`` so a snapshot can only
 pass when the screen shows what the test expects. Update with
-``pytest tests/test_app_snapshots.py --snapshot-update`` after a deliberate
+``pytest tests/app/test_app_snapshots.py --snapshot-update`` after a deliberate
 change of the layout.
 """
 
@@ -93,3 +93,51 @@ def test_debug_120x40(snap_compare, tmp_path):
         assert screen.query_one("#commands").option_count > 3
 
     assert snap_compare(app_for(tmp_path), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_debug_80x24(snap_compare, tmp_path):
+    async def run_before(pilot):
+        await play(pilot, "west", "take red book")
+        await pilot.press("f4")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert type(screen).__name__ == "DebugScreen" and screen.focused.id == "fact-filter"
+        await pilot.press("ctrl+b")                          # the last tab: Turns, with the optimal moves
+        await settle(pilot)
+        assert "optimal: take red book" in str(screen.query_one("#turns").get_option_at_index(2).prompt)
+
+    assert snap_compare(app_for(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def _replay_app(tmp_path):
+    import asyncio
+
+    from tui_adventure.app import AdventureApp
+    from tui_adventure.batch import run_all
+
+    asyncio.run(run_all([WORLDS / "tutorial.yaml"], "oracle", tmp_path / "rec", 1))
+    episode = next((tmp_path / "rec").rglob("interactions.json")).parent
+    return AdventureApp(replay=episode, cursor_blink=False)
+
+
+def test_replay_won_80x24(snap_compare, tmp_path):
+    async def run_before(pilot):
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        from tui_adventure.widgets.panels import ScorePanel
+
+        data = pilot.app.screen.query_one(ScorePanel).data
+        assert data.progress == 1.0 and data.par == 4
+
+    assert snap_compare(_replay_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_replay_midway_120x40(snap_compare, tmp_path):
+    async def run_before(pilot):
+        await pilot.pause()
+        await pilot.press("right", "right")
+        await pilot.pause()
+        assert "turn 2 of" in str(pilot.app.screen.query_one("#replay-status").render())
+
+    assert snap_compare(_replay_app(tmp_path), terminal_size=(120, 40), run_before=run_before)

@@ -127,7 +127,13 @@ class DebugScreen(Screen[str | None]):
 
         s = self.session
         planner = Planner(s.world, max_nodes=50_000, max_seconds=1.0)
-        game = Game(s.world)
+        game, scratch = Game(s.world), Game(s.world)
+
+        def after(command: str):       # what a move does, so "west" and "go west" count as the same move
+            scratch.set_state(game.state)
+            scratch.step(command)
+            return scratch.state.facts
+
         labels = []
         for turn in s.episode.turns:
             try:
@@ -136,7 +142,9 @@ class DebugScreen(Screen[str | None]):
             except PlannerLimit:
                 best = "?"
             move = turn.command if turn.command is not None else turn.reply
-            mark = "=" if move == best else "≠"
+            same = move == best or (turn.command is not None and best not in ("?", "no plan", "done")
+                                    and after(move) == after(best))
+            mark = "=" if same else "≠"
             labels.append(f"{turn.index}: {move}   {mark} optimal: {best}")
             if turn.command is not None:
                 game.step(turn.command)

@@ -13,9 +13,9 @@ from ..session import META_COMMANDS
 HELP = """\
 # tui-adventure
 
-Type a command and press **Enter**: `look`, `take the key`, `go north`,
-`put the book on the shelf`. **Tab** completes verbs and the things in sight;
-**up/down** walk through the commands you typed in this world.
+Type a command and press **Enter**, e.g. {examples}.
+Verbs here: {verbs}. **Tab** completes verbs and the names that fit (again:
+the next one); **up/down** walk through the commands you typed in this world.
 
 ## Meta-commands (no game time)
 {meta}
@@ -50,11 +50,15 @@ with the progress rate (share of the optimal plan from the start already done).
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,f1,q", "close", "Close", id="help.close")]
 
+    def __init__(self, examples: str = "`look` or `go north`", verbs: str = "", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.examples, self.verbs = examples, verbs   # per world: clembench has no look and no compass
+
     def compose(self) -> ComposeResult:
         meta = "\n".join(f"- `{text.split(':')[0]}`: {text.split(':', 1)[1].strip()}"
                          for text in META_COMMANDS.values())
         with VerticalScroll(id="help-body"):
-            yield Markdown(HELP.format(meta=meta))
+            yield Markdown(HELP.format(meta=meta, examples=self.examples, verbs=self.verbs or "-"))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -30,6 +30,7 @@ class ReplayScreen(Screen):
         Binding("home", "jump(0)", "Start", id="replay.start"),
         Binding("end", "jump(-1)", "End", id="replay.end"),
         Binding("space", "play", "Play/Pause", id="replay.play"),
+        Binding("f4", "debug", "Debug", id="replay.debug"),
     ]
 
     def __init__(self, directory: Path, world=None, **kwargs) -> None:
@@ -86,6 +87,17 @@ class ReplayScreen(Screen):
 
     def action_jump(self, index: int) -> None:
         self.show(index if index >= 0 else len(self.frames) - 1)
+
+    def action_debug(self) -> None:
+        """The debug screen on the episode as it stood at this frame (facts, plan, events, moves)."""
+        from .debug import DebugScreen
+
+        session = Session(self.recorded.world, records=None)
+        for reply in self.recorded.replies[:self.at]:
+            if session.episode.ended:
+                break
+            session.episode.submit(reply)
+        self.app.push_screen(DebugScreen(session))
 
     def action_play(self) -> None:
         self.playing = not self.playing
