@@ -100,7 +100,7 @@ class PlayScreen(Screen):
                 extra["latency"] = f"{self.latency:.2f} s"
         data.extra = extra
         self.query_one(SidePanels).data = data
-        self.sub_title = f"{data.player} · turn {data.turns}/{data.max_turns}"
+        self.sub_title = data.player   # the turn is in the Score panel: a long title must not be cut for it
         # the planner runs in a thread but holds the GIL: start it once this turn is on screen
         self.call_after_refresh(self.start_progress)
 
