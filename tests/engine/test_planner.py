@@ -157,3 +157,14 @@ def test_a_search_over_its_time_budget_gives_up_promptly():
     with pytest.raises(PlannerLimit, match="within 0.3 s"):
         Planner(world, shortcuts=False, max_seconds=0.3).solve()
     assert time.perf_counter() - t0 < 3
+
+
+def test_the_states_a_search_may_hold_shrink_with_the_size_of_a_state():
+    from tui_adventure.engine.planner import MEMORY_BUDGET, STATE_BYTES_PER_FACT
+
+    small = load_world_text("start: a\nrooms: {a: {}}\nobjects: {x: {traits: takeable, at: a}}\ngoal: [held(x)]\n", "s.yaml")
+    assert Planner(small).max_states == 200_000
+    rooms = "\n".join(f"  r{i}: {{exits: {{north: r{i + 1}}}}}" for i in range(3000)) + "\n  r3000: {}"
+    big = load_world_text(f"start: r0\nrooms:\n{rooms}\ngoal:\n  - you are in the r3000\n", "big.yaml")
+    cap = Planner(big).max_states
+    assert cap < 200_000 and cap * STATE_BYTES_PER_FACT * len(big.initial.facts) <= MEMORY_BUDGET

@@ -22,6 +22,10 @@ from .facts import State
 from .world import World
 
 
+MEMORY_BUDGET = 2 * 1024 ** 3   # what one search may hold; the machines this runs on have a few GB
+STATE_BYTES_PER_FACT = 64         # per fact of a stored state: manor (241 facts) holds 16 KB a state
+
+
 class PlannerLimit(RuntimeError):
     """The search grew past its node limit without an answer."""
 
@@ -51,7 +55,10 @@ class Planner:
         self.world = world
         self.max_nodes = max_nodes
         self.max_seconds = max_seconds   # a search longer than this gives up (PlannerLimit): a budget in time
-        self.max_states = max_states  # states held at once: bounds memory (a state is a few kB)
+        # states held at once: a count, and a memory budget (a state costs roughly its facts), so a
+        # world of thousands of rooms gives up with PlannerLimit long before it exhausts memory
+        per_state = STATE_BYTES_PER_FACT * max(1, len(world.initial.facts))
+        self.max_states = max(1_000, min(max_states, MEMORY_BUDGET // per_state))
         self.style = world.style
         # which shortcuts stay exact beside the world's own actions
         view = planning_view(world) if shortcuts else PlanningView(frozenset(), False, False)
