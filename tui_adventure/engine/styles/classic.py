@@ -297,19 +297,20 @@ class ClassicStyle:
         st = self.world.initial
         relevant = {a for g in goals for a in g.fact[1:] if a in ents and ents[a].kind == "object"}
         relevant |= {x for (p, *rest) in facts if p == "door" for x in rest}
-        changed = True
-        while changed:
-            changed = False
-            for x in list(relevant):
-                parent = self.parent(st, x)
-                movable = ("takeable", parent) in facts or ("openable", parent) in facts
-                if parent is not None and movable and parent not in relevant:
-                    relevant.add(parent)
-                    changed = True
-                for (p, *rest) in facts:
-                    if p == "unlocks" and rest[1] == x and rest[0] not in relevant:
-                        relevant.add(rest[0])
-                        changed = True
+        keys_of: dict[str, list[str]] = {}
+        for f in facts:
+            if f[0] == "unlocks":
+                keys_of.setdefault(f[2], []).append(f[1])
+        todo = list(relevant)   # a worklist: each object is looked at once (chains 800 deep stay linear)
+        while todo:
+            x = todo.pop()
+            parent = self.parent(st, x)
+            movable = ("takeable", parent) in facts or ("openable", parent) in facts
+            found = ([parent] if parent is not None and movable else []) + keys_of.get(x, [])
+            for y in found:
+                if y not in relevant:
+                    relevant.add(y)
+                    todo.append(y)
         return frozenset(relevant)
 
     def room_graph(self) -> dict[str, set[str]]:
