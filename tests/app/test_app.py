@@ -228,12 +228,16 @@ async def test_debug_screen_runs_an_admissible_command_and_jumps_back(tmp_path):
         assert app.screen.query_one(RoomPanel).data.room == "Hallway"
 
 
-async def test_replay_steps_forward_and_back(tmp_path):
+async def oracle_replay(tmp_path) -> AdventureApp:
+    """The app replaying the oracle's tutorial episode."""
     from tui_adventure.batch import run_all
 
     await run_all([WORLDS / "tutorial.yaml"], "oracle", tmp_path / "rec", 1)
-    episode_dir = next((tmp_path / "rec").rglob("interactions.json")).parent
-    app = AdventureApp(replay=episode_dir)
+    return AdventureApp(replay=next((tmp_path / "rec").rglob("interactions.json")).parent)
+
+
+async def test_replay_steps_forward_and_back(tmp_path):
+    app = await oracle_replay(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         screen = app.screen
@@ -458,11 +462,7 @@ async def test_tab_lists_the_fitting_names_under_the_line_and_cycles_through_the
 
 
 async def test_replay_shows_par_and_full_progress_and_opens_the_debug_screen(tmp_path):
-    from tui_adventure.batch import run_all
-
-    await run_all([WORLDS / "tutorial.yaml"], "oracle", tmp_path / "rec", 1)
-    episode_dir = next((tmp_path / "rec").rglob("interactions.json")).parent
-    app = AdventureApp(replay=episode_dir)
+    app = await oracle_replay(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await pilot.press("end")
