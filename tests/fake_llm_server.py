@@ -53,6 +53,13 @@ class Stall:
 
 
 @dataclass
+class Trickle:
+    """Stream ``text`` one character every ``delay`` seconds (each read arrives in time; the whole never)."""
+    text: str
+    delay: float = 0.5
+
+
+@dataclass
 class Drop:
     """Close the connection as soon as the request is read, without a status line."""
 
@@ -228,6 +235,15 @@ class FakeLLMServer:
                 return False
             await self._send(writer, 200, b'{"id": "chatcmpl-x", "choices": [{"message": ')
             return True
+        if isinstance(item, Trickle):
+            events = self._openai_chunks(request, item.text, None)
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                         b"Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n")
+            for event in events:
+                writer.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+                await writer.drain()
+                await asyncio.sleep(item.delay)
+            return False
         if isinstance(item, DropMidStream):
             events = (self._anthropic_events(request, item.text, None) if anthropic
                       else self._openai_chunks(request, item.text, None))

@@ -199,22 +199,32 @@ def model_spec_of(player) -> dict:
     """A model player's backend and generation arguments, as Recorder keywords (none for others)."""
     if getattr(player, "backend", None) is None:
         return {}
-    return {"backend": player.backend, "gen_args": dict(getattr(player, "gen_args", None) or {}) or None}
+    key = player.spec.api_key
+    return {"backend": player.backend, "gen_args": dict(getattr(player, "gen_args", None) or {}) or None,
+            "secrets": (key,) if isinstance(key, str) and len(key) >= 8 else ()}
 
 
-def scrub(obj):
-    """Drop anything that could carry a credential from a raw provider response."""
+REDACTED = "[redacted]"
+
+
+def scrub(obj, secrets: tuple = ()):
+    """Drop anything that could carry a credential from a raw provider response: fields named like
+    one, and the key's own value wherever it stands (a server error may echo it in any field)."""
     if isinstance(obj, dict):
-        return {k: scrub(v) for k, v in obj.items() if k not in SECRET_KEYS}
+        return {k: scrub(v, secrets) for k, v in obj.items() if k not in SECRET_KEYS}
     if isinstance(obj, list):
-        return [scrub(v) for v in obj]
+        return [scrub(v, secrets) for v in obj]
+    if isinstance(obj, str) and secrets:
+        for secret in secrets:
+            obj = obj.replace(secret, REDACTED)
     return obj
 
 
 class Recorder:
     def __init__(self, root: str | Path, world, player_name: str, *, backend: str = "_player_programmatic",
-                 gen_args: dict | None = None) -> None:
+                 gen_args: dict | None = None, secrets: tuple = ()) -> None:
         self.world = world
+        self.secrets = tuple(secrets)    # values never written: the model's key, wherever a response echoes it
         self.player_name = player_name
         self.root = Path(root)
         meta = world.meta
@@ -319,8 +329,8 @@ class Recorder:
         self.calls.append({"round": round_index, "call": {
             "timestamp": now(),
             "manipulated_prompt_obj": scrub(call.get("manipulated_prompt_obj")
-                                            or {"role": "user", "content": self._pending_context}),
-            "raw_response_obj": scrub(raw_response or {}) | {"clem_player": {
+                                            or {"role": "user", "content": self._pending_context}, self.secrets),
+            "raw_response_obj": scrub(raw_response or {}, self.secrets) | {"clem_player": {
                 **({"call_start": str(call_start), "call_duration": str(call_duration)} if call_start else {}),
                 "response": turn.reply, "model_name": self.player_name}}}})
         self._contexts.append(self._pending_context)
@@ -373,7 +383,7 @@ class Recorder:
     def error(self, exc: BaseException) -> None:
         """The episode failed (a backend gave up): clemcore's error.json, and the turns so far."""
         if self._write(final=True) and self._write_file(
-                "error.json", {"timestamp": now(), "error": f"{type(exc).__name__}: {exc}"}):
+                "error.json", {"timestamp": now(), "error": scrub(f"{type(exc).__name__}: {exc}", self.secrets)}):
             self.unlock()
 
     def _write_file(self, name: str, data) -> bool:

@@ -134,6 +134,15 @@ def model_names(supported_only: bool = True) -> list[str]:
     return seen
 
 
+def _number(entry: dict, key: str, default, spec, kind):
+    """A registry entry's number (``timeout: null`` or ``"5s"`` is a clear message, not a traceback)."""
+    value = entry.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ValueError(f"model {spec!r}: {key} must be a number{' of seconds' if key == 'timeout' else ''}"
+                         f" >= 0 in its model_registry.json entry, not {value!r}")
+    return kind(value)
+
+
 def load_keys() -> tuple[dict, Path | None]:
     """key.json as clemcore finds it: the current directory's if it exists, else ~/.clemcore's."""
     for path in (Path.cwd() / "key.json", Path.home() / ".clemcore" / "key.json"):
@@ -150,8 +159,11 @@ def load_keys() -> tuple[dict, Path | None]:
 
 def credentials(backend: str) -> dict:
     """api_key, base_url, organization for a backend: key.json first, then the environment."""
-    keys, _ = load_keys()
+    keys, path = load_keys()
     entry = keys.get(backend) or {}
+    if not isinstance(entry, dict):
+        raise ValueError(f'{path}: the entry for {backend} must be a mapping such as {{"api_key": "..."}},'
+                         f" not a {type(entry).__name__}")
     key = entry.get("api_key") if isinstance(entry.get("api_key"), str) and entry.get("api_key").strip() else None
     known = BACKENDS[backend]
     return {"api_key": key or os.environ.get(known.key_env, "") or None,
@@ -220,8 +232,8 @@ def resolve(spec: str, **overrides) -> ModelSpec:
     kwargs = dict(name=entry["model_name"], backend=backend, model_id=str(entry.get("model_id") or entry["model_name"]),
                   base_url=base_url, api_key=api_key, organization=cred["organization"], config=config,
                   entry={k: v for k, v in entry.items() if k.lower() not in SECRET_FIELDS}, source=source,
-                  timeout=float(entry.get("timeout", DEFAULT_TIMEOUT)),
-                  max_retries=int(entry.get("max_retries", DEFAULT_RETRIES)), gen_args=gen_args)
+                  timeout=_number(entry, "timeout", DEFAULT_TIMEOUT, spec, float),
+                  max_retries=_number(entry, "max_retries", DEFAULT_RETRIES, spec, int), gen_args=gen_args)
     kwargs.update({k: v for k, v in overrides.items() if v is not None})
     return ModelSpec(**kwargs)
 

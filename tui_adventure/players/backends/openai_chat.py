@@ -64,7 +64,7 @@ async def complete(spec, messages: list[dict], tools: list[dict] | None = None, 
     except (ValueError, openai.APIResponseValidationError) as exc:
         raise Transient(f"unreadable response: {exc}") from exc
     try:
-        return await _from_stream(chunks, messages, stream)
+        return await _from_stream(chunks, messages, stream, budget=spec.timeout)
     except (ValueError, AssertionError, openai.APIError) as exc:
         raise Transient(f"{type(exc).__name__} while streaming: {exc}") from exc
     except Exception as exc:
@@ -100,19 +100,38 @@ def _from_response(response, messages) -> Completion:
     calls = [ToolCall(c.id or f"call_{i}", c.function.name, c.function.arguments or "")
              for i, c in enumerate(message.tool_calls or []) if getattr(c, "function", None)]
     usage = response.usage
-    return Completion(text=message.content or "", tool_calls=calls, raw=response.model_dump(mode="json"),
+    content = message.content or ""
+    raw = response.model_dump(mode="json")
+    if len(content) > MAX_REPLY_CHARS:   # a reply is a command or two: keep the records (and the next prompt) small
+        content = content[:MAX_REPLY_CHARS]
+        raw["choices"][0]["message"]["content"] = content + " [cut by tui-adventure at 64 KB]"
+    return Completion(text=content, tool_calls=calls, raw=raw,
                       sent=messages, tokens_in=getattr(usage, "prompt_tokens", None),
                       tokens_out=getattr(usage, "completion_tokens", None))
 
 
-async def _from_stream(chunks, messages, stream) -> Completion:
+MAX_REPLY_CHARS = 64 * 1024   # a reply is a command or two; past this the rest is not read (nor recorded)
+
+
+async def _from_stream(chunks, messages, stream, budget: float | None = None) -> Completion:
+    """The streamed answer put back together, within ``budget`` seconds in all: the SDK's timeout is
+    per read, so a server trickling a byte a second would otherwise never time out."""
     raw: dict = {"id": None, "object": "chat.completion", "created": int(time.time()), "model": None,
                  "system_fingerprint": None}
     text: list[str] = []
+    size = 0
     calls: dict[int, dict] = {}
     finish = None
     usage = None
+    started = time.monotonic()
     async for chunk in chunks:
+        if budget is not None and time.monotonic() - started > budget:
+            await chunks.close()
+            raise Transient(f"the answer took longer than the {budget:g} s the model's timeout allows")
+        if size > MAX_REPLY_CHARS:
+            finish = "length (cut by tui-adventure at 64 KB)"
+            await chunks.close()
+            break
         if raw["id"] is None:
             raw.update(id=chunk.id, created=chunk.created or raw["created"], model=chunk.model,
                        system_fingerprint=getattr(chunk, "system_fingerprint", None))
@@ -124,6 +143,7 @@ async def _from_stream(chunks, messages, stream) -> Completion:
             delta = choice.delta
             if delta is not None and delta.content:
                 text.append(delta.content)
+                size += len(delta.content)
                 stream(delta.content)
             for tc in (delta.tool_calls if delta is not None else None) or []:
                 slot = calls.setdefault(tc.index, {"id": None, "type": "function",

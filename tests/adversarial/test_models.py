@@ -1,0 +1,103 @@
+"""Hostile model servers and registries (issue 21): a trickling stream meets its time budget, a huge
+reply is cut, the key never reaches the records whatever field carries it, and a broken registry or
+key file is a message, not a traceback."""
+
+import json
+import time
+
+import pytest
+
+from conftest import TEST_WORLDS
+from fake_llm_server import Status, Trickle, clean_config, in_loop, write_json
+
+from tui_adventure.batch import play_episode
+from tui_adventure.engine.loader import load_world
+from tui_adventure.gamemaster.episode import PlayerFailed
+from tui_adventure.players import make_player
+
+KEY = "sk-test-0123456789abcdef"
+
+
+@pytest.fixture
+def config(monkeypatch, tmp_path, server):
+    cwd, _ = clean_config(monkeypatch, tmp_path)
+    write_json(cwd / "model_registry.json", [{"model_name": "fake-gpt", "model_id": "q",
+                                              "backend": "openai_compatible"}])
+    write_json(cwd / "key.json", {"openai_compatible": {"api_key": KEY, "base_url": server.url}})
+    return cwd
+
+
+def mini():
+    return load_world(TEST_WORLDS / "mini.yaml")
+
+
+@in_loop
+async def test_a_trickling_stream_is_cut_by_the_models_timeout(config, server, tmp_path):
+    server.script(*[Trickle("> " + "look " * 200, delay=0.5)] * 4)   # each read in time, the whole never
+    world = mini()
+    player = make_player("fake-gpt", world, "text", timeout=1.0, max_retries=0, retry_delay=0.01)
+    t0 = time.monotonic()
+    with pytest.raises(PlayerFailed, match="took longer than the 1 s"):
+        await _play_streamed(world, player, tmp_path / "r")
+    assert time.monotonic() - t0 < 15
+
+
+async def _play_streamed(world, player, root):
+    from tui_adventure.clembench.records import Recorder, model_spec_of
+    from tui_adventure.gamemaster.episode import Episode, play_turn
+
+    recorder = Recorder(root, world, player.name, **model_spec_of(player))
+    episode = Episode(world)
+    recorder.start(episode)
+    while not episode.ended:
+        await play_turn(episode, player, recorder, stream=lambda chunk: None)
+
+
+@in_loop
+async def test_a_huge_reply_is_cut_and_the_records_stay_small(config, server, tmp_path):
+    server.script("> take book " + "x" * 5_000_000, "> done")
+    world = mini()
+    episode, _ = await play_episode(world, make_player("fake-gpt", world, "text", timeout=10.0), tmp_path / "r")
+    sizes = [p.stat().st_size for p in (tmp_path / "r").rglob("*.json")]
+    assert max(sizes) < 1_000_000
+
+
+@in_loop
+async def test_the_key_never_reaches_the_records_whatever_field_echoes_it(config, server, tmp_path):
+    server.script(*[Status(500, message=f"bad key {KEY} for you")] * 6)
+    world = mini()
+    with pytest.raises(PlayerFailed):
+        await play_episode(world, make_player("fake-gpt", world, "text", timeout=5.0, max_retries=1,
+                                              retry_delay=0.01), tmp_path / "r")
+    text = "".join(p.read_text() for p in (tmp_path / "r").rglob("*.json"))
+    assert "error.json" in {p.name for p in (tmp_path / "r").rglob("*.json")}
+    assert KEY not in text and "[redacted]" in text
+
+
+def test_scrub_redacts_the_key_by_value_in_any_field():
+    from tui_adventure.clembench.records import scrub
+
+    raw = {"choices": [{"message": {"content": "ok"}}], "debug": {"echo": f"Bearer {KEY}"}, "api_key": KEY}
+    assert json.dumps(scrub(raw, (KEY,))).count(KEY) == 0
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"timeout": None}, "timeout must be a number of seconds"),
+    ({"timeout": "5s"}, "timeout must be a number of seconds"),
+    ({"max_retries": -1}, "max_retries must be a number"),
+])
+def test_a_broken_registry_entry_is_a_message(monkeypatch, tmp_path, entry, message):
+    cwd, _ = clean_config(monkeypatch, tmp_path)
+    write_json(cwd / "model_registry.json", [{"model_name": "m", "model_id": "q", "backend": "openai_compatible",
+                                              "base_url": "http://127.0.0.1:9/v1", **entry}])
+    with pytest.raises(ValueError, match=message):
+        make_player("m", mini(), "text")
+
+
+def test_a_string_entry_in_key_json_is_a_message(monkeypatch, tmp_path):
+    cwd, _ = clean_config(monkeypatch, tmp_path)
+    write_json(cwd / "model_registry.json", [{"model_name": "m", "model_id": "q", "backend": "openai_compatible",
+                                              "base_url": "http://127.0.0.1:9/v1"}])
+    write_json(cwd / "key.json", {"openai_compatible": "sk-just-a-string"})
+    with pytest.raises(ValueError, match="the entry for openai_compatible must be a mapping"):
+        make_player("m", mini(), "text")
