@@ -102,3 +102,28 @@ def test_a_broken_instances_file_is_a_message_not_a_traceback(tmp_path, content)
     out = adventure("import", "clembench", str(bad), "--out", "out", cwd=tmp_path)
     assert out.returncode == 1 and out.stderr.startswith("adventure import: ")
     assert "Traceback" not in out.stderr
+
+
+def test_a_registry_model_name_that_leaves_the_records_is_refused(sandbox, monkeypatch):
+    work, victim = sandbox
+    (work / "model_registry.json").write_text(json.dumps([{"model_name": "../../victim", "model_id": "q",
+                                                           "backend": "openai_compatible",
+                                                           "base_url": "http://127.0.0.1:9/v1"}]))
+    before = files_under(victim)
+    out = adventure("run", "tutorial", "--player", "../../victim", "--records", "r", cwd=work)
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert files_under(victim) == before
+
+
+def test_a_world_action_nested_too_deep_or_too_long_is_a_message(tmp_path):
+    deep = "(" * 150 + "held(x)" + ")" * 150
+    long = " and ".join(["held(x)"] * 1500)
+    for cond in (deep, long):
+        world = tmp_path / "w.yaml"
+        world.write_text(f"start: hall\nrooms: {{hall: {{}}}}\nobjects: {{x: {{traits: takeable, at: hall}}}}\n"
+                         f"actions:\n  - id: poke\n    syntax: ['poke {{obj}}']\n    params: {{obj: thing}}\n"
+                         f"    checks:\n      - [\"{cond}\", \"No.\", nope]\n    effects: ['add poked(obj)']\n"
+                         f"goal: [held(x)]\n")
+        out = adventure("check", str(world), cwd=tmp_path)
+        assert out.returncode == 1 and "Traceback" not in out.stderr
+        assert "nested more than 100" in out.stdout or "more than 2,000" in out.stdout

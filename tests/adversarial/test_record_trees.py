@@ -99,3 +99,23 @@ def test_results_html_escapes_and_still_reads(good_tree, tmp_path):
     page = (root / "results.html").read_text()
     assert "<script>" not in page and "&lt;script&gt;x" in page
     assert json.loads((root / "<script>x" / EPISODE.relative_to("oracle") / "scores.json").read_text())
+
+
+@pytest.mark.parametrize("case", ["interactions not json", "interactions a list", "interactions empty"])
+def test_replay_of_a_damaged_episode_is_a_message(good_tree, tmp_path, case):
+    root = copy(good_tree, tmp_path)
+    name, content = DAMAGE[case]
+    (root / EPISODE / name).write_text(content)
+    out = adventure("replay", str(root / EPISODE), timeout=60)
+    assert out.returncode == 1 and out.stderr.startswith("adventure replay: ") and "Traceback" not in out.stderr
+
+
+def test_a_replayed_model_name_that_leaves_the_records_is_refused(good_tree, tmp_path):
+    root = copy(good_tree, tmp_path)
+    interactions = root / EPISODE / "interactions.json"
+    data = json.loads(interactions.read_text())
+    data["players"]["Player 1"]["model_name"] = "/../../victim"
+    interactions.write_text(json.dumps(data))
+    out = adventure("run", "tutorial", "--player", f"replay:{root / EPISODE}", "--records", str(tmp_path / "r2"))
+    assert out.returncode == 1 and "cannot be a folder name" in out.stdout + out.stderr
+    assert not (tmp_path / "victim").exists() and "Traceback" not in out.stderr
