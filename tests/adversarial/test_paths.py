@@ -127,3 +127,13 @@ def test_a_world_action_nested_too_deep_or_too_long_is_a_message(tmp_path):
         out = adventure("check", str(world), cwd=tmp_path)
         assert out.returncode == 1 and "Traceback" not in out.stderr
         assert "nested more than 100" in out.stdout or "more than 2,000" in out.stdout
+
+
+def test_an_empty_syntax_pattern_is_a_message(tmp_path):
+    world = tmp_path / "w.yaml"
+    world.write_text("start: hall\nrooms: {hall: {}}\nobjects: {x: {traits: takeable, at: hall}}\n"
+                     "actions:\n  - id: poke\n    syntax: ['']\n    effects: ['add poked(x)']\ngoal: [held(x)]\n")
+    out = adventure("check", str(world), cwd=tmp_path)
+    assert out.returncode == 1 and "none of them empty" in out.stdout and "Traceback" not in out.stderr
+    for command in ("script", "solve"):
+        assert "Traceback" not in adventure(command, str(world), cwd=tmp_path).stderr
