@@ -188,6 +188,9 @@ def _syntax_error(exc, text: str, path: str) -> SourceError:
         return SourceError(path, _pos(exc.context_mark),
                            "YAML syntax error: this quote is never closed (add the closing quote"
                            " at the end of the text)")
+    if "nesting depth" in problem:   # PyYAML 6.0.3 and later have a depth limit of their own
+        return SourceError(path, _pos(mark) if mark else None, "the YAML is nested too deeply here (more than"
+                           f" {DEPTH_LIMIT} levels; a world needs a handful: flatten it)")
     if "constructor" in problem and "tag" in problem:
         return SourceError(path, _pos(mark) if mark else None,
                            f"YAML syntax error: {problem} (tags such as !!python/... are not allowed in world files;"

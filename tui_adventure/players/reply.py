@@ -22,3 +22,8 @@ class Reply:
     tokens_in: int | None = None     # as the server reported them; None when it did not (or no model)
     tokens_out: int | None = None
     latency: float | None = None     # seconds the answering request took (models only)
+    tokens_estimated: bool = False   # the server reported no usage: the counts are ours (about 4 characters a token)
+    finish_reason: str | None = None   # why the model stopped ("stop", "length", "tool_calls"...), as the server said
+    tool_calls: tuple = ()           # (name, arguments text) per tool call the model made, in order
+    raw: str | None = None           # the model's own text before the episode's rules read it (unstripped)
+    secrets: tuple = ()              # values the records must never hold (the model's key)
