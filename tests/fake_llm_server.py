@@ -404,6 +404,9 @@ def clean_config(monkeypatch, tmp_path):
 
     Returns (cwd, home); write ``model_registry.json`` / ``key.json`` into either.
     """
+    from tui_adventure.players.backends.learned import forget
+
+    forget()   # what servers of earlier tests refused is not this test's business
     cwd, home = tmp_path / "cwd", tmp_path / "home"
     cwd.mkdir()
     (home / ".clemcore").mkdir(parents=True)

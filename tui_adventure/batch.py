@@ -9,14 +9,18 @@ stops the run between turns, and every episode finished before it stays valid
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
-from .clembench.records import Busy, Recorder, model_spec_of
+from .clembench.records import Busy, Recorder, RecordsError
 from .catalog import expand, open_world as load_world
 from .engine.yamlpos import SourceErrors
-from .gamemaster.episode import Episode, play_turn
-from .players import make_player
+from .gamemaster.episode import ContextExhausted, Episode, play_turn
+from .players import make_player, recorder_options
+from .players.base import ModelBacked
 
 
 @dataclass
@@ -26,6 +30,7 @@ class Summary:
     succeeded: int = 0
     errors: int = 0
     busy: int = 0      # being played by another process on the same records
+    context_full: int = 0   # played, and ended when the model's context was full (scored as aborted)
 
 
 def world_files(paths: list[str]) -> list[str]:
@@ -33,9 +38,11 @@ def world_files(paths: list[str]) -> list[str]:
     return expand(paths)
 
 
-async def play_episode(world, player, records: Path, on_turn=None) -> tuple[Episode | None, bool]:
+async def play_episode(world, player, records: Path, on_turn=None, name: str | None = None
+                       ) -> tuple[Episode | None, bool]:
     """Play and record one episode; (episode, skipped)."""
-    recorder = Recorder(records, world, player.name, **model_spec_of(player))
+    episode = Episode(world)
+    recorder = Recorder(records, world, name or player.name, **recorder_options(player, episode))
     if recorder.is_done():
         return None, True
     if not recorder.lock():
@@ -43,10 +50,16 @@ async def play_episode(world, player, records: Path, on_turn=None) -> tuple[Epis
     if recorder.is_done():   # finished by another run while we waited
         recorder.unlock()
         return None, True
-    episode = Episode(world)
-    recorder.start(episode)
+    try:
+        recorder.start(episode)
+    except RecordsError:
+        recorder.unlock()
+        raise
     while not episode.ended:   # a failing player raises PlayerFailed, already recorded as error.json
-        turn = await play_turn(episode, player, recorder)
+        try:
+            turn = await play_turn(episode, player, recorder)
+        except ContextExhausted:
+            break              # recorded as played and aborted (context_exhausted)
         if on_turn:
             on_turn(episode, turn)
     if recorder.unwritten is not None:
@@ -55,7 +68,7 @@ async def play_episode(world, player, records: Path, on_turn=None) -> tuple[Epis
 
 
 async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progress=None,
-                  mode: str = "text") -> Summary:
+                  mode: str = "text", name: str | None = None, max_turns: int | None = None) -> Summary:
     summary = Summary()
     sem = asyncio.Semaphore(max(1, jobs))
 
@@ -68,12 +81,19 @@ async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progre
                 if progress:
                     progress.log(str(exc))
                 return
+            if max_turns is not None:
+                world = dataclasses.replace(world, max_turns=max_turns)
             try:
-                episode, skipped = await play_episode(world, make_player(spec, world, mode), records)
+                episode, skipped = await play_episode(world, make_player(spec, world, mode), records, name=name)
             except asyncio.CancelledError:
                 raise
             except Busy:
                 summary.busy += 1
+                return
+            except RecordsError as exc:   # a folder holding another kind of run: refused, said once
+                summary.errors += 1
+                if progress:
+                    progress.log(str(exc))
                 return
             except Exception as exc:
                 summary.errors += 1
@@ -85,6 +105,7 @@ async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progre
             else:
                 summary.played += 1
                 summary.succeeded += int(episode.outcome.success)
+                summary.context_full += int(episode.ended_by == "context_exhausted")
             if progress:
                 progress.advance(summary)
 
@@ -97,10 +118,37 @@ async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progre
     return summary
 
 
-def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mode: str = "text") -> int:
+def shared_local_server(player, jobs: int) -> str | None:
+    """The warning for several jobs asking one server on this machine, or None.
+
+    A local server (llama.cpp, Ollama, one vLLM) answers requests one after
+    another or in small batches: parallel jobs wait on each other, and each
+    evicts the others' prompt cache, which at temperature 0 can change what a
+    small model answers. Runs with --jobs 1 and 2 then differ.
+    """
+    if jobs <= 1 or not isinstance(player, ModelBacked):
+        return None
+    url = player.spec.base_url or ""
+    if urlparse(url).hostname not in ("127.0.0.1", "localhost", "::1", "0.0.0.0"):
+        return None
+    return (f"warning: {jobs} jobs share one local server ({url}): each turn waits for the others, and its"
+            " prompt cache is shared, so replies can differ from a --jobs 1 run even at temperature 0"
+            " (docs/models.md, 'Several jobs, one server')")
+
+
+def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mode: str = "text",
+        name: str | None = None, max_turns: int | None = None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     files = world_files(paths)
+    try:   # a player that cannot be made (an unknown model, a missing SDK) fails the run at once
+        probe = make_player(spec, None, mode)
+    except (ValueError, OSError) as exc:
+        print(f"adventure run: {exc}", file=sys.stderr)
+        return 2
+    warning = shared_local_server(probe, jobs)
+    if warning:
+        print(warning, file=sys.stderr)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("success {task.fields[success]}"), TimeRemainingColumn()) as bar:
         task = bar.add_task(f"{spec}", total=len(files), success="0/0")
@@ -113,11 +161,16 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
                 bar.console.print(text)
 
         try:
-            summary = asyncio.run(run_all(files, spec, Path(records), jobs, Reporter(), mode=mode))
+            summary = asyncio.run(run_all(files, spec, Path(records), jobs, Reporter(), mode=mode, name=name,
+                                          max_turns=max_turns))
         except KeyboardInterrupt:
             bar.console.print("interrupted: finished episodes are kept; run again to resume")
             return 130
     busy = f", {summary.busy} left to another run on the same records" if summary.busy else ""
-    print(f"played {summary.played}, skipped {summary.skipped} (already done), "
-          f"succeeded {summary.succeeded}, errors {summary.errors}{busy}; records in {records}/")
+    full = (f" ({summary.context_full} ended when the model's context was full: played, scored as aborted)"
+            if summary.context_full else "")
+    errors = (f"errors {summary.errors} (not played: errored episodes are not counted, as clem eval does;"
+              " run again to retry them)" if summary.errors else "errors 0")
+    print(f"played {summary.played}{full}, skipped {summary.skipped} (already done), "
+          f"succeeded {summary.succeeded}, {errors}{busy}; records in {records}/")
     return 1 if summary.errors else 0

@@ -35,6 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--records", default="records")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
+    p.add_argument("--name", help="the records' run name (default: the player's name; a model in tool"
+                   " modes: NAME--tool or NAME--tools)")
+    p.add_argument("--max-turns", type=int, metavar="N",
+                   help="end every episode after N turns (default: each world's own max_turns)")
 
     p = sub.add_parser("score", help="write scores.json for every episode under ROOT")
     p.add_argument("root")
@@ -101,13 +105,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "run":
         from .batch import run
+        from .engine.loader import MAX_TURNS_LIMIT
 
         if args.player.strip() == "human":
             print("adventure run: a headless run has no keyboard for the human player;"
                   " play with adventure play WORLD or adventure repl WORLD", file=sys.stderr)
             return 2
 
-        return run(args.worlds, args.player, args.records, args.jobs, mode=args.mode)
+        if args.max_turns is not None and not 1 <= args.max_turns <= MAX_TURNS_LIMIT:
+            print(f"adventure run: --max-turns must be from 1 to {MAX_TURNS_LIMIT}", file=sys.stderr)
+            return 2
+        return run(args.worlds, args.player, args.records, args.jobs, mode=args.mode, name=args.name,
+                   max_turns=args.max_turns)
     if args.command == "score":
         from .gamemaster.scoring import score_root
 

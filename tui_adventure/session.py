@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from .clembench.records import Recorder, model_spec_of
+from .clembench.records import Recorder
 from .engine.metrics import turn_ratio, turns_over_par
 from .figures import Panels, ProgressFigures, par_label
 from .history import History, world_key
 from .engine.snapshot import SaveError, list_saves, load_save, save_game
 from .engine.world import World
 from .gamemaster.episode import Episode, Turn, play_turn
-from .players import Reply
+from .players import Reply, recorder_options
 from .players.base import as_reply
 from .players.prompting import goal_text
 
@@ -82,7 +82,7 @@ class Session:
         self.recorder = None
         if self.records is None:
             return
-        spec = model_spec_of(self.player)
+        spec = recorder_options(self.player, self.episode)
         recorder = Recorder(self.records, self.world, self.record_name, **spec)
         n = 1
         # a session never overwrites another's records: finished, errored, unfinished or in use elsewhere
@@ -141,7 +141,7 @@ class Session:
         if self.episode.ended:
             return Feedback("error", "The episode has ended.")
         self.changed_by_turn = True
-        turn = await play_turn(self.episode, _Line(reply, self.record_name), self.recorder)
+        turn = await play_turn(self.episode, _Line(reply, "human"), self.recorder)
         return Feedback("turn", self.turn_text(turn), turn)
 
     def records_summary(self) -> str:
@@ -246,7 +246,7 @@ class Session:
         for command in save.commands:
             if self.episode.ended:
                 break
-            await play_turn(self.episode, _Line(as_reply(self.episode, command), self.record_name), self.recorder)
+            await play_turn(self.episode, _Line(as_reply(self.episode, command), "restored"), self.recorder)
 
     def _meta_saves(self, arg: str) -> Feedback:
         saves = list_saves(self.saves, self.world)

@@ -43,11 +43,12 @@ async def test_a_trickling_stream_is_cut_by_the_models_timeout(config, server, t
 
 
 async def _play_streamed(world, player, root):
-    from tui_adventure.clembench.records import Recorder, model_spec_of
+    from tui_adventure.clembench.records import Recorder
+    from tui_adventure.players import recorder_options
     from tui_adventure.gamemaster.episode import Episode, play_turn
 
-    recorder = Recorder(root, world, player.name, **model_spec_of(player))
     episode = Episode(world)
+    recorder = Recorder(root, world, player.name, **recorder_options(player, episode))
     recorder.start(episode)
     while not episode.ended:
         await play_turn(episode, player, recorder, stream=lambda chunk: None)

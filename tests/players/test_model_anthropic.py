@@ -75,7 +75,7 @@ async def test_streaming_and_tool_use(config, server, mini):
     assert first["stream"] is True and first["tool_choice"] == {"type": "any"}
     tools = {t["name"]: t["input_schema"] for t in first["tools"]}
     assert "red key" in tools["take"]["properties"]["obj"]["enum"]
-    assert first["messages"][0]["content"][0]["text"].startswith("You are playing a text adventure game.")
+    assert first["system"].startswith("You are playing a text adventure game.")   # our own system prompt
     use = second["messages"][1]["content"][-1]
     assert use["type"] == "tool_use" and use["input"] == {"dir": "east"}
     assert second["messages"][2]["content"] == [{"type": "tool_result", "tool_use_id": use["id"],

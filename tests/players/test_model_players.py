@@ -79,10 +79,12 @@ async def test_native_worlds_get_a_prompt_from_the_world(config, server, mini):
     episode = Episode(mini)
     server.script("> go east")
     turn = await play_turn(episode, player)
-    first = server.requests[0].messages[0]["content"]
+    system, user = server.requests[0].messages[:2]
+    assert system["role"] == "system"   # ours, so the server's template puts no persona of its own there
+    first = system["content"]
     assert "Your goal: The book is on the shelf." in first
     assert "take <obj>" in first and "> look" in first and "at most 20 turns" in first
-    assert first.endswith(episode.first_message)
+    assert user == {"role": "user", "content": episode.first_message}
     assert turn.command == "go east" and "kitchen" in turn.observation.lower()
 
 
@@ -119,7 +121,7 @@ async def test_tool_mode_calls_act_and_the_engine_sees_commands(config, server, 
     assert episode.turns[1].observation.startswith("You take")
     body = server.requests[1].body
     assert [t["function"]["name"] for t in body["tools"]] == ["act"] and body["tool_choice"] == "required"
-    assistant, tool_result = body["messages"][1], body["messages"][2]
+    assistant, tool_result = body["messages"][2], body["messages"][3]
     assert assistant["tool_calls"][0]["function"]["name"] == "act"
     assert tool_result == {"role": "tool", "tool_call_id": assistant["tool_calls"][0]["id"],
                            "content": episode.turns[0].observation}
@@ -150,8 +152,9 @@ async def test_tool_calls_become_clembench_replies_with_the_plan(config, server,
                   ToolCalls([("put", {"e": "pillow", "t": "bed"})]),
                   "I think I am finished.")          # no tool call: the text is judged as it is
     episode, _ = await play_episode(world, model(world, "tools"), tmp_path / "records")
+    # a call without a plan gets an empty plan line: never words ("done") the model did not produce
     assert [t.reply for t in episode.turns] == ["> take pillow\nNext actions: go hallway",
-                                                "> put pillow on bed\nNext actions: done", "I think I am finished."]
+                                                "> put pillow on bed\nNext actions: ", "I think I am finished."]
     assert episode.invalid_format == "command_tag_missing"
     second = server.requests[1].messages
     assert second[3] == {"role": "tool", "tool_call_id": second[1]["tool_calls"][1]["id"],
@@ -204,7 +207,7 @@ async def test_a_failing_model_ends_only_its_own_episode(config, server, mini, t
 
     def respond(request):
         replies = sum(1 for m in request.messages if m["role"] == "assistant")
-        if "World 2." in request.messages[0]["content"] and replies >= 1:
+        if "World 2." in request.messages[1]["content"] and replies >= 1:
             return Status(500)
         return ToolCalls([("act", {"command": "look" if replies == 0 else "done"})])
 
@@ -215,9 +218,10 @@ async def test_a_failing_model_ends_only_its_own_episode(config, server, mini, t
     summary = await run_all(sorted(worlds.glob("*.yaml")), "fake-gpt", tmp_path / "records", jobs=3, mode="tool")
     assert (summary.played, summary.errors) == (2, 1)
     assert server.max_in_flight == 3                 # the episodes really ran at once
-    run = tmp_path / "records" / "fake-gpt"
+    run = tmp_path / "records" / "fake-gpt--tool"    # a tool-mode run is a run of its own
     failed = run / "mini2" / "mini2" / "instance_00000"
-    assert "InternalServerError" in (failed / "error.json").read_text()
+    error = json.loads((failed / "error.json").read_text())
+    assert error["error"] == "ModelError" and "InternalServerError" in error["message"]   # clemcore's shape
     assert len(json.loads((failed / "interactions.json").read_text())["turns"]) == 1
     for ok in ("mini1", "mini3"):
         assert (run / ok / ok / "instance_00000" / "completed.json").exists()

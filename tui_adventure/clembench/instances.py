@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from ..engine.facts import parse_fact
-from ..engine.loader import load_world
+from ..engine.loader import MAX_TURNS_LIMIT, load_world
 from ..engine.names import RULE as NAME_RULE, check_name, inside, is_safe_name
 from ..engine.ruleset import load_ruleset
 from ..engine.snapshot import write_atomic
@@ -65,10 +65,17 @@ def world_from_document(doc: dict, path: str) -> World:
         if not is_safe_name(cb["experiment"]):
             raise SourceErrors([SourceError(path, pos_of(cb, "experiment"), f"experiment {cb['experiment']!r}"
                                             f" is used in folder names: use {NAME_RULE}")])
-        return world_from_instance(inst, cb["experiment"], cb, path, ruleset=doc.get("ruleset"))
+        world = world_from_instance(inst, cb["experiment"], cb, path, ruleset=doc.get("ruleset"))
     except (KeyError, TypeError, ValueError) as exc:
         raise SourceErrors([SourceError(path, pos_of(doc, "clembench"),
                                         f"the clembench section is incomplete or damaged ({exc}); re-import the instance")]) from None
+    if "max_turns" in doc:   # the file's own turn limit is honoured (the instance keeps upstream's)
+        limit = doc["max_turns"]
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_TURNS_LIMIT:
+            raise SourceErrors([SourceError(path, pos_of(doc, "max_turns"), f"max_turns must be a whole number"
+                                            f" from 1 to {MAX_TURNS_LIMIT}, not {limit!r} (clembench plays 50)")])
+        world.max_turns = limit
+    return world
 
 
 def world_from_instance(inst: dict, experiment: str, names: dict, path: str = "<instance>",

@@ -195,15 +195,6 @@ def _dumps(value) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=True, separators=(",", ":"))
 
 
-def model_spec_of(player) -> dict:
-    """A model player's backend and generation arguments, as Recorder keywords (none for others)."""
-    if getattr(player, "backend", None) is None:
-        return {}
-    key = player.spec.api_key
-    return {"backend": player.backend, "gen_args": dict(getattr(player, "gen_args", None) or {}) or None,
-            "secrets": (key,) if isinstance(key, str) and len(key) >= 8 else ()}
-
-
 REDACTED = "[redacted]"
 
 
@@ -222,7 +213,9 @@ def scrub(obj, secrets: tuple = ()):
 
 class Recorder:
     def __init__(self, root: str | Path, world, player_name: str, *, backend: str = "_player_programmatic",
-                 gen_args: dict | None = None, secrets: tuple = ()) -> None:
+                 gen_args: dict | None = None, secrets: tuple = (), run_facts: dict | None = None) -> None:
+        """``run_facts``: how a model run asks (mode, tools, tool choice), kept in its model_spec;
+        a folder holding a run that asked otherwise is refused rather than resumed."""
         self.world = world
         self.secrets = tuple(secrets)    # values never written: the model's key, wherever a response echoes it
         self.player_name = player_name
@@ -233,7 +226,8 @@ class Recorder:
         self.game_id = int(meta.get("game_id", 0))
         self.run_dir = inside(self.root, check_name(player_name, "the run name (--name, or the model's name)"))
         self.dir = inside(self.run_dir, self.game_name, self.experiment, f"instance_{self.game_id:05d}")
-        self.model_spec = {"model_name": player_name, "backend": backend}
+        self.model_spec = {"model_name": player_name, "backend": backend, **(run_facts or {})}
+        self.played_by: list[str] = []   # per recorded turn: who played it (a model, "human", "oracle"...)
         self.gen_args = gen_args or {"temperature": 0.0, "max_tokens": 300}
         self.turns: list[list[dict]] = []
         self.calls: list[dict] = []
@@ -243,6 +237,7 @@ class Recorder:
         self._turn_texts: list[str] = []   # self.turns, each already encoded (per-turn rewrites)
         self._call_texts: list[str] = []
         self.completed = False
+        self.ended_by: str | None = None   # an end with no reply to judge ("context_exhausted")
 
     # -- paths and resume ------------------------------------------------
     def is_done(self) -> bool:
@@ -280,6 +275,8 @@ class Recorder:
                 run = read_json(run_file)
             except RecordsError:
                 pass
+            else:
+                self._refuse_other_run(run)
         run.setdefault("games", {}).setdefault(self.game_name, {"game_path": "tui-adventure"})
         write_json(run_file, run)
         exp = {"name": self.experiment, "timestamp": now(), "game_name": self.game_name, "player_models": models}
@@ -292,6 +289,23 @@ class Recorder:
         self._contexts: list[str] = []     # the context of each recorded turn, for undo
         self._write()
 
+    def _refuse_other_run(self, run) -> None:
+        """A run folder holds one way of asking: a text-mode run resumed in tool mode (or the
+        reverse) would mix two experiments under one name and skip episodes it never played."""
+        try:
+            before = run["player_models"]["0"]["model_spec"]
+        except (KeyError, TypeError):
+            return
+        if not isinstance(before, dict):
+            return
+        clash = [k for k in ("mode", "tool_choice") if before.get(k) != self.model_spec.get(k)
+                 and (k in before or k in self.model_spec)]
+        if clash:
+            def said(spec):
+                return ", ".join(f"{k} {spec.get(k)!r}" for k in clash)
+            raise RecordsError(f"{self.run_dir} holds a run with {said(before)}; this one has "
+                               f"{said(self.model_spec)}: give it another name (--name) or --records folder")
+
     def write_pointer(self) -> None:
         """Where the world file is, for ``adventure replay`` (clemcore's tools ignore this file)."""
         path = Path(str(self.world.path or ""))
@@ -303,36 +317,51 @@ class Recorder:
     def instance_dict(self) -> dict:
         w = self.world
         if "instance" in w.meta:
-            return w.meta["instance"]
+            instance = w.meta["instance"]
+            if instance.get("max_turns", 50) != w.max_turns:   # played with another turn limit: say which
+                instance = {**instance, "max_turns": w.max_turns}
+            return instance
         path = Path(w.path)   # absolute, so that the scorer finds the world from anywhere
         return {"game_id": self.game_id, "world": str(path.resolve() if path.exists() else path), "title": w.title,
                 "max_turns": w.max_turns, "par": w.par, "goal_state": [str(g) for g in w.goals]}
 
-    def log_turn(self, episode, turn, call: dict | None = None) -> None:
+    def log_turn(self, episode, turn, call: dict | None = None, played_by: str | None = None,
+                 secrets: tuple = ()) -> None:
         """Record one turn and rewrite the files: the two messages, ``metadata``, then the game
         master's events exactly as the episode logged them.
 
         ``call`` is what a model player kept of its request (``manipulated_prompt_obj``,
-        ``raw_response_obj``, ``call_start``, ``call_duration``), scrubbed before writing.
+        ``raw_response_obj``, ``call_start``, ``call_duration``, ``request_options``), scrubbed
+        before writing. ``played_by`` names who played the turn (a person taking over from a
+        model is not the model): the response event and the call say so, and an episode with
+        more than one player is marked ``mixed``.
         """
         call = call or {}
+        played_by = played_by or self.player_name
+        if secrets:
+            self.secrets = tuple(dict.fromkeys(self.secrets + tuple(secrets)))
         raw_response, call_start, call_duration = (call.get("raw_response_obj"), call.get("call_start"),
                                                    call.get("call_duration"))
         round_index = turn.index - 1
-        events = [self._msg("GM", "Player 1", "send message", self._pending_context, "context"),
-                  self._msg("Player 1", "GM", "get message", turn.reply, "response"),
+        response = self._msg("Player 1", "GM", "get message", turn.reply, "response")
+        if played_by != self.player_name:   # a run's own turns stay exactly upstream's shape
+            response["played_by"] = played_by
+        events = [self._msg("GM", "Player 1", "send message", self._pending_context, "context"), response,
                   self._gm("metadata", f"Round: {round_index}")]
         events.extend(self._pending_events)
         self._pending_events = []
         events.extend(self._gm(kind, content) for kind, content in turn.events)
         self.turns.append(events)
+        self.played_by.append(played_by)
+        options = call.get("request_options")
         self.calls.append({"round": round_index, "call": {
             "timestamp": now(),
             "manipulated_prompt_obj": scrub(call.get("manipulated_prompt_obj")
                                             or {"role": "user", "content": self._pending_context}, self.secrets),
             "raw_response_obj": scrub(raw_response or {}, self.secrets) | {"clem_player": {
                 **({"call_start": str(call_start), "call_duration": str(call_duration)} if call_start else {}),
-                "response": turn.reply, "model_name": self.player_name}}}})
+                **({"request_options": options} if options else {}),
+                "response": turn.reply, "model_name": played_by}}}})
         self._contexts.append(self._pending_context)
         self._pending_context = turn.observation or ""
         self._write()
@@ -357,6 +386,7 @@ class Recorder:
         for _ in range(n):
             self.turns.pop()
             self.calls.pop()
+            self.played_by.pop()
             self._pending_context = self._contexts.pop()
         self.discarded.append(taken)
         self._write_file(DISCARDED, {"discarded": self.discarded})
@@ -380,10 +410,24 @@ class Recorder:
         if self._write(final=True) and self._write_file("completed.json", {"timestamp": now()}):
             self.unlock()
 
+    def end_early(self, episode, reason: str, message: str) -> None:
+        """The episode ended without a reply to judge (the model's context is full): a game-master
+        event ``reason`` and the ``game_result`` close the last recorded round, and the episode is
+        complete (played, and scored as aborted), so a rerun does not repeat what cannot succeed."""
+        events = [self._gm(reason, scrub(message, self.secrets)),
+                  self._gm("game_result", {"goal_states_achieved": list(episode.goals),
+                                           "game_successfully_finished": episode.finished})]
+        self.ended_by = reason
+        if self.turns:   # before the first reply there is no round to close: the meta says it alone
+            self.turns[-1].extend(self._pending_events + events)
+        self._pending_events = []
+        self.finish(episode)
+
     def error(self, exc: BaseException) -> None:
         """The episode failed (a backend gave up): clemcore's error.json, and the turns so far."""
         if self._write(final=True) and self._write_file(
-                "error.json", {"timestamp": now(), "error": scrub(f"{type(exc).__name__}: {exc}", self.secrets)}):
+                "error.json", {"timestamp": now(), "error": type(exc).__name__,
+                               "message": scrub(str(exc), self.secrets)}):
             self.unlock()
 
     def _write_file(self, name: str, data) -> bool:
@@ -423,6 +467,12 @@ class Recorder:
         meta = {"game_name": self.game_name, "experiment_name": self.experiment, "game_id": self.game_id,
                 "results_folder": self.player_name, "clem_version": CLEM_VERSION,
                 "round_count": len(self.turns), "completed": self.completed}
+        if self.ended_by:
+            meta["ended_by"] = self.ended_by
+        players = sorted(set(self.played_by))
+        if players and players != [self.player_name]:   # turns played by someone other than the run's player
+            meta["played_by"] = {p: self.played_by.count(p) for p in players}
+            meta["mixed"] = len(players) > 1
         interactions = {
             "meta": meta, "player_models": models,
             "players": {"GM": {"game_role": "Game Master", "model_name": "programmatic"},

@@ -64,6 +64,7 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     turn_scores: dict = {}
     invalid_format = ""
     finished = turn_limit_loss = False
+    context_loss = (data.get("meta") or {}).get("ended_by") == "context_exhausted"
     final_goals: list = []
     fails_per_turn: list[dict] = []
     plans: list[dict] = []
@@ -85,6 +86,9 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
                 hallucination = 1
             elif kind == "turn_limit_reached":
                 turn_limit_loss = True
+                finished = False
+            elif kind == "context_exhausted":   # the model's context is full: ended, like an abort
+                context_loss = True
                 finished = False
             elif kind == "goal_status":
                 goal_score = content["turn_goal_score"]
@@ -133,6 +137,8 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
         episode[t] = sum(f[t] for f in fails_per_turn)
     episode["successful_actions"] = parsed - episode["action_parsing_fail"] - episode["action_resolution_fail"]
     episode["turn_limit_loss"] = 1 if turn_limit_loss else 0
+    if context_loss:   # ours (upstream has no such end): only where it happened
+        episode["context_exhausted"] = 1
     par = info.get("optimal_turns")
     replies = [_reply(t) for t in turns]
     progress = _progress(world, replies, tracker, replay) if world is not None and replay else None
@@ -149,7 +155,7 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     goal_count = info.get("goal_count") or 0
     ratio = len(final_goals) / goal_count if goal_count else 1.0   # upstream's, unclamped
     episode["achieved_goal_ratio"] = ratio
-    aborted = bool(invalid_format or turn_limit_loss)
+    aborted = bool(invalid_format or turn_limit_loss or context_loss)
     if aborted:
         episode.update({m.ABORTED: 1, m.SUCCESS: 0, m.LOSE: 0})
     else:

@@ -23,6 +23,7 @@ from typing import Callable
 from ..engine import metrics
 from ..engine.game import Game, StepResult
 from ..engine.world import World
+from ..players import ContextFull
 from .interpreter import Interpreter
 
 HALLUCINATION_WORDS = ("complete", "finish", "done", "successfully")
@@ -104,6 +105,7 @@ class Episode:
         self.invalid_format: str | None = None
         self.turn_limit_reached = False
         self.done_by_player = False
+        self.ended_by: str | None = None  # an end with no reply to judge: "context_exhausted"
         self.error: BaseException | None = None
         self.listener = listener
         self.interpreter = Interpreter(world, self.game)
@@ -224,6 +226,11 @@ class Episode:
         if self.listener is not None:
             self.listener(kind, content)
 
+    def end_early(self, reason: str) -> None:
+        """End without a reply to judge (the model's context is full): played, and aborted."""
+        self.ended = self.aborted = True
+        self.ended_by = reason
+
     # -- time travel (a person debugging by hand; models never call these) --------
     def undo(self, turns: int = 1) -> int:
         """Take back the last ``turns`` turns, as if they were never played (records follow)."""
@@ -242,7 +249,7 @@ class Episode:
             n += 1
         if n:
             self.ended = self.aborted = self.turn_limit_reached = self.done_by_player = False
-            self.invalid_format = None
+            self.invalid_format = self.ended_by = None
             self.error = None
         return n
 
@@ -260,6 +267,11 @@ class PlayerFailed(RuntimeError):
     """The player could not produce a reply (a backend gave up after its retries)."""
 
 
+class ContextExhausted(PlayerFailed):
+    """The model's context is full: the episode ended as played and aborted (``context_exhausted``),
+    not as an error, so a rerun does not ask again what cannot succeed."""
+
+
 async def play_turn(episode: Episode, player, recorder=None, stream: Callable[[str], None] | None = None) -> Turn:
     """The one turn every front end runs: ask the player, submit its reply, record it.
 
@@ -272,6 +284,11 @@ async def play_turn(episode: Episode, player, recorder=None, stream: Callable[[s
         answer = await player.reply(episode, stream)
     except asyncio.CancelledError:
         raise
+    except ContextFull as exc:
+        episode.end_early("context_exhausted")
+        if recorder is not None:
+            recorder.end_early(episode, "context_exhausted", str(exc))
+        raise ContextExhausted(f"{player.name}: {exc}") from exc
     except Exception as exc:
         episode.ended = True
         episode.error = exc
@@ -282,7 +299,8 @@ async def play_turn(episode: Episode, player, recorder=None, stream: Callable[[s
     turn = episode.submit(answer if bare else answer.text)
     turn.answer = None if bare else answer
     if recorder is not None:
-        recorder.log_turn(episode, turn, call=None if bare else answer.call)
+        recorder.log_turn(episode, turn, call=None if bare else answer.call, played_by=player.name,
+                          secrets=() if bare else answer.secrets)
         if episode.ended:
             recorder.finish(episode)
     return turn

@@ -1,7 +1,8 @@
 """Who plays: people, programs and language models, behind one protocol (``base.Player``)."""
 
-from .base import Player
+from .backends.completion import ContextFull
+from .base import Player, recorder_options
 from .factory import make_player
 from .reply import Reply
 
-__all__ = ["Player", "Reply", "make_player"]
+__all__ = ["ContextFull", "Player", "Reply", "make_player", "recorder_options"]

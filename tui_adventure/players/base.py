@@ -25,10 +25,33 @@ class Player(Protocol):
         ...
 
 
+@runtime_checkable
+class ModelBacked(Protocol):
+    """A player that asks a model: its records name the backend, the generation arguments and
+    how the run asks (``run_facts``: mode, tools, tool choice), and keep its key out."""
+    name: str
+    backend: str
+    gen_args: dict
+    spec: object    # its registry.ModelSpec (model id, server, key, config)
+
+    def run_facts(self, episode) -> dict: ...
+
+    def secrets(self) -> tuple: ...
+
+
+def recorder_options(player, episode) -> dict:
+    """The Recorder keywords for ``player``'s records (none for a person or a program)."""
+    if not isinstance(player, ModelBacked):
+        return {}
+    return {"backend": player.backend, "gen_args": dict(player.gen_args) or None,
+            "secrets": player.secrets(), "run_facts": player.run_facts(episode)}
+
+
 def as_reply(episode, command: str, next_actions: list[str] | None = None) -> str:
     """A command written the way this episode's rules want it (``> take key`` where strict;
-    with the "Next actions:" line the planning variant asks for)."""
+    with the "Next actions:" line the planning variant asks for: ``done`` when no plan is given
+    (``None``), empty for an empty plan)."""
     reply = f"> {command}" if (episode.clembench or episode.strict) else command
-    if getattr(episode, "planning", False):
-        reply += "\nNext actions: " + ", ".join(next_actions or ["done"])
+    if episode.planning:
+        reply += "\nNext actions: " + ("done" if next_actions is None else ", ".join(next_actions))
     return reply

@@ -21,6 +21,7 @@ records. Which API is asked is the backend table's business (``backends/``).
 from __future__ import annotations
 
 import asyncio
+import html
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -52,7 +53,8 @@ class ModelPlayer:
             raise ValueError(f"unknown mode {mode!r} (use {', '.join(MODES)})")
         self.spec = spec
         self.mode = mode
-        self.name = spec.name
+        # the run's name: a tool-mode run is another run than a text one, and never resumes it
+        self.name = spec.name if mode == "text" else f"{spec.name}--{mode}"
         self.backend = spec.backend
         self.gen_args = dict(spec.gen_args)
         self.retry_delay = retry_delay
@@ -72,24 +74,38 @@ class ModelPlayer:
             self._tools = (world, tool_specs(world, self.mode, episode.planning))
         return self._tools[1]
 
-    def prompt_prefix(self, episode) -> str:
+    def run_facts(self, episode) -> dict:
+        """How this run asks: what its records say of it, so runs that ask differently stay apart."""
+        return {"mode": self.mode, "tools": [t["name"] for t in self.tools(episode)],
+                "tool_choice": (self.spec.config or {}).get("tool_choice", "required") if self.mode != "text" else None}
+
+    def secrets(self) -> tuple:
+        key = self.spec.api_key
+        return (key,) if isinstance(key, str) and len(key) >= 8 else ()
+
+    def system_prompt(self, episode) -> str | None:
+        """Native worlds: our prompt as the system message, so a server's template does not put its
+        own there ("You are a helpful AI named ..."); a server that refuses the role gets it in the
+        first user message instead (``backends/learned.py``). Imported clembench worlds: none, as
+        clemcore sends none (the instance's prompt is in the first message)."""
         if episode.clembench:
-            return ""   # the instance's own prompt is already in the first message
+            return None
         from .prompting import native_prompt
 
-        return native_prompt(episode.world, self.mode, episode.planning) + "\n\n"
+        return native_prompt(episode.world, self.mode, episode.planning)
 
     def conversation(self, episode) -> list[dict]:
         """The messages to send: the episode's, with this model's own tool calls where it made them."""
         if self._said_in is not episode:   # a new episode (the app restarts with the same player)
             self._said, self._said_in = {}, episode
         msgs = episode.messages
-        out: list[dict] = []
+        system = self.system_prompt(episode)
+        out: list[dict] = [{"role": "system", "content": system}] if system else []
         i = 0
         while i < len(msgs):
             m = msgs[i]
             if i == 0:
-                out.append({"role": "user", "content": self.prompt_prefix(episode) + m["content"]})
+                out.append({"role": "user", "content": m["content"]})
                 i += 1
                 continue
             said = self._said.get(i) if m["role"] == "assistant" else None
@@ -102,7 +118,7 @@ class ModelPlayer:
                     out.append({"role": "tool", "tool_call_id": call.id, "content": observation if j == 0 else rest})
                 i += 2 if answered else 1
                 continue
-            if out and out[-1]["role"] == m["role"] and "tool_calls" not in out[-1]:
+            if len(out) > 1 and out[-1]["role"] == m["role"] and "tool_calls" not in out[-1]:
                 # as clemcore: consecutive messages of one role are joined (never happens in play)
                 out[-1] = {**out[-1], "content": f"{out[-1]['content']}\n\n{m['content']}"}
             else:
@@ -140,23 +156,36 @@ class ModelPlayer:
         if stream is not None and result.tool_calls and not result.text:
             stream(reply)
         call = {"manipulated_prompt_obj": result.sent, "raw_response_obj": result.raw,
-                "call_start": call_start, "call_duration": timedelta(seconds=elapsed)}
+                "call_start": call_start, "call_duration": timedelta(seconds=elapsed),
+                "request_options": dict(result.options)}
         if result.tool_calls:
-            message = {"role": "assistant", "content": result.text or None,
+            # content "" and never null (llama.cpp's server rejects null); the model's own words, unescaped:
+            # a chat template that HTML-escapes would otherwise escape its own escapes every turn
+            message = {"role": "assistant", "content": _unescaped(result.text),
                        "tool_calls": [{"id": c.id, "type": "function",
-                                       "function": {"name": c.name, "arguments": c.arguments}}
+                                       "function": {"name": c.name, "arguments": _unescaped(c.arguments)}}
                                       for c in result.tool_calls]}
             self._said[len(episode.messages)] = _Said(reply, message, list(result.tool_calls))
-        return Reply(reply, call=call, tokens_in=result.tokens_in, tokens_out=result.tokens_out, latency=elapsed)
+        return Reply(reply, call=call, tokens_in=result.tokens_in, tokens_out=result.tokens_out, latency=elapsed,
+                     tokens_estimated=result.tokens_estimated, finish_reason=result.finish_reason,
+                     tool_calls=tuple((c.name, c.arguments) for c in result.tool_calls), raw=result.text,
+                     secrets=self.secrets())
 
     def _reply_of(self, episode, result: Completion) -> str:
-        """The reply the episode judges: the text as clemcore strips it, or the tool calls as a command."""
+        """The reply the episode judges: the text as clemcore strips it, or the tool calls as a command.
+
+        A tool call that gives no plan in the planning variant gets an empty plan line, never
+        words the model did not produce."""
         if self.mode == "text" or not result.tool_calls:
             return result.text.strip()
-        commands = [command_of(episode.world, c.name, c.arguments) for c in result.tool_calls]
+        commands = [command_of(episode.world, c.name, _unescaped(c.arguments)) for c in result.tool_calls]
         command, plan = commands[0]
         plan = plan or [c for c, _ in commands[1:]]
-        return as_reply(episode, command, plan or None)
+        return as_reply(episode, command, plan)
+
+
+def _unescaped(text: str) -> str:
+    return html.unescape(text) if "&" in text else text
 
 
 def _was_retried(cause) -> bool:

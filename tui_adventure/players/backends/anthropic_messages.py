@@ -15,7 +15,8 @@ import json
 import anthropic
 
 from .clients import shared_client
-from .completion import Completion, ModelError, ToolCall, Transient, is_transport_error
+from .completion import (Completion, ContextFull, ModelError, ToolCall, Transient, is_transport_error,
+                         says_context_full)
 
 
 def _client(spec):
@@ -96,8 +97,12 @@ async def complete(spec, messages: list[dict], tools: list[dict] | None = None, 
                     stream(text)
                 message = await events.get_final_message()
     except (anthropic.APIStatusError, anthropic.APIConnectionError) as exc:
+        status = getattr(exc, "status_code", None)   # a connection error has none
+        if says_context_full(status, str(exc)):
+            raise ContextFull(f"the conversation no longer fits the model's context ({exc})") from exc
         if not started:
-            raise ModelError(f"{type(exc).__name__}: {exc}") from exc   # the SDK has retried already
+            where = spec.base_url or "the anthropic API"
+            raise ModelError(f"{where}: {type(exc).__name__}: {exc}") from exc   # the SDK has retried already
         raise Transient(f"{type(exc).__name__} while streaming: {exc}") from exc
     except (ValueError, AssertionError, anthropic.APIError) as exc:
         raise Transient(f"unreadable response: {type(exc).__name__}: {exc}") from exc
@@ -110,6 +115,7 @@ async def complete(spec, messages: list[dict], tools: list[dict] | None = None, 
         raise Transient(f"a response without content: {str(message)[:200]}")
     text = "".join(b.text for b in blocks if getattr(b, "type", None) == "text")
     calls = [ToolCall(b.id, b.name, json.dumps(b.input)) for b in blocks if getattr(b, "type", None) == "tool_use"]
-    usage = getattr(message, "usage", None)
+    usage = message.usage
     return Completion(text=text, tool_calls=calls, raw=message.model_dump(mode="json"), sent=kwargs["messages"],
-                      tokens_in=getattr(usage, "input_tokens", None), tokens_out=getattr(usage, "output_tokens", None))
+                      tokens_in=usage.input_tokens if usage else None, tokens_out=usage.output_tokens if usage else None,
+                      finish_reason=message.stop_reason)

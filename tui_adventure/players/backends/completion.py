@@ -25,10 +25,24 @@ class Completion:
     tokens_in: int | None = None
     tokens_out: int | None = None
     extra: dict = field(default_factory=dict)
+    finish_reason: str | None = None
+    tokens_estimated: bool = False   # the server said nothing of usage: tokens_in/out are our estimate
+    options: dict = field(default_factory=dict)   # how it was asked, when that differs by server:
+    #                                               tool_choice, streamed, system message (records keep it)
 
 
 class ModelError(RuntimeError):
     """A backend gave up (after its retries) or was refused: the episode ends as an error."""
+
+
+class ContextFull(ModelError):
+    """The conversation no longer fits the model's context: no retry can succeed, and the
+    episode ends as its own outcome (``context_exhausted``), not as an error a rerun repeats."""
+
+
+class Refused(ModelError):
+    """The server refuses this form of request (a tool choice, streaming with tools, a system
+    message): the caller may ask in another form."""
 
 
 class Transient(RuntimeError):
@@ -40,3 +54,22 @@ def is_transport_error(exc: BaseException) -> bool:
     which of the two an SDK uses depends on its version)."""
     return any(c.__name__ in ("TransportError", "StreamError") and c.__module__.split(".")[0].startswith("httpx")
                for c in type(exc).__mro__)
+
+
+# How servers say that a prompt is longer than the context (OpenAI, vLLM, llama.cpp, TGI,
+# Anthropic, Ollama's OpenAI API); matched in lower case against the error's text.
+CONTEXT_FULL_SIGNS = ("context_length_exceeded", "maximum context length", "context length", "context size",
+                      "exceed_context_size", "context window", "prompt is too long", "too many tokens",
+                      "input is too long", "exceeds the available context")
+
+
+def says_context_full(status: int | None, text: str) -> bool:
+    return status is not None and 400 <= status < 500 and any(s in text.lower() for s in CONTEXT_FULL_SIGNS)
+
+
+def estimate_tokens(value) -> int:
+    """About four characters a token: what we count when a server reports no usage (said so wherever shown)."""
+    import json
+
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return max(1, len(text) // 4) if text else 0

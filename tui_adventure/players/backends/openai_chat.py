@@ -15,6 +15,7 @@ their entries.
 
 from __future__ import annotations
 
+import json
 import time
 
 import openai
@@ -23,7 +24,9 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from . import BACKENDS
 from .clients import shared_client
-from .completion import Completion, ModelError, ToolCall, Transient, is_transport_error
+from .completion import (Completion, ContextFull, ModelError, Refused, ToolCall, Transient, estimate_tokens,
+                         is_transport_error, says_context_full)
+from .learned import facts_for
 
 
 def _client(spec):
@@ -45,32 +48,141 @@ def request_args(spec, messages: list[dict], tools: list[dict], tool_choice) -> 
         kwargs["extra_body"] = BACKENDS[spec.backend].body()
     if tools:
         kwargs["tools"] = [{"type": "function", "function": t} for t in tools]
-        kwargs["tool_choice"] = config.get("tool_choice", tool_choice)
+        kwargs["tool_choice"] = tool_choice
     return kwargs
 
 
 async def complete(spec, messages: list[dict], tools: list[dict] | None = None, tool_choice="required",
                    stream=None) -> Completion:
-    client = _client(spec)
-    kwargs = request_args(spec, messages, tools or [], tool_choice)
+    """One answer. With tools, the tool choice (and whether to stream) steps down on a refusal:
+    ``required``, then ``act`` by name (one tool), then ``auto``; what worked is learned."""
+    facts = facts_for(spec)
+    if messages and messages[0].get("role") == "system" and not facts.system:
+        messages = merge_system(messages)
+    streamed = stream is not None and not config_says_no_stream(spec)
+    if not tools:
+        return await _ask_with_system(spec, facts, messages, [], None, stream if streamed else None)
+    if not facts.stream_tools:
+        streamed = False
+    configured = (spec.config or {}).get("tool_choice")
+    settled = configured is not None or facts.tool_choice is not None
+    choices = [configured] if configured is not None else tool_choices(tools, tool_choice, facts)
+    tried: list[str] = []
+    for choice in choices:
+        stream_refused = False
+        for streaming in ((True, False) if streamed else (False,)):
+            try:
+                result = await _ask_with_system(spec, facts, messages, tools, choice,
+                                                stream if streaming else None, probe=not settled)
+            except Refused as exc:
+                tried.append(f"tool_choice {json.dumps(choice)}{' streamed' if streaming else ''}: {exc}")
+                stream_refused = stream_refused or streaming
+                continue
+            if configured is None:
+                facts.tool_choice = choice
+            if stream_refused and not streaming:
+                facts.stream_tools = False
+            result.options.update(tool_choice=choice, stream=streaming)
+            return result
+    raise ModelError(f"{where(spec)} refused every way of asking for a tool call ({'; '.join(tried)}):"
+                     " play in --mode text, or set tool_choice in the model's registry entry")
+
+
+def tool_choices(tools: list[dict], asked, facts) -> list:
+    """The tool choices to try, in order, starting with the one this server took before."""
+    order = [asked]
+    if len(tools) == 1:
+        order.append({"type": "function", "function": {"name": tools[0]["name"]}})
+    order.append("auto")
+    order = [c for i, c in enumerate(order) if c not in order[:i]]
+    if facts.tool_choice in order:
+        order = order[order.index(facts.tool_choice):]
+    return order
+
+
+def merge_system(messages: list[dict]) -> list[dict]:
+    """The system message put in front of the first user message (for servers that refuse the role)."""
+    system, first, *rest = messages
+    if first.get("role") != "user":
+        return [{"role": "user", "content": system["content"]}, first, *rest]
+    return [{**first, "content": f"{system['content']}\n\n{first['content']}"}, *rest]
+
+
+def where(spec) -> str:
+    return spec.base_url or f"the {spec.backend} API"
+
+
+async def _ask_with_system(spec, facts, messages, tools, choice, stream, probe: bool = False) -> Completion:
     try:
-        if stream is None or config_says_no_stream(spec):
+        result = await _ask(spec, messages, tools, choice, stream, probe)
+    except Refused as exc:
+        if not (messages and messages[0].get("role") == "system" and "system" in str(exc).lower()):
+            raise
+        facts.system = False   # this server's chat template has no system role: say it in the first message
+        messages = merge_system(messages)
+        result = await _ask(spec, messages, tools, choice, stream, probe)
+    if messages and messages[0].get("role") == "system":
+        result.options["system_message"] = True
+    return result
+
+
+async def _ask(spec, messages, tools, choice, stream, probe: bool = False) -> Completion:
+    """One request. ``probe``: no SDK retries (a refusal is an answer, not a fault to wait out)."""
+    client = _client(spec)
+    if probe:
+        client = client.with_options(max_retries=0)
+    kwargs = request_args(spec, messages, tools, choice)
+    try:
+        if stream is None:
             response = await _post(client, kwargs, streamed=False)
             return _from_response(response, messages)
         chunks = await _post(client, {**kwargs, "stream": True, "stream_options": {"include_usage": True}},
                              streamed=True)
-    except (openai.APIStatusError, openai.APIConnectionError) as exc:
-        raise ModelError(f"{type(exc).__name__}: {exc}") from exc   # the SDK has retried already
+    except openai.APIStatusError as exc:
+        raise _status_error(spec, exc, tools, probe) from exc
+    except openai.APIConnectionError as exc:   # the SDK has retried already
+        raise ModelError(f"cannot reach {where(spec)}: {type(exc).__name__}: {exc}") from exc
     except (ValueError, openai.APIResponseValidationError) as exc:
         raise Transient(f"unreadable response: {exc}") from exc
     try:
         return await _from_stream(chunks, messages, stream, budget=spec.timeout)
-    except (ValueError, AssertionError, openai.APIError) as exc:
+    except openai.APIError as exc:
+        if tools:   # an error event in place of the answer: this server will not stream tool calls
+            raise Refused(f"an error while streaming: {exc}") from exc
+        raise Transient(f"{type(exc).__name__} while streaming: {exc}") from exc
+    except Transient as exc:
+        if tools and "before any answer" in str(exc):
+            raise Refused(str(exc)) from exc
+        raise
+    except (ValueError, AssertionError) as exc:
         raise Transient(f"{type(exc).__name__} while streaming: {exc}") from exc
     except Exception as exc:
         if is_transport_error(exc):
             raise Transient(f"connection lost while streaming: {exc}") from exc
         raise
+
+
+def _status_error(spec, exc, tools, probe: bool) -> Exception:
+    """What a status code means for this request: context full, a refusal to ask otherwise, or a failure."""
+    text = f"{exc.status_code} {_message_of(exc)}"
+    if says_context_full(exc.status_code, text):
+        return ContextFull(f"{where(spec)}: the conversation no longer fits the model's context ({text})")
+    if exc.status_code in (400, 422, 500, 501) and ((tools and probe) or "system" in text.lower()):
+        return Refused(text)   # (once a server has taken a tool choice, its failures are failures)
+    if probe and (exc.status_code in (408, 409, 429) or exc.status_code >= 500):
+        return Transient(text)   # asked without the SDK's retries: the player waits and asks again
+    return ModelError(f"{where(spec)}: {type(exc).__name__}: {exc}")
+
+
+def _message_of(exc) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:300]
+        if isinstance(inner, str):
+            return inner[:300]
+    return str(exc.message)[:300]
 
 
 async def _post(client, kwargs: dict, streamed: bool):
@@ -85,8 +197,29 @@ async def _post(client, kwargs: dict, streamed: bool):
     """
     body = dict(kwargs)
     body.update(body.pop("extra_body", None) or {})
+    body = sendable(body)
     return await client.post("/chat/completions", body=body, cast_to=ChatCompletion, stream=streamed,
                              stream_cls=AsyncStream[ChatCompletionChunk])
+
+
+def sendable(body: dict) -> dict:
+    """The body with every lone surrogate (a reply cut mid-character, undecodable input) as U+FFFD:
+    JSON on the wire is UTF-8, and one such character would fail the whole request."""
+    try:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+        return body
+    except UnicodeEncodeError:
+        return _replace_surrogates(body)
+
+
+def _replace_surrogates(value):
+    if isinstance(value, str):
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in value)
+    if isinstance(value, dict):
+        return {k: _replace_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_surrogates(v) for v in value]
+    return value
 
 
 def config_says_no_stream(spec) -> bool:
@@ -105,9 +238,22 @@ def _from_response(response, messages) -> Completion:
     if len(content) > MAX_REPLY_CHARS:   # a reply is a command or two: keep the records (and the next prompt) small
         content = content[:MAX_REPLY_CHARS]
         raw["choices"][0]["message"]["content"] = content + " [cut by tui-adventure at 64 KB]"
-    return Completion(text=content, tool_calls=calls, raw=raw,
-                      sent=messages, tokens_in=getattr(usage, "prompt_tokens", None),
-                      tokens_out=getattr(usage, "completion_tokens", None))
+    return _with_usage(Completion(text=content, tool_calls=calls, raw=raw, sent=messages,
+                                  tokens_in=usage.prompt_tokens if usage is not None else None,
+                                  tokens_out=usage.completion_tokens if usage is not None else None,
+                                  finish_reason=response.choices[0].finish_reason))
+
+
+def _with_usage(result: Completion) -> Completion:
+    """Token counts the server did not give (llama.cpp's streams carry none) estimated, and marked so."""
+    if result.tokens_in is None or result.tokens_out is None:
+        result.tokens_estimated = True
+        if result.tokens_in is None:
+            result.tokens_in = estimate_tokens(result.sent)
+        if result.tokens_out is None:
+            result.tokens_out = estimate_tokens(result.text) + sum(
+                estimate_tokens(c.name + c.arguments) for c in result.tool_calls)
+    return result
 
 
 MAX_REPLY_CHARS = 64 * 1024   # a reply is a command or two; past this the rest is not read (nor recorded)
@@ -165,7 +311,8 @@ async def _from_stream(chunks, messages, stream, budget: float | None = None) ->
         message["tool_calls"] = ordered
     raw["choices"] = [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}]
     raw["usage"] = usage
-    return Completion(text="".join(text), tool_calls=[ToolCall(c["id"], c["function"]["name"],
-                                                               c["function"]["arguments"]) for c in ordered],
-                      raw=raw, sent=messages, tokens_in=(usage or {}).get("prompt_tokens"),
-                      tokens_out=(usage or {}).get("completion_tokens"))
+    return _with_usage(Completion(text="".join(text), tool_calls=[ToolCall(c["id"], c["function"]["name"],
+                                                                           c["function"]["arguments"])
+                                                                  for c in ordered],
+                                  raw=raw, sent=messages, tokens_in=(usage or {}).get("prompt_tokens"),
+                                  tokens_out=(usage or {}).get("completion_tokens"), finish_reason=finish))
