@@ -71,6 +71,12 @@ class DropMidStream:
 
 
 @dataclass
+class EmptyStream:
+    """Answer a streamed request with the headers of a stream and nothing in it (llama.cpp's server,
+    asked to stream tool calls it cannot stream)."""
+
+
+@dataclass
 class Received:
     path: str
     headers: dict[str, str]
@@ -106,6 +112,11 @@ class FakeLLMServer:
     delay: float = 0.0                      # seconds before every answer (a model "thinking")
     script_items: list = field(default_factory=list)
     requests: list[Received] = field(default_factory=list)
+    # As strict as a real server ("llama.cpp", "vllm", "ollama"): what each refuses, as seen from
+    # llama-cpp-python 0.3.36's server, vLLM's and Ollama's OpenAI APIs (docs/models.md).
+    strict: str | None = None
+    n_ctx: int | None = None                # a context size: a longer prompt is refused as the server words it
+    no_system: bool = False                 # a chat template without a system role
 
     def __post_init__(self) -> None:
         self.port = 0
@@ -169,11 +180,37 @@ class FakeLLMServer:
     def _next(self, request: Received):
         with self._lock:
             self.requests.append(request)
+            refusal = self._refusal(request)
+            if refusal is not None:
+                return refusal
             if self.script_items:
                 return self.script_items.pop(0)
         if self.responder is not None:
             return self.responder(request)
         return "> done"
+
+    def _refusal(self, request: Received):
+        """What a strict server answers instead of a completion, or None when it takes the request."""
+        body, messages = request.body, request.messages
+        if request.path.endswith("/messages"):
+            return None
+        if self.no_system and any(m.get("role") == "system" for m in messages):
+            return Status(500, None, "System role not supported")
+        if self.n_ctx is not None and _tokens(messages) > self.n_ctx:
+            words = {"llama.cpp": f"Requested tokens ({_tokens(messages)}) exceed context window of {self.n_ctx}",
+                     "vllm": f"This model's maximum context length is {self.n_ctx} tokens. However, you requested"
+                             f" {_tokens(messages)} tokens in the messages. Please reduce the length of the messages."}
+            return Status(400, None, words.get(self.strict or "vllm", words["vllm"]))
+        if self.strict == "llama.cpp":
+            for i, m in enumerate(messages):
+                if m.get("role") == "assistant" and m.get("content") is None:
+                    return Status(400, None, f"messages.{i}.content: Input should be a valid string")
+            if body.get("tools"):
+                if body.get("tool_choice") == "required":
+                    return Status(500, None, "assert tool_choice != 'required'")   # the server's assert
+                if body.get("stream"):
+                    return EmptyStream()   # "Automatic streaming tool choice is not supported"
+        return None
 
     # -- HTTP -----------------------------------------------------------------------------
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -229,6 +266,9 @@ class FakeLLMServer:
             await self._send(writer, item.code, json.dumps(payload).encode(), extra=extra)
             return True
         stream = bool(request.body.get("stream"))
+        if isinstance(item, EmptyStream):
+            await self._stream(writer, [])
+            return False
         if isinstance(item, Malformed):
             if stream:
                 await self._stream(writer, [b'data: {"choices": [{"delta": {"content": "> ta\n\n'])
@@ -318,7 +358,8 @@ class FakeLLMServer:
             out += [chunk({"tool_calls": [{"index": i, "function": {"arguments": part}}]})
                     for part in (args[:half], args[half:]) if part]
         out.append(chunk({}, "tool_calls" if calls else "stop"))
-        if (request.body.get("stream_options") or {}).get("include_usage"):
+        if (request.body.get("stream_options") or {}).get("include_usage") and self.strict not in ("llama.cpp",
+                                                                                                 "ollama"):
             p, c = _tokens(request.messages), _tokens([text, calls])
             out.append(b"data: " + json.dumps({**base, "choices": [], "usage": {
                 "prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}}).encode() + b"\n\n")

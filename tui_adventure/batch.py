@@ -43,6 +43,7 @@ async def play_episode(world, player, records: Path, on_turn=None, name: str | N
     """Play and record one episode; (episode, skipped)."""
     episode = Episode(world)
     recorder = Recorder(records, world, name or player.name, **recorder_options(player, episode))
+    recorder.refuse_other_run()
     if recorder.is_done():
         return None, True
     if not recorder.lock():

@@ -86,7 +86,7 @@ class Session:
         recorder = Recorder(self.records, self.world, self.record_name, **spec)
         n = 1
         # a session never overwrites another's records: finished, errored, unfinished or in use elsewhere
-        while recorder.is_started() or not recorder.lock():
+        while recorder.is_started() or recorder.clash() or not recorder.lock():
             n += 1
             recorder = Recorder(self.records, self.world, f"{self.record_name}-{n}", **spec)
         self.recorder = recorder

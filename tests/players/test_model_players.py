@@ -24,17 +24,6 @@ from tui_adventure.players import make_player
 SECRET = "sk-test-secret-4711"
 
 
-@pytest.fixture
-def config(monkeypatch, tmp_path, server):
-    """A registry entry ``fake-gpt`` and its key, the way a clembench user has them."""
-    cwd, _ = clean_config(monkeypatch, tmp_path)
-    write_json(cwd / "model_registry.json", [{"model_name": "fake-gpt", "model_id": "qwen-test",
-                                              "backend": "openai_compatible"}])
-    write_json(cwd / "key.json", {"openai_compatible": {"api_key": SECRET, "base_url": server.url}})
-    return cwd
-
-
-
 def model(world, mode="text", **kw):
     kw = {"timeout": 5.0, "max_retries": 2, "retry_delay": 0.01, **kw}
     return make_player("fake-gpt", world, mode, **kw)

@@ -268,6 +268,7 @@ class Recorder:
             raise Busy(f"{self.dir}: another adventure process is writing this episode; wait for it to end,"
                        " or use another --records folder or --name")
         models = {"0": {"model_spec": self.model_spec, "gen_args": self.gen_args}}
+        self.refuse_other_run()
         run_file = self.run_dir / "run.json"
         run = {"clem_version": CLEM_VERSION, "created": now(), "player_models": models, "games": {}}
         if run_file.exists():
@@ -275,8 +276,6 @@ class Recorder:
                 run = read_json(run_file)
             except RecordsError:
                 pass
-            else:
-                self._refuse_other_run(run)
         run.setdefault("games", {}).setdefault(self.game_name, {"game_path": "tui-adventure"})
         write_json(run_file, run)
         exp = {"name": self.experiment, "timestamp": now(), "game_name": self.game_name, "player_models": models}
@@ -289,22 +288,30 @@ class Recorder:
         self._contexts: list[str] = []     # the context of each recorded turn, for undo
         self._write()
 
-    def _refuse_other_run(self, run) -> None:
-        """A run folder holds one way of asking: a text-mode run resumed in tool mode (or the
-        reverse) would mix two experiments under one name and skip episodes it never played."""
+    def clash(self) -> str | None:
+        """Why this run cannot go into its folder, or None: the folder holds a run that asked
+        otherwise (a text-mode run resumed in tool mode, or the reverse, would mix two
+        experiments under one name and skip episodes it never played)."""
         try:
-            before = run["player_models"]["0"]["model_spec"]
-        except (KeyError, TypeError):
-            return
+            before = read_json(self.run_dir / "run.json")["player_models"]["0"]["model_spec"]
+        except (OSError, RecordsError, KeyError, TypeError):
+            return None
         if not isinstance(before, dict):
-            return
-        clash = [k for k in ("mode", "tool_choice") if before.get(k) != self.model_spec.get(k)
-                 and (k in before or k in self.model_spec)]
-        if clash:
-            def said(spec):
-                return ", ".join(f"{k} {spec.get(k)!r}" for k in clash)
-            raise RecordsError(f"{self.run_dir} holds a run with {said(before)}; this one has "
-                               f"{said(self.model_spec)}: give it another name (--name) or --records folder")
+            return None
+        keys = [k for k in ("mode", "tool_choice") if k in before and k in self.model_spec
+                and before[k] != self.model_spec[k]]
+        if not keys:
+            return None
+        def said(spec):
+            return ", ".join(f"{k} {spec.get(k)!r}" for k in keys)
+        return (f"{self.run_dir} holds a run with {said(before)}; this one has {said(self.model_spec)}:"
+                " give it another name (--name) or --records folder")
+
+    def refuse_other_run(self) -> None:
+        """RecordsError when ``clash()`` says so (checked before anything is skipped or written)."""
+        problem = self.clash()
+        if problem:
+            raise RecordsError(problem)
 
     def write_pointer(self) -> None:
         """Where the world file is, for ``adventure replay`` (clemcore's tools ignore this file)."""

@@ -56,6 +56,27 @@ def unscored(root: Path) -> dict[str, dict[str, int]]:
     return out
 
 
+def mixed(root: Path) -> dict[str, dict[str, int]]:
+    """Per run: episodes played by more than one player (a person or the oracle took over from the
+    run's model), by who played how many turns in all; they are scored, and must be read as such."""
+    out: dict[str, dict[str, int]] = {}
+    for path in sorted(root.rglob("interactions.json")):
+        parts = path.relative_to(root).parts
+        if len(parts) < 5:
+            continue
+        try:
+            meta = json.loads(path.read_text(encoding="utf-8")).get("meta") or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        if meta.get("mixed") is True and isinstance(meta.get("played_by"), dict):
+            run = out.setdefault(parts[-5], {"episodes": 0})
+            run["episodes"] += 1
+            for who, n in meta["played_by"].items():
+                if isinstance(n, int):
+                    run[str(who)] = run.get(str(who), 0) + n
+    return out
+
+
 def _cell(value):
     """A CSV cell a spreadsheet will not run as a formula (model names come from files nobody vetted)."""
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
@@ -101,6 +122,10 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> Path:
     for model, counts in left_out.items():
         said = [f"{n} {kind}" for kind, n in counts.items() if n]
         notes.append(f"{model}: {' and '.join(said)} episode(s) not counted as played")
+    for model, counts in mixed(root).items():
+        turns = ", ".join(f"{who} {n}" for who, n in counts.items() if who != "episodes")
+        notes.append(f"{model}: {counts['episodes']} mixed episode(s), played by more than one player"
+                     f" (turns: {turns}); their scores are not the model's alone")
     header, data = table(rows)
     buf = io.StringIO()
     w = csv.writer(buf)

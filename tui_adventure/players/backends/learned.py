@@ -18,7 +18,7 @@ from dataclasses import dataclass
 class ServerFacts:
     tool_choice: object = None     # the tool choice that worked (None: not learned yet)
     stream_tools: bool = True      # False once a server refused to stream a request with tools
-    system: bool = True            # False once a server refused a system message
+    system: bool | None = None     # whether it takes a system message (None: not asked yet)
 
 
 _FACTS: dict[tuple, ServerFacts] = {}

@@ -57,7 +57,7 @@ async def complete(spec, messages: list[dict], tools: list[dict] | None = None, 
     """One answer. With tools, the tool choice (and whether to stream) steps down on a refusal:
     ``required``, then ``act`` by name (one tool), then ``auto``; what worked is learned."""
     facts = facts_for(spec)
-    if messages and messages[0].get("role") == "system" and not facts.system:
+    if messages and messages[0].get("role") == "system" and facts.system is False:
         messages = merge_system(messages)
     streamed = stream is not None and not config_says_no_stream(spec)
     if not tools:
@@ -113,8 +113,9 @@ def where(spec) -> str:
 
 
 async def _ask_with_system(spec, facts, messages, tools, choice, stream, probe: bool = False) -> Completion:
+    system = bool(messages) and messages[0].get("role") == "system"
     try:
-        result = await _ask(spec, messages, tools, choice, stream, probe)
+        result = await _ask(spec, messages, tools, choice, stream, probe or (system and facts.system is None))
     except Refused as exc:
         if not (messages and messages[0].get("role") == "system" and "system" in str(exc).lower()):
             raise
@@ -122,6 +123,7 @@ async def _ask_with_system(spec, facts, messages, tools, choice, stream, probe: 
         messages = merge_system(messages)
         result = await _ask(spec, messages, tools, choice, stream, probe)
     if messages and messages[0].get("role") == "system":
+        facts.system = True
         result.options["system_message"] = True
     return result
 
