@@ -294,7 +294,7 @@ async def play_turn(episode: Episode, player, recorder=None, stream: Callable[[s
         episode.error = exc
         if recorder is not None:
             recorder.error(exc)
-        raise PlayerFailed(f"{getattr(player, 'name', 'player')}: {type(exc).__name__}: {exc}") from exc
+        raise PlayerFailed(f"{player.name}: {type(exc).__name__}: {exc}") from exc
     bare = isinstance(answer, str)   # a player of a few lines may answer with the text alone
     turn = episode.submit(answer if bare else answer.text)
     turn.answer = None if bare else answer
