@@ -72,6 +72,18 @@ class Transcript(Vertical, can_focus=False):
         label = f"{who} " if who else ""
         self._write(f"{label}{text}", "bold")
 
+    def said(self, lines) -> None:
+        """What a model wrote beyond the command played: dim and indented under a label, so it never
+        reads as the game's answer."""
+        if lines:
+            self._write("  said:", "dim italic")
+            for line in lines:
+                self._write(f"    {line}", "dim")
+
+    def figures(self, text: str) -> None:
+        if text:
+            self._write(f"  {text}", "dim")
+
     def observation(self, text: str) -> None:
         self._write(text)
         self._write("")
