@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..gamemaster.episode import PlayerFailed
-from ..model_turns import model_turn
+from ..model_turns import is_model_turn, model_turn
 from ..session import Session
 from ..widgets.command_line import CommandLine
 from ..widgets.panels import PANEL_IDS, ScorePanel, SidePanels
@@ -38,6 +38,8 @@ class PlayScreen(Screen):
         Binding("f6", "step", "Step", id="model.step"),
         Binding("f7", "speed", "Speed", id="model.speed"),
         Binding("f8", "keyboard", "Keyboard", id="player.keyboard"),
+        # off the footer, which is full at 80 columns once a model plays: help and the palette name it
+        Binding("f3", "request", "Request", show=False, id="model.request"),
     ]
 
     AUTO_FOCUS = "#command"
@@ -297,6 +299,17 @@ class PlayScreen(Screen):
         self.speed = (self.speed + 1) % len(SPEEDS)
         self.notify(f"speed: {SPEEDS[self.speed][0]}", timeout=1.5)
         self.refresh_panels()
+
+    def action_request(self) -> None:
+        """The messages the newest model turn of this episode sent (a turn taken back is no longer asked about)."""
+        turn = next((t for t in reversed(self.session.episode.turns) if is_model_turn(t)), None)
+        if turn is None:
+            self.notify("No model turn yet: the request is shown once a model has played", markup=False)
+            return
+        from .request import RequestScreen
+
+        who = self.model.name if self.model is not None else ""
+        self.app.push_screen(RequestScreen(turn, who))
 
     def action_toggle_panels(self) -> None:
         side = self.query_one("#side")
