@@ -53,10 +53,12 @@ def test_calls_with_odd_arguments():
 def test_request_messages_in_openai_and_anthropic_shapes():
     sent = [{"role": "user", "content": "You are in a hallway."},
             {"role": "assistant", "content": None,
-             "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "act", "arguments": '{"command": "look"}'}}]},
+             "tool_calls": [{"id": "c1", "type": "function",
+                             "function": {"name": "act", "arguments": '{"command": "look"}'}}]},
             {"role": "tool", "tool_call_id": "c1", "content": "A hallway."},
-            {"role": "assistant", "content": [{"type": "text", "text": "Hm."},
-                                              {"type": "tool_use", "id": "t1", "name": "act", "input": {"command": "up"}}]},
+            {"role": "assistant", "content": [
+                {"type": "text", "text": "Hm."},
+                {"type": "tool_use", "id": "t1", "name": "act", "input": {"command": "up"}}]},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "Landing."}]}]
     shown = request_messages(Reply("> up", call={"manipulated_prompt_obj": sent}, latency=1))
     assert shown == [("user", "You are in a hallway."),

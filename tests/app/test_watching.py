@@ -13,7 +13,8 @@ from tui_adventure.widgets.transcript import UNDONE, Transcript
 SENT = [{"role": "system", "content": "You play a text adventure."},
         {"role": "user", "content": "You are in the Hallway. [bold]Exits[/]: north."},
         {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "act", "arguments": '{"command": "look"}'}}]},
+         "tool_calls": [{"id": "c1", "type": "function",
+                         "function": {"name": "act", "arguments": '{"command": "look"}'}}]},
         {"role": "tool", "tool_call_id": "c1", "content": "A long hallway."}]
 
 
