@@ -308,8 +308,7 @@ class PlayScreen(Screen):
             return
         from .request import RequestScreen
 
-        who = self.model.name if self.model is not None else ""
-        self.app.push_screen(RequestScreen(turn, who))
+        self.app.push_screen(RequestScreen(turn))
 
     def action_toggle_panels(self) -> None:
         side = self.query_one("#side")

@@ -22,17 +22,17 @@ from ..model_turns import figures, request_messages
 class RequestScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q", "close", "Close", id="request.close")]
 
-    def __init__(self, turn: Turn, who: str = "", **kwargs) -> None:
+    def __init__(self, turn: Turn, **kwargs) -> None:
         super().__init__(**kwargs)
         self.turn = turn
-        self.who = who
 
     def compose(self) -> ComposeResult:
         answer = self.turn.answer
         messages = request_messages(answer)
         body = VerticalScroll(id="request-body")
-        body.border_title = f"What {self.who or 'the model'} was sent for turn {self.turn.index}"
-        body.border_subtitle = f"{len(messages)} messages · {figures(answer)} · Escape closes"
+        body.border_title = f"The messages sent for turn {self.turn.index}"   # a turn does not say which model
+        # Text, not a string: a border title is read as markup, and the finish reason is the server's words
+        body.border_subtitle = Text(f"Escape closes · {len(messages)} messages · {figures(answer)}")
         with body:
             if not messages:
                 yield Static(Text("(the player kept no record of the request)", style="italic"))
