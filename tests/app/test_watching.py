@@ -1,5 +1,7 @@
 """Watching a model play, for research: what it wrote beside what was played, what it was sent, what it cost."""
 
+import re
+
 from textual.widgets import Static
 
 from conftest import WORLDS
@@ -112,7 +114,11 @@ async def test_the_request_of_a_model_on_an_openai_server_from_the_palette(tmp_p
                 await pilot.press("f6")
                 await settle(pilot)
             assert [t.command for t in app.session.episode.turns] == ["go north", "open fridge"]
-            assert "tiny: > open fridge\n  " in transcript(app)    # the figures line follows the command
+            shown, last = transcript(app), app.session.episode.turns[-1].answer
+            assert f"{app.session.player.name}: > open fridge\n" in shown
+            assert re.search(r"\n  \d+\.\d\d s · tokens \d+ in, \d+ out", shown)   # the figures line
+            if last.tool_calls:                                   # a player that keeps its calls: shown as calls
+                assert '\n  said:\n    call act(command="open fridge")\n' in shown
             app.action_command_palette()
             await pilot.pause()
             await pilot.press(*"last model request")
