@@ -88,6 +88,8 @@ class AdventureApp(App):
         yield SystemCommand("Pause / resume the model", "F5", screen.action_pause)
         yield SystemCommand("Step one model turn", "F6", screen.action_step)
         yield SystemCommand("Change the model's speed", "F7", screen.action_speed)
+        yield SystemCommand("Show the last model request", "F3: the messages sent, tool calls and results",
+                            screen.action_request)
         yield SystemCommand("Undo the last turn", "undo", partial(self.run_meta, screen, "undo"))
         yield SystemCommand("Restart the episode", "restart", partial(self.run_meta, screen, "restart"))
         yield SystemCommand("Save the game (quicksave)", "save", partial(self.run_meta, screen, "save"))

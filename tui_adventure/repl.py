@@ -40,17 +40,20 @@ from .gamemaster.episode import PlayerFailed
 from .repl_keys import MetaKey, key_hints, repl_bindings
 from .history import History
 from .figures import Panels, par_label
+from .model_turns import model_turn
 from .session import Feedback, Session
 
 STYLE = Style.from_dict({
     "title": "bold",
     "command": "bold",
     "note": "ansibrightblack",
+    "said": "ansibrightblack italic",
     "error": "ansired",
     "bottom-toolbar": "noreverse bg:ansiblack fg:ansiwhite",
 })
 
 EXIT_INTERRUPTED = 130   # what a shell reports for a command stopped by Ctrl-C
+SAID = "  | "            # before each line a model wrote beyond its command
 
 
 class SessionCompleter(Completer):
@@ -136,6 +139,19 @@ class Repl:
         text = visible(text)
         if self.width:
             text = wrap(text, self.width)
+        self._print(text, style)
+
+    def say_beside(self, lines, prefix: str = SAID) -> None:
+        """Lines that are not the game's (what a model wrote beyond its command): every line, wrapped
+        ones too, starts with ``prefix``, so none can be read as the game's answer."""
+        out = []
+        for line in lines:
+            line = visible(line)
+            out += (wrap(line, self.width - len(prefix)) if self.width else line).split("\n")
+        if out:
+            self._print("\n".join(prefix + line for line in out), "said")
+
+    def _print(self, text: str, style: str) -> None:
         if self.color and style:
             print_formatted_text(FormattedText([(f"class:{style}", text)]), style=STYLE, file=self.out)
         else:
@@ -205,31 +221,65 @@ class Repl:
         self.say(f"[{name} plays; Ctrl-C stops it]", "note")
         try:
             while not session.episode.ended:
-                streamed = []
-
-                def stream(chunk: str) -> None:
-                    if not streamed:
-                        self.out.write("> " if not chunk.startswith(">") else "")
-                    streamed.append(chunk)
-                    self.out.write(visible(chunk))
-                    self.out.flush()
-
+                live = LiveLine(self.out, f"{name}: ", self.width) if self.color else None
                 try:
-                    turn = self.runner.run(session.play(stream))
+                    # piped, the reply is still asked for as a stream (the request stays what it was): only unshown
+                    turn = self.runner.run(session.play(live.stream if live else _unshown))
                 except PlayerFailed as exc:
                     self.say(f"[{exc}]", "error")
                     self.say(f"[{session.outcome_text()}]", "note")
                     return 1
-                if streamed:
-                    self.out.write("\n")
-                else:
-                    self.say(f"> {turn.command}" if turn.command is not None else turn.reply, "command")
+                finally:
+                    if live:
+                        live.clear()
+                self.show_turn(name, turn)
                 self.show(Feedback("turn", session.turn_text(turn), turn))
         except KeyboardInterrupt:
             self.out.write("\n")
             self.say(f"[stopped after {len(session.episode.turns)} turns; the records so far are kept]", "note")
             return EXIT_INTERRUPTED
         return 0
+
+    def show_turn(self, name: str, turn) -> None:
+        """A model's turn: its command, what else it wrote, the call's figures; a program's: the command."""
+        shown = model_turn(turn)
+        if shown is None:
+            self.say(f"> {turn.command}" if turn.command is not None else turn.reply, "command")
+            return
+        self.say(f"{name}: {shown.command}", "command")
+        self.say_beside(shown.extra)
+        if shown.figures:
+            self.say(f"[{shown.figures}]", "note")
+
+
+def _unshown(chunk: str) -> None:
+    pass
+
+
+class LiveLine:
+    """A model's reply as it streams, on one line that is rewritten and then erased.
+
+    The whole reply is printed once the turn is played, with the command apart from the rest;
+    streamed as it came, its extra lines would stand in the scrollback like the game's answer.
+    Only at a terminal: a pipe gets the finished turn alone.
+    """
+
+    def __init__(self, out: TextIO, prefix: str, width: int | None) -> None:
+        self.out, self.prefix = out, prefix
+        self.width = width or shutil.get_terminal_size().columns
+        self.text = ""
+
+    def stream(self, chunk: str) -> None:
+        self.text += chunk
+        room = max(10, self.width - len(self.prefix) - 1)
+        tail = " ".join(visible(self.text).split())[-room:]
+        self.out.write(f"\r\x1b[K\x1b[2m{self.prefix}{tail}\x1b[0m")
+        self.out.flush()
+
+    def clear(self) -> None:
+        if self.text:
+            self.out.write("\r\x1b[K")
+            self.out.flush()
 
 
 def wrap(text: str, width: int) -> str:

@@ -8,6 +8,7 @@ keeps what one prompt did not read for the next (its typeahead), so each
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -287,3 +288,46 @@ def test_at_a_terminal_text_wraps_at_words_never_inside_one(tmp_path):
     assert all(len(ln) <= 32 for ln in lines)
     words = set(out.getvalue().split())
     assert "living" in words and "l" not in words
+
+
+# -- a model's turn ---------------------------------------------------------------------
+class _Thinker:
+    """A model that says more than its command on the first turn, then plays the tutorial out."""
+
+    name = "thinker"
+
+    async def reply(self, episode, stream=None):
+        from tui_adventure.players import Reply
+
+        n = len(episode.turns)
+        if stream:
+            stream("The letter first.\n> take")
+        if n == 0:
+            return Reply("> take letter", latency=1.5, tokens_in=120, tokens_out=9, tokens_estimated=True,
+                         finish_reason="tool_calls", raw="The letter first.\n> take letter\nThen north.",
+                         tool_calls=(("act", '{"command": "take letter", "next_actions": ["north"]}'),))
+        command = (TUTORIAL_WIN + ["done"])[n]
+        return Reply(f"> {command}", latency=0.25, tokens_in=200, tokens_out=4, finish_reason="stop")
+
+
+def test_a_models_extra_lines_are_set_apart_from_the_games_answer(tmp_path):
+    out = io.StringIO()
+    assert Repl(session_for(tmp_path, player=_Thinker()), interactive=False, out=out).run() == 0
+    text = out.getvalue()
+    assert ("thinker: > take letter\n"
+            "  | The letter first.\n"
+            "  | Then north.\n"
+            '  | call act(command="take letter", next_actions=["north"])\n'
+            "[1.50 s · tokens ≈120 in, ≈9 out (estimated) · finish: tool_calls]\n"
+            "You take the letter.\n") in text                          # then the game's answer, as ever
+    assert "thinker: > north\n[0.25 s · tokens 200 in, 4 out · finish: stop]\nGarden\n" in text
+    assert "\x1b" not in text and "> take\n" not in text            # piped: plain, and nothing streamed
+
+
+def test_at_a_terminal_the_stream_is_one_erased_line_and_the_turn_is_printed_whole(tmp_path):
+    out = io.StringIO()
+    Repl(session_for(tmp_path, player=_Thinker()), interactive=False, out=out, color=True, width=80).run()
+    text = out.getvalue()
+    assert "\r\x1b[K\x1b[2mthinker: The letter first. > take\x1b[0m\r\x1b[K" in text   # live, then erased
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).replace("\r\n", "\n")
+    assert "thinker: > take letter\n  | The letter first.\n  | Then north.\n" in plain

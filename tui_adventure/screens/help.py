@@ -26,6 +26,7 @@ the next one); **up/down** walk through the commands you typed in this world.
 | ctrl+p | command palette: switch player, pause, step, speed, save/restore, panels, theme |
 | F1 | this help |
 | F2 | show or hide the side panels |
+| F3 | the messages the last model turn sent (its request), with tool calls and results |
 | F4 | debug screen: facts, admissible commands, optimal plan, goals, events, jump back |
 | F5 / F6 / F7 | pause or resume a model / play one model turn / change its speed |
 | F8 | take the keyboard from the model, or hand it back |

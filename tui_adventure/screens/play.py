@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..gamemaster.episode import PlayerFailed
+from ..model_turns import is_model_turn, model_turn
 from ..session import Session
 from ..widgets.command_line import CommandLine
 from ..widgets.panels import PANEL_IDS, ScorePanel, SidePanels
@@ -37,6 +38,8 @@ class PlayScreen(Screen):
         Binding("f6", "step", "Step", id="model.step"),
         Binding("f7", "speed", "Speed", id="model.speed"),
         Binding("f8", "keyboard", "Keyboard", id="player.keyboard"),
+        # off the footer, which is full at 80 columns once a model plays: help and the palette name it
+        Binding("f3", "request", "Request", show=False, id="model.request"),
     ]
 
     AUTO_FOCUS = "#command"
@@ -49,6 +52,7 @@ class PlayScreen(Screen):
         self.speed = 1
         self.model = None if session.is_human else session.player   # the model to hand the keyboard back to
         self.tokens: tuple[int, int] | None = None   # tokens in and out of that model's replies so far
+        self.tokens_estimated = False                # some of them are our estimates (the server gave no usage)
         self.latency: float | None = None            # seconds its last reply took
         self.last_turn_ms: float | None = None
 
@@ -95,7 +99,10 @@ class PlayScreen(Screen):
         if not self.session.is_human:
             extra["state"] = "paused" if self.paused else f"playing ({SPEEDS[self.speed][0]})"
             if self.tokens is not None:
-                extra["tokens in"], extra["tokens out"] = self.tokens
+                tokens_in, tokens_out = self.tokens
+                if self.tokens_estimated:   # some counts are ours, not the server's: they must not read as measured
+                    tokens_in, tokens_out = f"≈{tokens_in}", f"≈{tokens_out}"
+                extra["tokens in"], extra["tokens out"] = tokens_in, tokens_out
             if self.latency is not None:
                 extra["latency"] = f"{self.latency:.2f} s"
         data.extra = extra
@@ -206,8 +213,14 @@ class PlayScreen(Screen):
         t.stream("")
         self.count(turn.answer)
         t.begin_turn(turn.index)
-        t.command(turn.reply.strip().splitlines()[0] if turn.reply.strip() else "(empty reply)",
-                  who=self.session.player.name + ":")
+        who = self.session.player.name + ":"
+        shown = model_turn(turn)
+        if shown is None:   # a program's turn: its reply is the command
+            t.command(turn.reply.strip().splitlines()[0] if turn.reply.strip() else "(empty reply)", who=who)
+        else:
+            t.command(shown.command, who=who)
+            t.said(shown.said)
+            t.figures(shown.figures)
         text = self.session.turn_text(turn)
         if text:
             t.observation(text)
@@ -220,6 +233,7 @@ class PlayScreen(Screen):
             return
         tokens_in, tokens_out = self.tokens or (0, 0)
         self.tokens = (tokens_in + (answer.tokens_in or 0), tokens_out + (answer.tokens_out or 0))
+        self.tokens_estimated = self.tokens_estimated or answer.tokens_estimated
         self.latency = answer.latency
 
     def take_keyboard(self) -> None:
@@ -239,6 +253,7 @@ class PlayScreen(Screen):
         if player is not None:
             if player is not self.model:   # another model: its own figures
                 self.tokens = self.latency = None
+                self.tokens_estimated = False
             self.model = player
             self.refresh_bindings()
             self.query_one(Transcript).note(f"[{player.name} plays]")
@@ -284,6 +299,16 @@ class PlayScreen(Screen):
         self.speed = (self.speed + 1) % len(SPEEDS)
         self.notify(f"speed: {SPEEDS[self.speed][0]}", timeout=1.5)
         self.refresh_panels()
+
+    def action_request(self) -> None:
+        """The messages the newest model turn of this episode sent (a turn taken back is no longer asked about)."""
+        turn = next((t for t in reversed(self.session.episode.turns) if is_model_turn(t)), None)
+        if turn is None:
+            self.notify("No model turn yet: the request is shown once a model has played", markup=False)
+            return
+        from .request import RequestScreen
+
+        self.app.push_screen(RequestScreen(turn))
 
     def action_toggle_panels(self) -> None:
         side = self.query_one("#side")

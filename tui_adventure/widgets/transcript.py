@@ -7,6 +7,7 @@ and becomes an ordinary log line when the turn is played.
 
 from __future__ import annotations
 
+from rich.padding import Padding
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -18,6 +19,15 @@ class TranscriptLog(RichLog, can_focus=False):
 
 
 UNDONE = "strike dim"
+
+
+def _shown(text: str, style: str):
+    """An entry as drawn: an indented one keeps its indent on the lines it wraps to, so what a model
+    said stays visibly apart from the game's text however narrow the log is."""
+    indent = len(text) - len(text.lstrip(" "))
+    if not indent or not text.strip():
+        return Text(text, style=style)
+    return Padding(Text(text[indent:], style=style), (0, 0, 0, indent))
 
 
 class Transcript(Vertical, can_focus=False):
@@ -38,7 +48,7 @@ class Transcript(Vertical, can_focus=False):
     def _write(self, text: str, style: str = "") -> None:
         self.lines.append(text)
         self.entries.append([text, style, self.turn])
-        self.query_one(TranscriptLog).write(Text(text, style=style))
+        self.query_one(TranscriptLog).write(_shown(text, style))
 
     def begin_turn(self, turn: int) -> None:
         """The entries that follow belong to ``turn`` (its command and what the game answered)."""
@@ -59,7 +69,7 @@ class Transcript(Vertical, can_focus=False):
         log = self.query_one(TranscriptLog)
         log.clear()
         for text, style, _ in self.entries:
-            log.write(Text(text, style=style))
+            log.write(_shown(text, style))
 
     def on_resize(self, event) -> None:
         if event.size.width != self._width:
@@ -71,6 +81,18 @@ class Transcript(Vertical, can_focus=False):
     def command(self, text: str, who: str = "") -> None:
         label = f"{who} " if who else ""
         self._write(f"{label}{text}", "bold")
+
+    def said(self, lines) -> None:
+        """What a model wrote beyond the command played: dim and indented under a label, so it never
+        reads as the game's answer."""
+        if lines:
+            self._write("  said:", "dim italic")
+            for line in lines:
+                self._write(f"    {line}", "dim")
+
+    def figures(self, text: str) -> None:
+        if text:
+            self._write(f"  {text}", "dim")
 
     def observation(self, text: str) -> None:
         self._write(text)
