@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,9 +56,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="validate world files")
     p.add_argument("worlds", nargs="+")
 
+    p = sub.add_parser("generate", help="new worlds with exact par and difficulty features (docs/generate.md)")
+    p.add_argument("--out", required=True, metavar="DIR", help="where the world files go")
+    p.add_argument("--count", type=int, default=1, metavar="N")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="the first seed (then S+1, ...)")
+    for knob, default in (("rooms", 8), ("objects", 20), ("goals", 3)):
+        p.add_argument(f"--{knob}", type=int, default=default)
+    for knob in ("doors", "locked", "containers", "supports", "distractors"):
+        p.add_argument(f"--{knob}", type=int)
+    p.add_argument("--inventory-limit", type=int, metavar="M",
+                   help="(clembench flavour only: the classic ruleset has no inventory limit)")
+    p.add_argument("--par", metavar="A..B", help="only worlds whose exact par lies in this range")
+    p.add_argument("--theme", default="house", help="house, castle or ship")
+    p.add_argument("--split", choices=["train", "dev", "test"], help="words of this split only (held out from the others)")
+
     p = sub.add_parser("solve", help="the exact optimal plan (par)")
     p.add_argument("world")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--budget", metavar="SECONDS|STATES",
+                   help="stop the exact search after this long (30, 30s, 2m) or this many states expanded"
+                        " (500000 states, 500k states); past it, par's proven bounds and the best plan found,"
+                        " exit code 3")
 
     p = sub.add_parser("script", help="replay commands (stdin or a file, one a line)")
     p.add_argument("world")
@@ -66,6 +85,41 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("list", help="the worlds and clembench experiments that ship with tui-adventure")
     return parser
+
+
+def _generate(args) -> int:
+    import time
+
+    from .generate import Knobs, KnobError, generate, parse_par
+
+    if args.inventory_limit is not None:
+        print("adventure generate: --inventory-limit needs the clembench flavour (the classic ruleset has no"
+              " inventory limit)", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"adventure generate: --out {out} is a file, not a folder", file=sys.stderr)
+        return 2
+    if not 1 <= args.count <= 100_000 or args.seed < 0:
+        print("adventure generate: --count must be from 1 to 100000 and --seed at least 0", file=sys.stderr)
+        return 2
+    knobs = Knobs(rooms=args.rooms, objects=args.objects, goals=args.goals, doors=args.doors, locked=args.locked,
+                  containers=args.containers, supports=args.supports, distractors=args.distractors,
+                  theme=args.theme, split=args.split)
+    started = time.perf_counter()
+
+    def said(path, world) -> None:
+        f = world.features
+        print(f"{path}: par {world.par}, {f['locks_on_path']} lock(s) on the way (depth {f['lock_depth']}),"
+              f" branching {f['branching']}, {f['states_expanded']} states expanded")
+
+    try:
+        written = generate(args.count, args.seed, knobs, out, parse_par(args.par), progress=said)
+    except KnobError as exc:
+        print(f"adventure generate: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(written)} world(s) to {out}/ in {time.perf_counter() - started:.1f} s")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,7 +140,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         return headless.check(args.worlds)
     if args.command == "solve":
-        return headless.solve(args.world, args.json)
+        try:
+            budget = headless.parse_budget(args.budget)
+        except ValueError as exc:
+            print(f"adventure solve: {exc}", file=sys.stderr)
+            return 2
+        return headless.solve(args.world, args.json, budget=budget)
     if args.command == "script":
         if args.commands:
             with open(args.commands, encoding="utf-8", errors="surrogateescape") as fh:
@@ -98,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
         if lines and lines[-1] == "":
             lines.pop()
         return headless.script(args.world, lines, args.jsonl)
+    if args.command == "generate":
+        return _generate(args)
     if args.command == "list":
         from .catalog import listing
 

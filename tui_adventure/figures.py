@@ -22,6 +22,7 @@ class Panels:
     max_turns: int
     par: int | None                 # the exact optimum once known (else the stated one)
     par_upstream: int | None        # the stated par (clembench's optimal_turns), shown beside it when it differs
+    par_at_least: int | None = None  # when the exact search ran out of budget: what it proved
     turns_over_par: int | None      # turns but a closing done, minus par
     turn_ratio: float | None
     main_score: float
@@ -33,9 +34,12 @@ class Panels:
     extra: dict = field(default_factory=dict)
 
 
-def par_label(par: int | None, upstream: int | None) -> str:
-    """``8``, or ``8 (upstream 10)`` where the stated par differs from the exact one."""
+def par_label(par: int | None, upstream: int | None, at_least: int | None = None) -> str:
+    """``8``, or ``8 (upstream 10)`` where the stated par differs from the exact one; ``≥ 38``
+    when the planner ran out of budget but proved that much."""
     if par is None:
+        if at_least is not None:
+            return f"≥ {at_least}" + (f" (upstream {upstream})" if upstream is not None else "")
         return "?" if upstream is None else str(upstream)
     return f"{par} (upstream {upstream})" if upstream is not None and upstream != par else str(par)
 
@@ -49,3 +53,4 @@ class ProgressFigures:
     progress: float | None
     turns_over_par: int | None
     turn_ratio: float | None
+    par_at_least: int | None = None

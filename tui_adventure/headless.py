@@ -7,6 +7,7 @@ the CLI stays argument parsing only.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import IO, Iterable
 
@@ -61,15 +62,33 @@ def reachability(world) -> tuple[list[SourceError], int | None]:
     return [], plan.par
 
 
-def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000_000) -> int:
+def parse_budget(text: str | None) -> tuple[float | None, int | None]:
+    """``--budget`` as (seconds, states expanded); ValueError with the forms it takes."""
+    if text is None:
+        return None, None
+    t = text.strip().lower().replace(" ", "")
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(k|m)?states?", t)
+    if m:
+        return None, int(float(m.group(1)) * {"k": 1_000, "m": 1_000_000, None: 1}[m.group(2)])
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(s|m|min|h)?", t)
+    if m:
+        seconds = float(m.group(1)) * {"s": 1, None: 1, "m": 60, "min": 60, "h": 3600}[m.group(2)]
+        if seconds > 0:
+            return seconds, None
+    raise ValueError(f"--budget {text!r}: give seconds (30, 30s, 2m) or states expanded (500000 states, 500k states)")
+
+
+def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000_000,
+          budget: tuple[float | None, int | None] = (None, None)) -> int:
+    """par and its plan; past the budget, the bounds proven so far and the best plan found (exit 3)."""
     world = _load_or_report(path, out)
     if world is None:
         return 1
+    seconds, states = budget
     try:
-        plan = Planner(world, max_nodes=max_nodes).solve()
+        plan = Planner(world, max_nodes=states or max_nodes, max_seconds=seconds).solve()
     except PlannerLimit as exc:
-        print(f"{path}: {exc}", file=out)
-        return 1
+        return _bounded(world, path, exc, as_json, out, seconds)
     if plan is None:
         if as_json:
             print(json.dumps({"par": None, "commands": [], "optimal": True, "expanded": 0, "seconds": 0}), file=out)
@@ -88,6 +107,41 @@ def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000
         for i, c in enumerate(plan.commands, 1):
             print(f"{i:3}. {c}", file=out)
     return 0
+
+
+BOUND_WEIGHTS = (2.0, 5.0)   # weighted searches for a plan once the exact one gave up: quick, then quicker
+
+
+def _bounded(world, path: str, limit: PlannerLimit, as_json: bool, out: IO, seconds: float | None) -> int:
+    """What is known when the exact search ran out of budget: a proven lower bound, and an upper
+    bound from the best plan a weighted search finds in a share of the same budget (exit 3)."""
+    lower = limit.lower_bound
+    plan = None
+    for weight in BOUND_WEIGHTS:
+        try:
+            plan = Planner(world, max_nodes=max(limit.expanded, 10_000),
+                           max_seconds=max(1.0, (seconds or 0) / 4) if seconds else None).solve(weight=weight)
+            break
+        except PlannerLimit:
+            continue
+    upper = plan.par if plan is not None else None
+    if as_json:
+        print(json.dumps({"par": lower if lower is not None and lower == upper else None,
+                          "lower_bound": lower, "upper_bound": upper, "optimal": lower is not None and lower == upper,
+                          "commands": plan.commands if plan else [], "expanded": limit.expanded}), file=out)
+    elif upper is not None and lower is not None and upper == lower:
+        print(f"par {upper} (the exact search ran out of budget, but a plan of its proven lower bound was found)",
+              file=out)
+    else:
+        low = f"{lower}" if lower is not None else "?"
+        said = f"par is between {low} and {upper}" if upper is not None else f"par is at least {low}"
+        print(f"{path}: {said} (the exact search stopped at its budget after {limit.expanded} states expanded;"
+              " raise --budget for the exact value)", file=out)
+        if plan is not None:
+            print(f"best plan found ({plan.par} turns):", file=out)
+            for i, c in enumerate(plan.commands, 1):
+                print(f"{i:3}. {c}", file=out)
+    return 0 if upper is not None and upper == lower else 3
 
 
 def script(path: str, commands: Iterable[str], jsonl: bool, out: IO = sys.stdout) -> int:

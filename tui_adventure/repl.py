@@ -90,8 +90,8 @@ def toolbar_text(p: Panels) -> str:
     if p.last_goal_change:
         goals += f" ({p.last_goal_change:+d})"
     parts = [f"turn {p.turns}/{p.max_turns}"]
-    if p.par is not None:
-        parts.append(f"par {par_label(p.par, p.par_upstream)}")
+    if p.par is not None or p.par_at_least is not None:
+        parts.append(f"par {par_label(p.par, p.par_upstream, p.par_at_least)}")
     parts += [goals, "score -" if math.isnan(p.main_score) else f"score {p.main_score:.0f}"]
     if p.ended:
         parts.append("ended: undo, restart or quit")

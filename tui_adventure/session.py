@@ -438,6 +438,13 @@ class Session:
                 return exact
         return self.episode.par
 
+    def par_at_least(self) -> int | None:
+        """When the exact search gave up on the start within the panels' budget: the turns it proved
+        necessary (shown as "par ≥ N"); None otherwise."""
+        if self._tracker is None:
+            return None
+        return self._tracker.lower_bound(self.world.initial)
+
     def par_upstream(self) -> int | None:
         """The par the world or instance states (clembench's optimal_turns), which records score against."""
         return self.episode.par
@@ -467,7 +474,7 @@ class Session:
         """The planner's numbers for one captured turn (``state`` after ``turns`` turns), for a worker thread."""
         par = self.par(compute=True)
         moves = self.moves() if turns == len(self.episode.turns) else turns
-        return ProgressFigures(turns=turns, par=par, progress=self.progress(state),
+        return ProgressFigures(turns=turns, par=par, progress=self.progress(state), par_at_least=self.par_at_least(),
                                turns_over_par=turns_over_par(moves, par) if par is not None else None,
                                turn_ratio=turn_ratio(moves, par, self.episode.max_turns) if par is not None else None)
 
@@ -490,7 +497,7 @@ class Session:
         return Panels(title=world.title, room=world.name_of(room).capitalize() if room else "?", exits=sorted(exits),
                       inventory=inventory, goals=goals, goals_achieved=len(achieved), goal_count=len(world.goals),
                       last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par,
-                      par_upstream=self.par_upstream(), turns_over_par=over,
+                      par_upstream=self.par_upstream(), par_at_least=self.par_at_least(), turns_over_par=over,
                       turn_ratio=tr, main_score=o.main_score, progress=self.progress() if progress else None,
                       player=self.player.name, ended=ep.ended,
                       outcome=self.outcome_text() if ep.ended else "",

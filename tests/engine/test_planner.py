@@ -159,12 +159,33 @@ def test_a_search_over_its_time_budget_gives_up_promptly():
     assert time.perf_counter() - t0 < 3
 
 
-def test_the_states_a_search_may_hold_shrink_with_the_size_of_a_state():
-    from tui_adventure.engine.planner import MEMORY_BUDGET, STATE_BYTES_PER_FACT
+def test_a_search_stores_states_packed_in_a_few_hundred_bytes():
+    """Memory, not time, used to end large searches (60 KB a state); a stored state is now its
+    changing facts as bits, its g and its parent link."""
+    import tracemalloc
 
-    small = load_world_text("start: a\nrooms: {a: {}}\nobjects: {x: {traits: takeable, at: a}}\ngoal: [held(x)]\n", "s.yaml")
-    assert Planner(small).max_states == 200_000
-    rooms = "\n".join(f"  r{i}: {{exits: {{north: r{i + 1}}}}}" for i in range(3000)) + "\n  r3000: {}"
-    big = load_world_text(f"start: r0\nrooms:\n{rooms}\ngoal:\n  - you are in the r3000\n", "big.yaml")
-    cap = Planner(big).max_states
-    assert cap < 200_000 and cap * STATE_BYTES_PER_FACT * len(big.initial.facts) <= MEMORY_BUDGET
+    from tui_adventure.generate import Knobs
+    from tui_adventure.generate.classic import draft, dump
+
+    world = load_world_text(dump(draft(Knobs(rooms=12, objects=24, goals=3, locked=1).resolved(), 3).doc), "g.yaml")
+    tracemalloc.start()
+    try:
+        plan = Planner(world).solve()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert plan is not None and plan.expanded > 20
+    assert peak < 2_000_000 + 1_500 * plan.expanded * 4, (peak, plan.expanded)
+
+
+def test_a_search_that_gives_up_says_how_short_a_plan_cannot_be():
+    from conftest import WORLDS
+    from tui_adventure.engine.planner import PlannerLimit
+
+    world = load_world_text((WORLDS / "house.yaml").read_text(), "house.yaml")
+    par = Planner(world).solve().par
+    with pytest.raises(PlannerLimit) as limit:
+        Planner(world, max_nodes=50).solve()
+    assert limit.value.expanded == 51 and 0 < limit.value.lower_bound <= par
+    rough = Planner(world).solve(weight=3.0)
+    assert rough is not None and not rough.optimal and par <= rough.par <= 3 * par

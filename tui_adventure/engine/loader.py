@@ -22,7 +22,7 @@ from .world_actions import TRAITS, ActionChecks
 from .yamlpos import Pos, SourceError, SourceErrors, _kind, did_you_mean, key_pos_of, load_yaml, pos_of
 
 TOP_KEYS = {"game", "title", "ruleset", "intro", "start", "max_turns", "par", "rooms", "objects",
-            "goal", "actions", "strict", "seed", "clembench"}
+            "goal", "actions", "strict", "seed", "clembench", "generated"}
 ROOM_KEYS = {"name", "description", "exits"}
 OBJECT_KEYS = {"name", "adjectives", "synonyms", "traits", "in", "on", "at", "held", "open",
                "locked", "key", "description", "article", "type"}
@@ -164,7 +164,8 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks):
                           ruleset=ruleset, start=start, entities=entities, initial_facts=facts,
                           goals=goals, max_turns=max_turns, par=par, intro=str(d.get("intro") or "").strip(),
                           extra_actions=extra, strict=bool(d.get("strict", False)), seed=seed,
-                          meta={"goal_pos": key_pos_of(d, "goal"), "par_pos": pos_of(d, "par")})
+                          meta={"goal_pos": key_pos_of(d, "goal"), "par_pos": pos_of(d, "par"),
+                                **({"generated": d["generated"]} if isinstance(d.get("generated"), dict) else {})})
         except SourceErrors:
             raise
         except (ValueError, KeyError) as exc:

@@ -239,6 +239,7 @@ class ProgressTracker:
         self.max_cache = max_cache
         self._cache: OrderedDict[frozenset, int | None] = OrderedDict()
         self._limited: set[frozenset] = set()
+        self._bounds: dict[frozenset, int] = {}   # for a state the planner gave up on: no plan is shorter
         self.searches = 0
         self._par_0 = _UNKNOWN
 
@@ -256,8 +257,10 @@ class ProgressTracker:
         self.searches += 1
         try:
             plan = self.planner.solve(state)
-        except PlannerLimit:
+        except PlannerLimit as exc:
             self._limited.add(key)
+            if exc.lower_bound is not None:
+                self._bounds[key] = exc.lower_bound
             self._store(key, None)
             return None
         if plan is None:
@@ -270,6 +273,10 @@ class ProgressTracker:
     def limited(self, state: State) -> bool:
         """True when the planner gave up on ``state`` (its par is unknown, not impossible)."""
         return state.facts in self._limited
+
+    def lower_bound(self, state: State) -> int | None:
+        """For a state the planner gave up on: the proven least number of turns still needed."""
+        return self._bounds.get(state.facts)
 
     def progress(self, state: State) -> float:
         return progress_rate(self.par_0, self.par(state))

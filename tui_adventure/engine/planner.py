@@ -23,11 +23,21 @@ from .world import World
 
 
 MEMORY_BUDGET = 2 * 1024 ** 3   # what one search may hold; the machines this runs on have a few GB
-STATE_BYTES_PER_FACT = 64         # per fact of a stored state: manor (241 facts) holds 16 KB a state
+STORED_STATE_BYTES = 640          # a stored state: its packed facts, two dict entries, its parent link
+RECENT_STATES = 64                # whole states kept for the queue's next pops (the rest are rebuilt: cheap)
 
 
 class PlannerLimit(RuntimeError):
-    """The search grew past its node limit without an answer."""
+    """The search grew past its budget (nodes, states, seconds) without an answer.
+
+    ``lower_bound``: no plan is shorter (the least f = g + h still open, with
+    an admissible h); ``expanded``: states expanded before giving up.
+    """
+
+    def __init__(self, message: str, lower_bound: int | None = None, expanded: int = 0) -> None:
+        super().__init__(message)
+        self.lower_bound = lower_bound
+        self.expanded = expanded
 
 
 @dataclass
@@ -49,7 +59,7 @@ class Plan:
 
 class Planner:
     def __init__(self, world: World, max_nodes: int = 3_000_000, prune: bool = True,
-                 max_states: int = 200_000, shortcuts: bool = True, max_seconds: float | None = None) -> None:
+                 max_states: int = 2_000_000, shortcuts: bool = True, max_seconds: float | None = None) -> None:
         """``shortcuts=False`` plans with every action, no heuristic and no pruning: the reference
         the tests hold the shortcuts to."""
         self.world = world
@@ -57,8 +67,7 @@ class Planner:
         self.max_seconds = max_seconds   # a search longer than this gives up (PlannerLimit): a budget in time
         # states held at once: a count, and a memory budget (a state costs roughly its facts), so a
         # world of thousands of rooms gives up with PlannerLimit long before it exhausts memory
-        per_state = STATE_BYTES_PER_FACT * max(1, len(world.initial.facts))
-        self.max_states = max(1_000, min(max_states, MEMORY_BUDGET // per_state))
+        self.max_states = max(1_000, min(max_states, MEMORY_BUDGET // STORED_STATE_BYTES))
         self.style = world.style
         # which shortcuts stay exact beside the world's own actions
         view = planning_view(world) if shortcuts else PlanningView(frozenset(), False, False)
@@ -138,37 +147,66 @@ class Planner:
         return all(g.holds(st) for g in self.goals)
 
     # search -----------------------------------------------------------
-    def solve(self, start: State | None = None) -> Plan | None:
-        """The optimal plan from ``start`` (the initial state by default); None if no plan exists."""
+    def solve(self, start: State | None = None, weight: float = 1.0) -> Plan | None:
+        """The optimal plan from ``start`` (the initial state by default); None if no plan exists.
+
+        ``weight`` > 1 trades optimality for speed (weighted A*: a plan at most ``weight`` times
+        longer than par, marked not optimal), for a bound when the exact search gives up.
+
+        States are stored packed: the facts no action changes are the same in
+        every state and are left out, the others are bits of one integer, so a
+        stored state costs a few hundred bytes instead of its whole fact set and
+        indexes (tens of KB, which bounded the search by memory long before
+        time). The few states about to be expanded are kept whole; others are
+        rebuilt from their bits when they come off the queue.
+        """
         t0 = time.perf_counter()
         start = self._start = start or self.world.initial
         h = self.h or (lambda st: 0)
         if self.is_goal(start):
             return Plan([], [], 0, time.perf_counter() - t0)
+        pack = _Packing(self.world, start)
         counter = itertools.count()
-        best_g = {start.facts: 0}
-        parent: dict = {start.facts: None}
-        queue = [(h(start), 0, next(counter), start)]
+        root = pack.bits(start)
+        best_g = {root: 0}
+        parent: dict = {root: None}
+        recent: dict = {root: start}
+        queue = [(h(start) * weight, 0, next(counter), root)]
         expanded = 0
+        moves: dict = {}        # (action id, env items) -> (action, env), shared by every parent link
         while queue:
-            f, neg_g, _, st = heapq.heappop(queue)
+            f, neg_g, _, key = heapq.heappop(queue)
             g = -neg_g
-            if g > best_g.get(st.facts, 1 << 30):
+            if g > best_g.get(key, 1 << 30):
                 continue
+            st = recent.pop(key, None)
+            if st is None:
+                st = pack.state(key)
             if self.is_goal(st):
-                return self._plan(parent, st, expanded, time.perf_counter() - t0)
+                return self._plan(parent, key, expanded, time.perf_counter() - t0, optimal=weight == 1.0)
             expanded += 1
-            if expanded > self.max_nodes or len(best_g) > self.max_states:
-                raise PlannerLimit(f"no plan found within {expanded} expanded and {len(best_g)} seen states")
-            if self.max_seconds is not None and not expanded & 255 and time.perf_counter() - t0 > self.max_seconds:
-                raise PlannerLimit(f"no plan found within {self.max_seconds:g} s ({expanded} states expanded)")
+            over = expanded > self.max_nodes or len(best_g) > self.max_states
+            if over or (self.max_seconds is not None and not expanded & 255
+                        and time.perf_counter() - t0 > self.max_seconds):
+                bound = min(f, queue[0][0]) if queue else f
+                bound = -int(-bound // 1) if weight == 1.0 else None   # h is a whole number of moves
+                why = (f"{expanded} expanded and {len(best_g)} seen states" if over
+                       else f"{self.max_seconds:g} s ({expanded} states expanded)")
+                raise PlannerLimit(f"no plan found within {why}", bound, expanded)
             for action, env, new in self.successors(st):
                 ng = g + 1
-                key = new.facts
-                if ng < best_g.get(key, 1 << 30):
-                    best_g[key] = ng
-                    parent[key] = (st.facts, action, env)  # keys only: expanded states can be freed
-                    heapq.heappush(queue, (ng + h(new), -ng, next(counter), new))
+                child = pack.child(key, st, new)
+                if ng < best_g.get(child, 1 << 30):
+                    best_g[child] = ng
+                    step = (action.id, tuple(env.items()))
+                    move = moves.get(step)
+                    if move is None:
+                        move = moves[step] = (action, env)
+                    parent[child] = (key, move)
+                    heapq.heappush(queue, (ng + h(new) * weight, -ng, next(counter), child))
+                    if len(recent) >= RECENT_STATES:
+                        del recent[next(iter(recent))]
+                    recent[child] = new
         return None
 
     def bfs(self, start: State | None = None) -> Plan | None:
@@ -189,20 +227,18 @@ class Planner:
                 for action, env, new in self.successors(st):
                     if new.facts in parent:
                         continue
-                    parent[new.facts] = (st.facts, action, env)
+                    parent[new.facts] = (st.facts, (action, env))
                     if self.is_goal(new):
-                        return self._plan(parent, new, expanded, time.perf_counter() - t0)
+                        return self._plan(parent, new.facts, expanded, time.perf_counter() - t0)
                     nxt.append(new)
             frontier = nxt
         return None
 
-    def _plan(self, parent: dict, st: State, expanded: int, seconds: float) -> Plan:
+    def _plan(self, parent: dict, key, expanded: int, seconds: float, optimal: bool = True) -> Plan:
         chain = []
-        key = st.facts
         while parent[key] is not None:
-            prev, action, env = parent[key]
+            key, (action, env) = parent[key]
             chain.append((action, env))
-            key = prev
         chain.reverse()
         # replay from the start to name each step in the state it is taken in
         state = self._start
@@ -210,7 +246,7 @@ class Planner:
         for action, env in chain:
             commands.append(self.command_text(action, env, state))
             state = action.successor(state, dict(env))
-        return Plan(commands, [(a.id, dict(e)) for a, e in chain], expanded, seconds)
+        return Plan(commands, [(a.id, dict(e)) for a, e in chain], expanded, seconds, optimal)
 
     # commands ---------------------------------------------------------
     def command_text(self, action, env: dict, st: State) -> str:
@@ -235,3 +271,87 @@ class Planner:
 
 def solve_world(world: World, max_nodes: int = 3_000_000) -> Plan | None:
     return Planner(world, max_nodes).solve()
+
+
+class _Packing:
+    """States as integers: one bit per fact that some action may change; the rest is shared.
+
+    A fact's bit is handed out the first time it is seen, so the integer grows
+    only with the facts a search actually meets. A state is rebuilt from its
+    bits by copying the indexes of the unchanging facts and adding the few
+    changing ones, much cheaper than indexing every fact again.
+    """
+
+    def __init__(self, world: World, start: State) -> None:
+        changing = changed_predicates(world)
+        self.static = frozenset(f for f in start.facts if changing is not None and f[0] not in changing)
+        base = State.of(self.static)
+        self._by1, self._by2 = base.by1, base.by2
+        self.index: dict = {}
+        self.facts: list = []
+
+    def _bit(self, fact) -> int:
+        i = self.index.get(fact)
+        if i is None:
+            i = self.index[fact] = len(self.facts)
+            self.facts.append(fact)
+        return 1 << i
+
+    def bits(self, st: State) -> int:
+        out = 0
+        static = self.static
+        for f in st.facts:
+            if f not in static:
+                out |= self._bit(f)
+        return out
+
+    def child(self, bits: int, parent: State, st: State) -> int:
+        """The bits of ``st``, made from its parent's and the facts its move added and removed."""
+        if st.delta is None or st is parent:
+            return self.bits(st)
+        adds, dels = st.delta
+        for f in adds:
+            bits |= self._bit(f)
+        for f in dels:
+            if f in self.static:   # the effects were misread: an "unchanging" fact changed
+                raise AssertionError(f"planner: {f} changed, but no effect names {f[0]}")
+            bits &= ~self._bit(f)
+        return bits
+
+    def state(self, bits: int) -> State:
+        facts = self.facts
+        changing = [facts[i] for i, c in enumerate(bin(bits)[:1:-1]) if c == "1"]
+        # the changing facts grouped by index key first, so each entry is extended once
+        g1: dict = {}
+        g2: dict = {}
+        for f in changing:
+            n = len(f)
+            if n < 2:
+                continue
+            if n == 2:
+                g2.setdefault((f[0], ""), []).append(f[1])
+            g1.setdefault((f[0], f[1]), []).append(f[2:])
+            if n >= 3:
+                g2.setdefault((f[0], f[2]), []).append(f[1])
+        by1, by2 = self._by1.copy(), self._by2.copy()
+        for index, groups in ((by1, g1), (by2, g2)):
+            for k, v in groups.items():
+                old = index.get(k)
+                index[k] = old.union(v) if old else frozenset(v)
+        return State(self.static.union(changing), by1, by2)
+
+
+def changed_predicates(world: World) -> frozenset[str] | None:
+    """Predicates some action of the world (ruleset or its own) adds or deletes: the rest never change
+    (None: the effects cannot be read, so any may)."""
+    from .logic_ast import Add, Delete, LogicError, parse_effects, walk_all
+
+    out: set[str] = set()
+    for action in world.actions:
+        for text in action.spec.effects:
+            try:
+                nodes = parse_effects(str(text))
+            except LogicError:
+                return None
+            out.update(n.atom.pred for n, _ in walk_all(nodes) if isinstance(n, (Add, Delete)))
+    return frozenset(out)

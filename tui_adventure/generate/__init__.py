@@ -1,0 +1,126 @@
+"""``adventure generate``: new benchmark worlds with their exact par and measured difficulty.
+
+A world is drafted from the knobs and a seed (``classic.py``), read back by
+the loader exactly as ``check`` and ``play`` will read it, solved by the
+exact planner, and written with its par, the generator's version, every
+knob and seed, and difficulty features. ``--par A..B`` rejects and redrafts
+(the attempt number is part of the seed, so the result is still a function
+of the command line).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..engine.loader import MAX_TURNS_LIMIT, load_world_text
+from ..engine.planner import Planner, PlannerLimit
+from ..engine.snapshot import write_atomic
+from .classic import VERSION, Knobs, KnobError, draft, dump
+
+__all__ = ["Generated", "KnobError", "Knobs", "generate_world", "generate"]
+
+GENERATOR = "tui-adventure classic"
+MAX_ATTEMPTS = 200
+PLAN_NODES = 400_000     # a world the planner cannot solve within this is redrawn, not written
+
+
+@dataclass
+class Generated:
+    name: str
+    text: str            # the world file
+    par: int
+    features: dict
+
+
+def generate_world(knobs: Knobs, seed: int, par: tuple[int, int] | None = None, name: str | None = None
+                   ) -> Generated:
+    """The world of ``knobs`` and ``seed`` (with par within ``par`` when given); KnobError when the
+    knobs cannot make one."""
+    knobs = knobs.resolved()
+    seen: list[int] = []
+    for attempt in range(MAX_ATTEMPTS if par else 8):
+        d = draft(knobs, seed, attempt)
+        world = load_world_text(dump(d.doc), f"<generated {knobs.theme} {seed}>")
+        try:
+            plan = Planner(world, max_nodes=PLAN_NODES).solve()
+        except PlannerLimit:
+            continue
+        if plan is None:   # cannot happen by construction; redraw rather than write an unwinnable world
+            continue
+        seen.append(plan.par)
+        if par is not None and not par[0] <= plan.par <= par[1]:
+            continue
+        features = difficulty(world, plan, d.lock_depth, knobs)
+        doc = d.doc
+        if name:
+            doc = {**doc, "game": name}
+        ordered = {k: doc[k] for k in ("game", "title", "ruleset", "intro", "start")}
+        ordered["max_turns"] = min(MAX_TURNS_LIMIT, max(30, 4 * plan.par))
+        ordered["par"] = plan.par
+        ordered["generated"] = {"generator": GENERATOR, "version": VERSION, "seed": seed, "attempt": attempt,
+                                "knobs": {k: v for k, v in knobs.as_dict().items() if v is not None},
+                                **({"par_range": list(par)} if par else {}), "features": features}
+        ordered.update({k: doc[k] for k in ("rooms", "objects", "goal")})
+        return Generated(ordered["game"], dump(ordered), plan.par, features)
+    if par is not None:
+        span = f"par ranged {min(seen)}..{max(seen)}" if seen else "no draft was solved within the planner's budget"
+        raise KnobError(f"no world with par in {par[0]}..{par[1]} after {MAX_ATTEMPTS} drafts with these knobs"
+                        f" ({span}): widen --par, or change --rooms, --goals, --locked")
+    raise KnobError("the planner could not solve any draft of these knobs within its budget: fewer rooms,"
+                    " objects or goals")
+
+
+def difficulty(world, plan, lock_depth: dict[str, int], knobs: Knobs) -> dict:
+    """What makes the world hard, measured on its optimal plan (docs/generate.md says what each means)."""
+    planner = Planner(world)
+    state = world.initial
+    branching = []
+    carried = 0
+    unlocked: list[str] = []
+    for (action_id, env), _command in zip(plan.steps, plan.commands):
+        branching.append(len(planner.successors(state)))
+        action = world.action_by_id[action_id]
+        if action_id == "unlock":
+            unlocked.append(env.get("obj"))
+        state = action.successor(state, dict(env))
+        carried = max(carried, sum(1 for f in state.facts if f[0] == "held"))
+    return {"par": plan.par, "states_expanded": plan.expanded,
+            "locks_on_path": len(unlocked),
+            "lock_depth": max((lock_depth.get(d, 1) for d in unlocked), default=0),
+            "distractors": knobs.distractors,
+            "branching": round(sum(branching) / len(branching), 2) if branching else 0.0,
+            "carried_peak": carried}
+
+
+def parse_par(text: str | None) -> tuple[int, int] | None:
+    """``A..B`` (or one number) as a range; KnobError with the expected form otherwise."""
+    if text is None:
+        return None
+    low, sep, high = text.partition("..")
+    try:
+        a, b = int(low), int(high if sep else low)
+    except ValueError:
+        raise KnobError(f"--par {text!r}: write a range such as 10..20 (or one number)") from None
+    if a < 0 or b < a:
+        raise KnobError(f"--par {text!r}: the range must run from a smaller to a larger par, both >= 0")
+    return a, b
+
+
+def generate(count: int, seed: int, knobs: Knobs, out: Path, par: tuple[int, int] | None = None,
+             progress=None) -> list[Path]:
+    """``count`` worlds from seeds ``seed``, ``seed+1``, ... written to ``out/<name>.yaml``."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    resolved = knobs.resolved()
+    split = f"_{resolved.split}" if resolved.split else ""
+    for i in range(count):
+        s = seed + i
+        name = f"{resolved.theme}{split}_r{resolved.rooms}_o{resolved.objects}_g{resolved.goals}_s{s}"
+        world = generate_world(knobs, s, par, name=name)
+        path = out / f"{name}.yaml"
+        write_atomic(path, world.text.encode("utf-8"))
+        written.append(path)
+        if progress is not None:
+            progress(path, world)
+    return written
