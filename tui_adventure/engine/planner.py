@@ -320,7 +320,11 @@ class _Packing:
 
     def state(self, bits: int) -> State:
         facts = self.facts
-        changing = [facts[i] for i, c in enumerate(bin(bits)[:1:-1]) if c == "1"]
+        changing = []
+        for i, byte in enumerate(bits.to_bytes((bits.bit_length() + 7) // 8, "little")):
+            if byte:
+                base = i * 8
+                changing.extend(facts[base + j] for j in _BITS[byte])
         # the changing facts grouped by index key first, so each entry is extended once
         g1: dict = {}
         g2: dict = {}
@@ -339,6 +343,9 @@ class _Packing:
                 old = index.get(k)
                 index[k] = old.union(v) if old else frozenset(v)
         return State(self.static.union(changing), by1, by2)
+
+
+_BITS = [tuple(j for j in range(8) if b >> j & 1) for b in range(256)]   # the set bits of each byte
 
 
 def changed_predicates(world: World) -> frozenset[str] | None:
