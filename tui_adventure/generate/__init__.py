@@ -22,7 +22,7 @@ __all__ = ["Generated", "KnobError", "Knobs", "generate_world", "generate"]
 
 GENERATOR = "tui-adventure classic"
 MAX_ATTEMPTS = 200
-PLAN_NODES = 400_000     # a world the planner cannot solve within this is redrawn, not written
+PLAN_NODES = 100_000     # a draft the planner cannot solve within this is redrawn, not written (bounds the time)
 
 
 @dataclass
