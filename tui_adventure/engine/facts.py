@@ -97,13 +97,41 @@ class State:
             dels = dels - adds
         if not adds and not dels:
             return self
+        # An emptied index entry is kept as an empty set, not deleted: a dict with no deleted
+        # slots is copied by one memcpy, and every reader goes through get() anyway.
         by1 = self.by1.copy()
         by2 = self.by2.copy()
+        get1 = by1.get
+        get2 = by2.get
         for f in dels:
-            _index_del(by1, by2, f)
+            n = len(f)
+            if n < 2:
+                continue
+            if n == 2:
+                k = (f[0], "")
+                by2[k] = get2(k, _EMPTY) - {f[1]}
+            k = f[:2]
+            by1[k] = get1(k, _EMPTY) - {f[2:]}
+            if n >= 3:
+                k = (f[0], f[2])
+                by2[k] = get2(k, _EMPTY) - {f[1]}
         for f in adds:
-            _index_add(by1, by2, f)
-        return State((facts - dels) | adds, by1, by2, (adds, dels))
+            n = len(f)
+            if n < 2:
+                continue
+            if n == 2:
+                k = (f[0], "")
+                by2[k] = get2(k, _EMPTY) | {f[1]}
+            k = f[:2]
+            by1[k] = get1(k, _EMPTY) | {f[2:]}
+            if n >= 3:
+                k = (f[0], f[2])
+                by2[k] = get2(k, _EMPTY) | {f[1]}
+        if adds and dels:
+            new = facts ^ (adds | dels)   # one copy of the facts, not two: dels is in them, adds is not
+        else:
+            new = facts | adds if adds else facts - dels
+        return State(new, by1, by2, (adds, dels))
 
     def diff(self, other: "State") -> tuple[frozenset, frozenset]:
         """(added, removed) going from ``self`` to ``other``."""
@@ -126,29 +154,3 @@ def _index_add(by1: dict, by2: dict, f: Fact) -> None:
     if n >= 3:
         k2 = (f[0], f[2])
         by2[k2] = by2.get(k2, _EMPTY) | {f[1]}
-
-
-def _index_del(by1: dict, by2: dict, f: Fact) -> None:
-    n = len(f)
-    if n < 2:
-        return
-    if n == 2:
-        k = (f[0], "")
-        left = by2[k] - {f[1]}
-        if left:
-            by2[k] = left
-        else:
-            del by2[k]
-    k = (f[0], f[1])
-    left = by1[k] - {f[2:]}
-    if left:
-        by1[k] = left
-    else:
-        del by1[k]
-    if n >= 3:
-        k2 = (f[0], f[2])
-        left = by2[k2] - {f[1]}
-        if left:
-            by2[k2] = left
-        else:
-            del by2[k2]

@@ -7,8 +7,11 @@ Effects: ``add held(obj)``, ``del on(obj, _)`` (``_`` deletes every match),
 
 Names that are bound (action parameters, quantified variables) are variables;
 every other name is a constant (a world id). Texts are parsed once, at load,
-into the typed nodes of ``logic_ast`` and compiled here into closures
-``f(state, env)``, so a step costs a few dictionary lookups.
+into the typed nodes of ``logic_ast`` and compiled here into functions
+``f(state, env)``. Atoms, ``and``/``or``/``not``, comparisons, macros and plain
+effects become one generated Python function per rule (a fresh game's first
+steps are dominated by how little a check costs, not by memos); quantifiers,
+counts and ``_`` patterns stay closures that the generated code calls.
 """
 
 from __future__ import annotations
@@ -55,6 +58,23 @@ class Compiler:
         return self._cond(ast, frozenset(bound))
 
     def _cond(self, ast, bound: frozenset) -> Cond:
+        gen = _Gen(self)
+        expr = gen.expr(ast, bound)
+        return gen.function(f"def cond(st, env):\n    F = st.facts\n    return {expr}\n", "cond")
+
+    def first_failing(self, asts: list, bound: frozenset | set) -> Callable[[State, dict], int]:
+        """One function for a list of checks: the index of the first that fails, or -1 (an action's
+        checks run together in a step, so they share one call and one read of the facts)."""
+        gen = _Gen(self)
+        bound = frozenset(bound)
+        lines = ["def first_failing(st, env):", "    F = st.facts"]
+        for i, ast in enumerate(asts):
+            lines.append(f"    if not ({gen.expr(ast, bound)}):\n        return {i}")
+        lines.append("    return -1")
+        return gen.function("\n".join(lines) + "\n", "first_failing")
+
+    def _closure(self, ast, bound: frozenset) -> Cond:
+        """The closure for a node the generator leaves to Python closures (quantifiers, counts, patterns)."""
         if isinstance(ast, Const):
             value = ast.value
             return lambda st, env: value
@@ -106,13 +126,17 @@ class Compiler:
             return self._atom(ast, bound)
         raise LogicError(f"cannot compile {ast!r}")
 
+    def expand(self, ast: Atom):
+        """A macro call's body with the call's arguments put in."""
+        params, body = self.macros[ast.pred]
+        if len(params) != len(ast.args):
+            raise LogicError(f"{ast.pred} takes {len(params)} arguments, got {len(ast.args)}")
+        return substitute(fresh(body), dict(zip(params, ast.args)))
+
     def _atom(self, ast: Atom, bound: frozenset) -> Cond:
         pred, args = ast.pred, ast.args
         if pred in self.macros:
-            params, body = self.macros[pred]
-            if len(params) != len(args):
-                raise LogicError(f"{pred} takes {len(params)} arguments, got {len(args)}")
-            return self._cond(substitute(fresh(body), dict(zip(params, args))), bound)
+            return self._cond(self.expand(ast), bound)
         if pred in self.builtins:
             fn = self.builtins[pred]
             getters = [_getter(a, bound) for a in args]
@@ -202,12 +226,12 @@ class Compiler:
             asts = parse_effects(text_or_list)
         else:
             asts = [a for t in text_or_list for a in parse_effects(t)]
-        parts = [self._effect(a, frozenset(bound)) for a in asts]
-
-        def run(st, env, adds, dels):
-            for p in parts:
-                p(st, env, adds, dels)
-        return run
+        gen = _Gen(self)
+        bound = frozenset(bound)
+        lines = ["def run(st, env, adds, dels):", "    F = st.facts"]
+        for a in asts:
+            gen.statement(a, bound, lines, "    ")
+        return gen.function("\n".join(lines) + "\n", "run")
 
     def _effect(self, ast, bound: frozenset) -> Effect:
         if isinstance(ast, Add):
@@ -304,3 +328,74 @@ def _matcher(pred: str, args: tuple, bound: frozenset):
     return match
 
 
+
+
+_CODE: dict = {}   # generated source -> code object: worlds of one ruleset share their compiled rules
+
+
+class _Gen:
+    """Python source for one rule: expressions over ``F`` (the facts) and ``env``; whatever it cannot
+    write inline is compiled to a closure and called from the source by name."""
+
+    def __init__(self, compiler: Compiler) -> None:
+        self.compiler = compiler
+        self.ns: dict = {}
+
+    def name(self, value) -> str:
+        key = f"_k{len(self.ns)}"
+        self.ns[key] = value
+        return key
+
+    def function(self, source: str, fname: str):
+        code = _CODE.get(source)
+        if code is None:
+            code = compile(source, "<rule>", "exec")
+            _CODE[source] = code
+        ns = dict(self.ns)
+        exec(code, ns)
+        return ns[fname]
+
+    @staticmethod
+    def term(arg: str, bound: frozenset) -> str:
+        return f"env[{arg!r}]" if arg in bound else repr(arg)
+
+    def fact(self, pred: str, args: tuple, bound: frozenset) -> str:
+        return "(" + ", ".join([repr(pred)] + [self.term(a, bound) for a in args]) + ",)"
+
+    def expr(self, ast, bound: frozenset) -> str:
+        c = self.compiler
+        if isinstance(ast, Const):
+            return repr(ast.value)
+        if isinstance(ast, Not):
+            return f"(not {self.expr(ast.body, bound)})"
+        if isinstance(ast, And):
+            return f"({self.expr(ast.left, bound)} and {self.expr(ast.right, bound)})"
+        if isinstance(ast, Or):
+            return f"({self.expr(ast.left, bound)} or {self.expr(ast.right, bound)})"
+        if isinstance(ast, Compare):
+            return f"({self.term(ast.left, bound)} {ast.op} {self.term(ast.right, bound)})"
+        if isinstance(ast, Atom) and "_" not in ast.args:
+            if ast.pred in c.macros:
+                return self.expr(c.expand(ast), bound)
+            if ast.pred in c.builtins:
+                fn = self.name(c.builtins[ast.pred])
+                return f"{fn}(" + ", ".join(["st"] + [self.term(a, bound) for a in ast.args]) + ")"
+            if all(a not in bound for a in ast.args):
+                return f"({self.name((ast.pred, *ast.args))} in F)"
+            return f"({self.fact(ast.pred, ast.args, bound)} in F)"
+        if isinstance(ast, Atom) and (ast.pred in c.macros or ast.pred in c.builtins):
+            return f"{self.name(c._atom(ast, bound))}(st, env)"
+        return f"{self.name(c._closure(ast, bound))}(st, env)"
+
+    def statement(self, ast, bound: frozenset, lines: list, pad: str) -> None:
+        if isinstance(ast, Add):
+            if "_" in ast.atom.args:
+                raise LogicError(f"'add' needs every argument: {ast.atom.pred}({', '.join(ast.atom.args)})")
+            lines.append(f"{pad}adds.add({self.fact(ast.atom.pred, ast.atom.args, bound)})")
+        elif isinstance(ast, Delete) and "_" not in ast.atom.args:
+            lines.append(f"{pad}dels.add({self.fact(ast.atom.pred, ast.atom.args, bound)})")
+        elif isinstance(ast, When):
+            lines.append(f"{pad}if {self.expr(ast.cond, bound)}:")
+            self.statement(ast.effect, bound, lines, pad + "    ")
+        else:
+            lines.append(f"{pad}{self.name(self.compiler._effect(ast, bound))}(st, env, adds, dels)")

@@ -182,7 +182,7 @@ class Action:
     """One compiled action: run its checks in order, then its effects."""
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
-                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if")
+                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "first_failing")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None,
@@ -194,11 +194,14 @@ class Action:
         self.params = tuple(spec.params)
         bound = frozenset(self.params) | {"here"}   # the player's room, set before every evaluation
         self.checks = []
+        asts = []
         for cond_text, message, fail_type in spec.checks:
             ast = parse_condition(cond_text)
+            asts.append(ast)
             cond = compiler.condition(ast, bound)
             render = compile_template(message, names, types, functions, set(bound) | {"prep"})
             self.checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound) - {"here"}))
+        self.first_failing = compiler.first_failing(asts, bound)
         self.effect = compiler.effects(spec.effects, bound) if spec.effects else None
         self.success = compile_template(spec.success, names, types, functions, set(bound) | {"prep"})
         self.ends = spec.ends
@@ -251,9 +254,10 @@ class Action:
 
     def _attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
         env["here"] = self.where(st)
-        for cond, render, fail_type, _ in self.checks:
-            if not cond(st, env):
-                return st, render(st, env), fail_type
+        i = self.first_failing(st, env)
+        if i >= 0:
+            _cond, render, fail_type, _ = self.checks[i]
+            return st, render(st, env), fail_type
         if self.effect is None:
             return st, self.success(st, env), None
         adds: set = set()
