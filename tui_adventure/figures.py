@@ -22,7 +22,6 @@ class Panels:
     max_turns: int
     par: int | None                 # the exact optimum once known (else the stated one)
     par_upstream: int | None        # the stated par (clembench's optimal_turns), shown beside it when it differs
-    par_at_least: int | None = None  # when the exact search ran out of budget: what it proved
     turns_over_par: int | None      # turns but a closing done, minus par
     turn_ratio: float | None
     main_score: float
@@ -32,6 +31,7 @@ class Panels:
     outcome: str = ""
     invalid: int = 0
     extra: dict = field(default_factory=dict)
+    par_at_least: int | None = None  # when the exact search ran out of budget: what it proved
 
 
 def par_label(par: int | None, upstream: int | None, at_least: int | None = None) -> str:

@@ -1,0 +1,1 @@
+"""Agent interfaces: the Gymnasium environment (``env.py``, the ``[gym]`` extra) and its ids."""

@@ -1,0 +1,258 @@
+"""A world as a Gymnasium environment: text in, text out, seeds that really reproduce.
+
+The engine is deterministic and its states are immutable, so an episode is
+fixed by the world and the actions; what a seed adds is the environment's
+own randomness (``action_space.sample``, the world drawn from a
+``generate`` spec at each reset), and both come from ``np_random`` as
+Gymnasium seeds it. Branching is cheap for the same reason: a saved state
+is a handful of references (``get_state``/``set_state``, ``fork``), not a
+copy of the world. What ``info`` carries is chosen with ``infos``: the exact
+par and progress and the admissible commands cost a planner search, which a
+training loop that does not read them should not pay for on every step.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import string
+from dataclasses import dataclass
+
+import gymnasium as gym
+from gymnasium import spaces
+
+from ..catalog import open_world
+from ..engine.game import Game
+from ..engine.metrics import ProgressTracker
+from ..engine.planner import Planner
+from ..engine.world import World
+from ..gamemaster.episode import Episode
+
+REWARDS = ("goal", "progress", "win")
+RULES = ("game", "clembench")
+INFOS = ("admissible_commands", "goals", "goals_achieved", "goal_score", "turn", "max_turns", "par", "progress")
+OPTIONAL_INFOS = ("facts",)
+OBSERVATION_CHARS = 16_384    # a room with its contents is a few hundred; the clembench prompt 2,000
+ACTION_CHARS = 200
+# what a command may hold: the parser reads words, numbers and a little punctuation
+ACTION_CHARSET = frozenset(string.ascii_letters + string.digits + " ,.'-!?>:|\n")
+
+
+@dataclass(frozen=True)
+class EnvState:
+    """Everything an episode depends on at one moment (immutable, so saving it costs nothing)."""
+    world: World
+    game: tuple           # (state, turn, pending question, "it", achieved goals, finished)
+    episode: object       # the clembench-rules Episode's snapshot (None under the game's rules)
+    ended: bool
+    rng: dict             # np_random's bit generator state: sampling after a restore repeats
+
+
+class AdventureEnv(gym.Env):
+    """``gymnasium.make("tui_adventure/World-v0", world="house")``; see docs/agents.md."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, world: str | World | None = None, *, reward: str = "goal", rules: str = "game",
+                 max_turns: int | None = None, infos: tuple[str, ...] | list[str] | None = None,
+                 generate: dict | None = None, render_mode: str | None = None) -> None:
+        if (world is None) == (generate is None):
+            raise ValueError("give world= (a file or packaged name) or generate= (the knobs of adventure generate)")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+        if rules not in RULES:
+            raise ValueError(f"rules must be one of {', '.join(RULES)}, not {rules!r}")
+        wanted = tuple(INFOS if infos is None else infos)
+        unknown = [k for k in wanted if k not in INFOS + OPTIONAL_INFOS]
+        if unknown:
+            raise ValueError(f"unknown info {unknown[0]!r} (known: {', '.join(INFOS + OPTIONAL_INFOS)})")
+        self.reward_kind, self.rules, self.infos = reward, rules, wanted
+        self.render_mode = render_mode
+        self._max_turns = max_turns
+        self._tracker: ProgressTracker | None = None
+        self._fitted: dict[str, str] = {}
+        self._generate = dict(generate) if generate is not None else None
+        self._world = open_world(world) if isinstance(world, str) else world
+        if self._world is None:
+            self._world = self._generated(0)
+        self.action_space = spaces.Text(ACTION_CHARS, min_length=0, charset=ACTION_CHARSET)
+        self.observation_space = spaces.Text(OBSERVATION_CHARS, min_length=0, charset=_charset(self._world))
+        self._load(self._world)
+
+    # -- the world -------------------------------------------------------------------------
+    def _generated(self, seed: int) -> World:
+        from ..engine.loader import load_world_text
+        from ..generate import Knobs, generate_world
+
+        made = generate_world(Knobs(**self._generate), seed)
+        return load_world_text(made.text, f"<generated {made.name}>")
+
+    def _load(self, world: World) -> None:
+        self.world = world
+        self.game = Game(world)
+        self.episode = Episode(world, strict=True) if self.rules == "clembench" else None
+        self.max_turns = self._max_turns or world.max_turns
+        if self._tracker is not None and self._tracker.world is not world:
+            self._tracker = None   # a tracker's solved states belong to its world: kept across resets
+        self._ended = False
+        self._last_obs = ""
+        self._goal_texts = [str(x) for x in world.goals]
+        self._achieved_for, self._achieved_texts = None, []
+
+    @property
+    def tracker(self) -> ProgressTracker:
+        if self._tracker is None:
+            self._tracker = ProgressTracker(self.world)
+        return self._tracker
+
+    # -- the Gymnasium API -----------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:   # Gymnasium leaves the spaces unseeded: a seed must fix sample() too
+            self.action_space.seed(seed)
+        options = options or {}
+        if "world" in options:
+            self._world = open_world(options["world"]) if isinstance(options["world"], str) else options["world"]
+            self.observation_space = spaces.Text(OBSERVATION_CHARS, min_length=0, charset=_charset(self._world))
+        elif self._generate is not None:   # a world drawn from the seeded generator: the seed fixes it
+            self._world = self._generated(int(self.np_random.integers(0, 2 ** 31 - 1)))
+            self.observation_space = spaces.Text(OBSERVATION_CHARS, min_length=0, charset=_charset(self._world))
+        if seed is not None:
+            self.observation_space.seed(seed)
+        if self._fitted and self.world is not self._world:
+            self._fitted.clear()
+        self._load(self._world)
+        first = self.episode.first_message if self.episode is not None else self.game.first_observation()
+        self._last_obs = self._fit(first)
+        return self._last_obs, self._info(0)
+
+    def step(self, action: str):
+        if self._ended:
+            raise RuntimeError("the episode has ended: call reset()")
+        if not isinstance(action, str):
+            action = str(action)
+        before = self._score() if self.reward_kind == "progress" else 0.0
+        if self.episode is not None:
+            turn = self.episode.submit(action)
+            obs = turn.observation if turn.observation is not None else f"(aborted: {turn.invalid_format})"
+            self.game = self.episode.game
+            won = self.episode.finished and not self.episode.aborted
+            terminated = self.episode.ended and not self.episode.turn_limit_reached
+            truncated = self.episode.turn_limit_reached
+            goal_delta = turn.goal_score
+        else:
+            result = self.game.step(action)
+            obs = result.observation
+            won = self.game.finished
+            terminated = won or (result.fail is None and result.action == "done")
+            truncated = not terminated and self.game.turn >= self.max_turns
+            goal_delta = result.goal_score
+        self._ended = terminated or truncated
+        if self.reward_kind == "goal":
+            reward = float(goal_delta)
+        elif self.reward_kind == "win":
+            reward = 1.0 if won and terminated else 0.0
+        else:
+            reward = float(self._score() - before)
+        self._last_obs = self._fit(obs)
+        return self._last_obs, reward, terminated, truncated, self._info(goal_delta)
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return self._last_obs
+        return None
+
+    # -- branching --------------------------------------------------------------------------
+    def get_state(self) -> EnvState:
+        g = self.game
+        return EnvState(self.world, (g.state, g.turn, g.pending, tuple(g.last), g.achieved, g.finished),
+                        self.episode.interpreter.snapshot() if self.episode is not None else None,
+                        self._ended, copy.deepcopy(self.np_random.bit_generator.state))
+
+    def set_state(self, state: EnvState) -> None:
+        if state.world is not self.world:
+            self._load(state.world)
+        if self.episode is not None:
+            self.episode = Episode(state.world, strict=True)
+            self.episode.interpreter.restore(state.episode)
+            self.game = self.episode.game
+        st, turn, pending, last, achieved, finished = state.game
+        self.game.set_state(st)
+        self.game.turn, self.game.pending, self.game.last = turn, pending, list(last)
+        self.game.achieved, self.game.finished = achieved, finished
+        self._ended = state.ended
+        self.np_random.bit_generator.state = copy.deepcopy(state.rng)
+
+    def fork(self) -> "AdventureEnv":
+        """A new environment at this one's state, for rollouts from here (as clemcore's branching runner
+        does): the world is shared, nothing else."""
+        other = copy.copy(self)
+        other._np_random = copy.deepcopy(self.np_random)
+        other._load(self.world)
+        other._tracker = self._tracker
+        other.set_state(self.get_state())
+        return other
+
+    # -- what info carries --------------------------------------------------------------------
+    def _score(self) -> float:
+        if self.reward_kind == "progress":
+            return self.tracker.progress(self.game.state)
+        return float(len(self.game.achieved))
+
+    def _info(self, goal_delta: int) -> dict:
+        g, want = self.game, self.infos
+        info: dict = {}
+        if not want:
+            return info
+        if "admissible_commands" in want:
+            info["admissible_commands"] = Planner(self.world).admissible_commands(g.state)
+        if "goals" in want:
+            info["goals"] = list(self._goal_texts)
+        if "goals_achieved" in want:
+            achieved = g.achieved
+            if achieved is not self._achieved_for:   # the same set until a goal changes: sorted once
+                self._achieved_for, self._achieved_texts = achieved, sorted(str(x) for x in achieved)
+            info["goals_achieved"] = list(self._achieved_texts)
+        if "goal_score" in want:
+            info["goal_score"] = len(g.achieved)
+        if "turn" in want:
+            info["turn"] = g.turn
+        if "max_turns" in want:
+            info["max_turns"] = self.max_turns
+        if "par" in want:
+            info["par"] = self.tracker.par_0
+        if "progress" in want:
+            info["progress"] = self.tracker.progress(g.state)
+        if "facts" in want:
+            info["facts"] = g.facts()
+        return info
+
+    def _fit(self, text: str) -> str:
+        """The observation within the space: a character the space lacks (never seen in practice: the
+        charset is every character of the world's texts) becomes '?', an overlong text is cut.
+        Texts repeat (rooms, refusals), so each is checked once (a bounded memo)."""
+        fitted = self._fitted.get(text)
+        if fitted is None:
+            chars = self.observation_space.character_set
+            fitted = text if chars.issuperset(text) else "".join(c if c in chars else "?" for c in text)
+            fitted = fitted[:OBSERVATION_CHARS]
+            if len(self._fitted) > 4_096:
+                self._fitted.clear()
+            self._fitted[text] = fitted
+        return fitted
+
+
+def _charset(world: World) -> frozenset[str]:
+    """Every character an observation of this world can hold: printable ASCII and the world's own texts."""
+    chars = set(string.printable) - {"\x0b", "\x0c"}
+    texts = [world.title, world.intro, json.dumps(world.meta.get("instance") or {}, ensure_ascii=False),
+             str(world.meta.get("prompt", ""))]
+    for e in world.entities.values():
+        texts.append(e.name)
+        texts.append(e.description or "")
+    for a in world.actions:
+        texts.append(a.spec.success)
+        texts.extend(str(c) for check in a.spec.checks for c in check)
+    for text in texts:
+        chars.update(text or "")
+    return frozenset(chars)
