@@ -1,0 +1,49 @@
+"""A records tree as training lines: the conversation as sent, the tools offered, rewards, scores."""
+
+import asyncio
+import io
+import json
+
+from fake_llm_server import ToolCalls, clean_config, in_loop, write_json
+from tui_adventure.batch import run_all
+from tui_adventure.gamemaster.scoring import score_root
+from tui_adventure.trajectories import export
+
+
+def lines(root):
+    out = io.StringIO()
+    report = export(root, out)
+    return [json.loads(line) for line in out.getvalue().splitlines()], report
+
+
+def test_a_programs_episodes_become_alternating_messages_with_rewards(tmp_path):
+    root = tmp_path / "records"
+    asyncio.run(run_all(["house", "tutorial"], "oracle", root, jobs=1))
+    score_root(root)
+    got, report = lines(root)
+    assert report.written == 2 and not report.left_out
+    house = next(t for t in got if t["game"] == "house")
+    roles = [m["role"] for m in house["messages"]]
+    assert roles[0] == "user" and roles[1] == "assistant" and roles[:4] == ["user", "assistant"] * 2
+    assert sum(house["rewards"]) == 3 and len(house["rewards"]) == len(house["messages"]) // 2
+    assert house["scores"]["Success"] == 1 and house["tools"] == [] and house["player"] == "oracle"
+    (root / "oracle" / "tutorial" / "tutorial" / "instance_00000" / "completed.json").unlink()
+    got, report = lines(root)
+    assert report.written == 1 and report.left_out == {"incomplete": 1}
+
+
+@in_loop
+async def test_a_models_tool_calls_and_the_tools_offered_are_kept(monkeypatch, tmp_path, server):
+    cwd, _ = clean_config(monkeypatch, tmp_path)
+    write_json(cwd / "model_registry.json", [{"model_name": "fake-gpt", "model_id": "m", "backend": "openai_compatible",
+                                              "base_url": server.url}])
+    server.script(ToolCalls([("act", {"command": "take letter"})]), ToolCalls([("act", {"command": "done"})]))
+    root = tmp_path / "records"
+    await run_all(["tutorial"], "fake-gpt", root, jobs=1, mode="tool")
+    (line,), _ = lines(root)
+    assert line["run"] == "fake-gpt--tool" and line["mode"] == "tool" and line["player"] == "fake-gpt--tool"
+    assert [t["function"]["name"] for t in line["tools"]] == ["act"]
+    roles = [m["role"] for m in line["messages"]]
+    assert roles == ["system", "user", "assistant", "tool", "assistant"]
+    assert line["messages"][2]["tool_calls"][0]["function"]["name"] == "act"
+    assert line["messages"][-1]["tool_calls"][0]["function"]["arguments"] == '{"command": "done"}'
