@@ -63,6 +63,7 @@ def transport_heuristic(style, goals):
         need: set = set()
         takes: set = set()
         opens: set = set()
+        carries: list = []   # (room of a thing to carry, room it goes to): each is one walk there and on
         puts = other = 0
         for g in goals:
             if g.holds(st):
@@ -82,6 +83,8 @@ def transport_heuristic(style, goals):
                     rx = room_of(st, x)
                     if rx is not None:
                         need.add(rx)
+                        if ry is not None and rx != ry:
+                            carries.append((rx, ry))
                     if put_needs_held or rx is None or rx != ry:
                         takes.add(x)
                     opens |= closed_chain(st, x)
@@ -113,6 +116,9 @@ def transport_heuristic(style, goals):
                     need.add(fact[2])
         here = player_room(st)
         walk = walk_bound(here, need, dist) if need else 0
+        if carries:   # fetching a thing and carrying it on is one walk at least: here -> its room -> target
+            row = dist.get(here, {})
+            walk = max(walk, max(row.get(rx, INF) + dist.get(rx, {}).get(ry, INF) for rx, ry in carries))
         if need and doors:
             other += door_work(st, here, need, takes)
         return puts + len(takes) + len(opens) + other + walk

@@ -47,6 +47,7 @@ class Plan:
     expanded: int = 0
     seconds: float = 0.0
     optimal: bool = True
+    stored: int = 0          # states the search held (packed), for its memory figures
 
     @property
     def par(self) -> int:
@@ -183,7 +184,9 @@ class Planner:
             if st is None:
                 st = pack.state(key)
             if self.is_goal(st):
-                return self._plan(parent, key, expanded, time.perf_counter() - t0, optimal=weight == 1.0)
+                plan = self._plan(parent, key, expanded, time.perf_counter() - t0, optimal=weight == 1.0)
+                plan.stored = len(best_g)
+                return plan
             expanded += 1
             over = expanded > self.max_nodes or len(best_g) > self.max_states
             if over or (self.max_seconds is not None and not expanded & 255
