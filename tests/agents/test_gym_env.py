@@ -137,3 +137,18 @@ def test_vector_envs_step_in_lockstep():
     obs, reward, terminated, truncated, info = envs.step(["go north", "go west"])
     assert obs[0] != obs[1] and list(info["turn"]) == [1, 1]
     envs.close()
+
+
+def _house():
+    return AdventureEnv(world="house", infos=["turn"])
+
+
+def test_async_vector_envs_run_in_their_own_processes():
+    # shared_memory=False: Gymnasium 1.4 reads a Text space back from shared memory as empty (all padding)
+    envs = gymnasium.vector.AsyncVectorEnv([_house, _house], context="spawn", shared_memory=False)
+    try:
+        obs, info = envs.reset(seed=[1, 2])
+        obs, reward, terminated, truncated, info = envs.step(["go north", "go west"])
+        assert obs[0] != obs[1] and list(info["turn"]) == [1, 1]
+    finally:
+        envs.close()

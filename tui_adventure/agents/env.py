@@ -35,7 +35,9 @@ OPTIONAL_INFOS = ("facts",)
 OBSERVATION_CHARS = 16_384    # a room with its contents is a few hundred; the clembench prompt 2,000
 ACTION_CHARS = 200
 # what a command may hold: the parser reads words, numbers and a little punctuation
-ACTION_CHARSET = frozenset(string.ascii_letters + string.digits + " ,.'-!?>:|\n")
+# (as sorted strings, not sets: a Text space indexes characters in charset order, and AsyncVectorEnv's
+# shared memory passes indices between processes, whose set orders differ with their hash seeds)
+ACTION_CHARSET = "".join(sorted(set(string.ascii_letters + string.digits + " ,.'-!?>:|\n")))
 
 
 @dataclass(frozen=True)
@@ -242,7 +244,7 @@ class AdventureEnv(gym.Env):
         return fitted
 
 
-def _charset(world: World) -> frozenset[str]:
+def _charset(world: World) -> str:
     """Every character an observation of this world can hold: printable ASCII and the world's own texts."""
     chars = set(string.printable) - {"\x0b", "\x0c"}
     texts = [world.title, world.intro, json.dumps(world.meta.get("instance") or {}, ensure_ascii=False),
@@ -255,4 +257,4 @@ def _charset(world: World) -> frozenset[str]:
         texts.extend(str(c) for check in a.spec.checks for c in check)
     for text in texts:
         chars.update(text or "")
-    return frozenset(chars)
+    return "".join(sorted(chars))
