@@ -40,6 +40,19 @@ FOREIGN_SECTIONS = {"clembench": "an imported clembench instance"}
 MAX_TURNS_LIMIT = 1_000    # bounds an episode's time, records and memory (clembench uses 50)
 
 
+def _generated_meta(generated) -> dict:
+    """A generated world's making, and where its records go: one game per theme, one experiment per set
+    of knobs, the seed as the instance, so ``eval`` reads a generated benchmark as clembench's tables read."""
+    if not isinstance(generated, dict):
+        return {}
+    out: dict = {"generated": generated}
+    if isinstance(generated.get("experiment"), str) and is_safe_name(generated["experiment"]):
+        out["experiment"] = generated["experiment"]
+    if isinstance(generated.get("seed"), int) and not isinstance(generated.get("seed"), bool):
+        out["game_id"] = generated["seed"]
+    return out
+
+
 def load_world(path: str | Path, readers: Mapping[str, SectionReader] | None = None) -> World:
     path = Path(path)
     try:
@@ -165,7 +178,7 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks):
                           goals=goals, max_turns=max_turns, par=par, intro=str(d.get("intro") or "").strip(),
                           extra_actions=extra, strict=bool(d.get("strict", False)), seed=seed,
                           meta={"goal_pos": key_pos_of(d, "goal"), "par_pos": pos_of(d, "par"),
-                                **({"generated": d["generated"]} if isinstance(d.get("generated"), dict) else {})})
+                                **_generated_meta(d.get("generated"))})
         except SourceErrors:
             raise
         except (ValueError, KeyError) as exc:

@@ -58,7 +58,8 @@ def generate_world(knobs: Knobs, seed: int, par: tuple[int, int] | None = None, 
         ordered = {k: doc[k] for k in ("game", "title", "ruleset", "intro", "start")}
         ordered["max_turns"] = min(MAX_TURNS_LIMIT, max(30, 4 * plan.par))
         ordered["par"] = plan.par
-        ordered["generated"] = {"generator": GENERATOR, "version": VERSION, "seed": seed, "attempt": attempt,
+        ordered["generated"] = {"generator": GENERATOR, "version": VERSION, "experiment": experiment_of(knobs, par),
+                                "seed": seed, "attempt": attempt,
                                 "knobs": {k: v for k, v in knobs.as_dict().items() if v is not None},
                                 **({"par_range": list(par)} if par else {}), "features": features}
         ordered.update({k: doc[k] for k in ("rooms", "objects", "goal")})
@@ -69,6 +70,14 @@ def generate_world(knobs: Knobs, seed: int, par: tuple[int, int] | None = None, 
                         f" ({span}): widen --par, or change --rooms, --goals, --locked")
     raise KnobError("the planner could not solve any draft of these knobs within its budget: fewer rooms,"
                     " objects or goals")
+
+
+def experiment_of(knobs: Knobs, par: tuple[int, int] | None = None) -> str:
+    """The records' experiment of a world: its knobs (and par range), so worlds made alike are scored
+    together and a seed names one world within it."""
+    split = f"_{knobs.split}" if knobs.split else ""
+    span = f"_par{par[0]}-{par[1]}" if par else ""
+    return f"{knobs.theme}{split}_r{knobs.rooms}_o{knobs.objects}_g{knobs.goals}{span}"
 
 
 def difficulty(world, plan, lock_depth: dict[str, int], knobs: Knobs) -> dict:
@@ -113,11 +122,11 @@ def generate(count: int, seed: int, knobs: Knobs, out: Path, par: tuple[int, int
     out.mkdir(parents=True, exist_ok=True)
     written = []
     resolved = knobs.resolved()
-    split = f"_{resolved.split}" if resolved.split else ""
     for i in range(count):
         s = seed + i
-        name = f"{resolved.theme}{split}_r{resolved.rooms}_o{resolved.objects}_g{resolved.goals}_s{s}"
-        world = generate_world(knobs, s, par, name=name)
+        name = f"{experiment_of(resolved, par)}_s{s}"
+        world = generate_world(knobs, s, par, name=f"generated_{resolved.theme}")
+        world.name = name
         path = out / f"{name}.yaml"
         write_atomic(path, world.text.encode("utf-8"))
         written.append(path)
