@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,41 @@ class Summary:
     errors: int = 0
     busy: int = 0      # being played by another process on the same records
     context_full: int = 0   # played, and ended when the model's context was full (scored as aborted)
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``I/N`` (1 <= I <= N) as (I, N); ValueError with the form it takes."""
+    if text is None:
+        return None
+    first, sep, second = text.partition("/")
+    try:
+        i, n = int(first), int(second)
+    except ValueError:
+        raise ValueError(f"--shard {text!r}: write I/N, e.g. 2/8 for the second of eight shares") from None
+    if not sep or not 1 <= i <= n:
+        raise ValueError(f"--shard {text!r}: I/N needs 1 <= I <= N")
+    return i, n
+
+
+def in_shard(world: str, spec: str, shard: tuple[int, int] | None) -> bool:
+    """Whether this shard plays (world, player): a hash of both, the same on every machine (no Python
+    hash seed), so N machines or SLURM array tasks given 1/N..N/N play every episode exactly once."""
+    if shard is None:
+        return True
+    digest = hashlib.sha256(f"{world}\n{spec}".encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % shard[1] == shard[0] - 1
+
+
+def _shard_key(world: str) -> str:
+    """A world as the same text on every machine: a packaged name as is, a file by its path from the
+    current folder (a shard's machines run the same command in the same checkout layout)."""
+    path = Path(world)
+    if not path.exists():
+        return world
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def world_files(paths: list[str]) -> list[str]:
@@ -138,10 +174,10 @@ def shared_local_server(player, jobs: int) -> str | None:
 
 
 def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mode: str = "text",
-        name: str | None = None, max_turns: int | None = None) -> int:
+        name: str | None = None, max_turns: int | None = None, shard: tuple[int, int] | None = None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    files = world_files(paths)
+    files = [f for f in world_files(paths) if in_shard(_shard_key(f), spec, shard)]
     try:   # a player that cannot be made (an unknown model, a missing SDK) fails the run at once
         probe = make_player(spec, None, mode)
     except (ValueError, OSError) as exc:

@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
     p.add_argument("--name", help="the records' run name (default: the player's name; a model in tool"
                    " modes: NAME--tool or NAME--tools)")
+    p.add_argument("--shard", metavar="I/N", help="play only this share of the episodes (1/N .. N/N together"
+                   " play each exactly once; the same on every machine)")
     p.add_argument("--max-turns", type=int, metavar="N",
                    help="end every episode after N turns (default: each world's own max_turns)")
 
@@ -176,8 +178,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.max_turns is not None and not 1 <= args.max_turns <= MAX_TURNS_LIMIT:
             print(f"adventure run: --max-turns must be from 1 to {MAX_TURNS_LIMIT}", file=sys.stderr)
             return 2
+        from .batch import parse_shard
+
+        try:
+            shard = parse_shard(args.shard)
+        except ValueError as exc:
+            print(f"adventure run: {exc}", file=sys.stderr)
+            return 2
         return run(args.worlds, args.player, args.records, args.jobs, mode=args.mode, name=args.name,
-                   max_turns=args.max_turns)
+                   max_turns=args.max_turns, shard=shard)
     if args.command == "score":
         from .gamemaster.scoring import score_root
 
