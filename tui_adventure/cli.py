@@ -65,6 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jsonl", action="store_true")
 
     sub.add_parser("list", help="the worlds and clembench experiments that ship with tui-adventure")
+
+    p = sub.add_parser("export", help="write a world for another planner (PDDL: domain.pddl + problem.pddl)")
+    p.add_argument("format", choices=["pddl"])
+    p.add_argument("world")
+    p.add_argument("--out", required=True, metavar="DIR")
     return parser
 
 
@@ -151,6 +156,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"wrote {len(written)} world files under {args.out}")
         return 0
+    if args.command == "export":
+        from .export.cli import export
+
+        return export(args.world, args.out)
     if args.command in ("play", "repl"):
         return play(args)
     if args.command == "replay":
