@@ -32,6 +32,8 @@ from ..engine.logic_ast import (Add, And, Atom, Compare, Const, Count, Delete, E
                                 When, conjuncts, fresh, parse_condition, parse_effects, substitute)
 from ..engine.planning_view import planning_view
 from ..engine.snapshot import write_atomic
+from ..engine.styles.classic import ClassicStyle
+from ..engine.styles.clembench import PLAYER as CLEM_PLAYER, ClembenchStyle
 from ..engine.world import World
 
 RESERVED = {"and", "or", "not", "imply", "exists", "forall", "when", "either", "object", "define", "domain",
@@ -90,8 +92,9 @@ class _Profile:
     """What a ruleset style decides in Python (who the player is, what a parameter may bind), said in PDDL."""
     player: str
     derived: dict[str, str]        # built-in name -> its derived predicate (formatted with the player)
-    slots: dict[str, str]          # parameter kind -> precondition on {v}; a kind missing here never binds
-    needs: tuple[tuple[str, int], ...]   # predicates the derived ones read
+    slots: dict[str, str]          # parameter kind -> preconditions on {v}; a kind missing here never binds
+    needs: tuple[tuple[str, int], ...]   # predicates the derived ones and the slots read
+    always: tuple[str, ...] = ()   # derived predicates the slots use
 
 
 _CLASSIC = _Profile(
@@ -100,18 +103,33 @@ _CLASSIC = _Profile(
     slots={"thing": "(visible {v})", "room": "(exists (?exit_d - object) (exit ?here ?exit_d {v}))",
            "dir": "(exists (?exit_t - object) (exit ?here {v} ?exit_t))"},
     needs=(("held", 1), ("at", 2), ("on", 2), ("in", 2), ("openable", 1), ("open", 1), ("exit", 3)),
+    always=("visible",),
+)
+# clembench's adventuregame: a thing is in sight when it is at the player's room (styles/clembench.py
+# things_here); any room may be named; and only what a player can type is planned (ClembenchStyle.plannable:
+# the first thing of a type, the floor of one room only), a static fact `nameable` here
+_CLEMBENCH = _Profile(
+    player=CLEM_PLAYER,
+    derived={},
+    slots={"thing": f"(at {{v}} ?here)\n      (not (= {{v}} {CLEM_PLAYER}))",
+           "room": "(exists (?room_t - object) (room {v} ?room_t))"},
+    needs=(("at", 2), ("room", 2), ("on", 2), ("in", 2), ("nameable", 1)),
 )
 
 
 class _Translator:
     def __init__(self, world: World) -> None:
         self.world = world
-        style = world.ruleset.style
-        if style != "classic":
-            raise Inexpressible(f"ruleset {world.ruleset.name!r} (style {style}): its moves are filtered by"
-                                " Python code (which names a player can type) that has no PDDL counterpart;"
-                                " only classic worlds are exported")
-        self.profile = _CLASSIC
+        style = world.style
+        self.nameable: frozenset | None = None
+        if isinstance(style, ClembenchStyle):
+            self.profile = _CLEMBENCH
+            self.nameable = frozenset(e for e in world.entities if style.nameable(e))
+        elif isinstance(style, ClassicStyle):
+            self.profile = _CLASSIC
+        else:
+            raise Inexpressible(f"ruleset {world.ruleset.name!r}: its style {world.ruleset.style!r}"
+                                " has no PDDL translation (classic and clembench have)")
         self.macros = world.ruleset.macros
         self.builtins = set(world.style.builtins)
         self.entities = set(world.entities)
@@ -119,7 +137,7 @@ class _Translator:
         self.taken: set[str] = set()
         self.preds: dict[tuple[str, int], str] = {}
         self.constants: set[str] = {self.profile.player}
-        self.derived_used: set[str] = {"visible"}
+        self.derived_used: set[str] = set(self.profile.always)
         self.action = ""
         self.count = 0
         for eid in world.entities:
@@ -163,8 +181,8 @@ class _Translator:
         self.constants.add(name)
         return self.obj(name)
 
-    def refuse(self, what: str) -> Inexpressible:
-        return Inexpressible(f"action {self.action!r}: {what} has no PDDL counterpart")
+    def refuse(self, what: str, why: str = "") -> Inexpressible:
+        return Inexpressible(f"action {self.action!r}: {what} cannot be said in PDDL{why}")
 
     # conditions ------------------------------------------------------------
     def cond(self, node, env: dict, depth: int = 0) -> str:
@@ -177,12 +195,12 @@ class _Translator:
             return f"({'and' if isinstance(node, And) else 'or'} {' '.join(parts)})"
         if isinstance(node, Compare):
             if node.op not in ("==", "!="):
-                raise self.refuse(f"the comparison {node.left} {node.op} {node.right} (an order of names)")
+                raise self.refuse(f"{node.left} {node.op} {node.right}", " (names have no order there)")
             eq = f"(= {self.term(node.left, env)} {self.term(node.right, env)})"
             return eq if node.op == "==" else f"(not {eq})"
         if isinstance(node, Count):
             args = ", ".join(node.atom.args)
-            raise self.refuse(f"count({node.atom.pred}({args})) {node.op} {node.number} (counting needs numbers)")
+            raise self.refuse(f"count({node.atom.pred}({args})) {node.op} {node.number}", " without numeric fluents")
         if isinstance(node, (Exists, Forall)):
             v = self.var(node.var)
             inner = self.cond(node.body, {**env, node.var: v}, depth)
@@ -209,7 +227,7 @@ class _Translator:
         if pred in self.macros:
             params, body = self.macros[pred]
             if len(params) != len(args) or depth > MACRO_DEPTH:
-                raise self.refuse(f"the definition {pred}({', '.join(args)})")
+                raise self.refuse(f"the definition {pred}({', '.join(args)})", " (wrong arguments, or it expands without end)")
             return self.cond(substitute(fresh(body), dict(zip(params, args))), env, depth + 1)
         if pred in self.builtins:
             if pred not in self.profile.derived or "_" in args:
@@ -273,6 +291,8 @@ class _Translator:
         pre = [f"(at {self.obj(self.profile.player)} ?here)"]
         for p, kind in spec.params.items():
             pre.append(self.profile.slots[kind].format(v=env[p]))
+        if self.nameable is not None:
+            pre += [self.typeable(spec, p, env) for p in spec.params]
         for text, _message, _type in spec.checks:
             pre.append(self.cond(parse_condition(text), env))
         effects: list = []
@@ -291,6 +311,14 @@ class _Translator:
         lines += ["    )", "  )"]
         return "\n".join(lines)
 
+    @staticmethod
+    def typeable(spec, p: str, env: dict) -> str:
+        """ClembenchStyle.plannable: ``take e from s`` may name an s the player cannot type when s is
+        where e lies (the command is then plain ``take e``); every other argument must be typeable."""
+        if spec.id == "take" and p == "s" and "e" in spec.params:
+            return f"(or (nameable {env['s']}) (on {env['e']} {env['s']}) (in {env['e']} {env['s']}))"
+        return f"(nameable {env[p]})"
+
     # the two files -----------------------------------------------------------
     def run(self) -> Pddl:
         world = self.world
@@ -300,7 +328,7 @@ class _Translator:
         for g in world.goals:
             lit = f"({self.pred(g.fact[0], len(g.fact) - 1)} {' '.join(self.obj(a) for a in g.fact[1:])})"
             goals.append(lit.replace(" )", ")") if g.positive else f"(not {lit.replace(' )', ')')})")
-        init = []
+        init = [f"(nameable {self.obj(e)})" for e in sorted(self.nameable or ())]
         for fact in world.initial_facts:
             init.append(f"({self.pred(fact[0], len(fact) - 1)} {' '.join(self.obj(a) for a in fact[1:])})"
                         .replace(" )", ")"))
