@@ -50,9 +50,9 @@ goal: [juggled(ball)]
 def test_tutorial_as_pddl():
     pddl = to_pddl(open_world("tutorial"))
     assert "(:derived (visible ?x - object)" in pddl.domain
-    assert "(:action go\n" in pddl.domain and "(:action take\n" in pddl.domain
+    assert pddl.actions == ("go", "take", "drop", "put_in", "put_on", "open", "close", "unlock", "lock", "eat")
     for not_a_move in ("look", "examine", "go_to", "take_from", "wait", "done"):
-        assert f"(:action {not_a_move}\n" not in pddl.domain
+        assert f"(:action {not_a_move}\n" not in pddl.domain and f";; {not_a_move}: not a move" in pddl.domain
     assert "(in letter mailbox)" in pddl.problem and "(at player kitchen)" in pddl.problem
     assert pddl.names == {}
 
@@ -104,6 +104,19 @@ def test_cli_refuses_a_file_as_out_and_inexpressible_worlds(tmp_path):
 
 
 # -- random classic worlds -------------------------------------------------------------------
+# a world action with the rest of the rule language: exists, a conditional and a universal effect
+KNOCK = """actions:
+  - id: knock
+    syntax: ["knock on {obj}"]
+    params: {obj: thing}
+    checks:
+      - ["not (exists h: held(h) and h != obj)", "Your hands are full."]
+      - ["not knocked(obj)", "You knocked already."]
+    effects:
+      - "when not held(obj): add knocked(obj)"
+      - "forall x where on(x, obj) or in(x, obj): add knocked(x)"
+    success: "Knock knock."
+"""
 OPPOSITE = {"north": "south", "east": "west", "up": "down"}
 
 
@@ -153,7 +166,10 @@ def random_world(seed: int) -> str:
                          **({place: rng.choice(spot)} if place != "at" and spot else {"at": rng.choice(rooms)})}
         things.append(name)
     goals = set()
-    for _ in range(rng.randint(1, 3)):
+    knock = rng.random() < 0.3
+    if knock:
+        goals.add(f"knocked({rng.choice(things)})")
+    for _ in range(rng.randint(1, 3) - knock):
         thing = rng.choice(things)
         holder = rng.choice(holders)
         choice = rng.random()
@@ -171,7 +187,7 @@ def random_world(seed: int) -> str:
     lines += [f"  {r}: {{exits: {_flow(exits[r])}}}" for r in rooms]
     lines += ["objects:"] + [f"  {o}: {_flow(spec)}" for o, spec in objects.items()]
     lines += ["goal:"] + [f"  - {g}" for g in sorted(goals)]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + (KNOCK.splitlines() if knock else [])) + "\n"
 
 
 def _flow(value) -> str:
