@@ -86,6 +86,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jsonl", action="store_true")
 
     sub.add_parser("list", help="the worlds and clembench experiments that ship with tui-adventure")
+
+    p = sub.add_parser("export", help="a world for another planner (pddl), or records for trainers (trajectories)")
+    kinds = p.add_subparsers(dest="format", metavar="{pddl,trajectories}", required=True)
+    q = kinds.add_parser("pddl", help="domain.pddl + problem.pddl of a world (docs/pddl.md)")
+    q.add_argument("world")
+    q.add_argument("--out", required=True, metavar="DIR")
+    q = kinds.add_parser("trajectories", help="one chat-format line per episode of a records tree (docs/agents.md)")
+    q.add_argument("root")
+    q.add_argument("--format", dest="shape", choices=["jsonl"], default="jsonl")
+    q.add_argument("--out", metavar="FILE", help="where the lines go (default: standard output)")
     return parser
 
 
@@ -121,6 +131,28 @@ def _generate(args) -> int:
         print(f"adventure generate: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {len(written)} world(s) to {out}/ in {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+def _export_trajectories(root: str, out: str | None) -> int:
+    import io
+
+    from .engine.snapshot import write_atomic
+    from .trajectories import export
+
+    if not Path(root).is_dir():
+        print(f"adventure export: {root} is not a folder of records", file=sys.stderr)
+        return 1
+    if out is not None and Path(out).is_dir():
+        print(f"adventure export: --out {out} is a folder; name the .jsonl file to write", file=sys.stderr)
+        return 1
+    buf = io.StringIO() if out is not None else sys.stdout
+    report = export(root, buf)
+    if out is not None:
+        write_atomic(Path(out), buf.getvalue().encode("utf-8"))
+    left = ", ".join(f"{n} {why}" for why, n in sorted(report.left_out.items()))
+    print(f"{report.written} episode(s) exported{f' ({left} left out)' if left else ''}"
+          f"{f' to {out}' if out else ''}", file=sys.stderr)
     return 0
 
 
@@ -221,6 +253,12 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"wrote {len(written)} world files under {args.out}")
         return 0
+    if args.command == "export" and args.format == "pddl":
+        from .export.cli import export
+
+        return export(args.world, args.out)
+    if args.command == "export":
+        return _export_trajectories(args.root, args.out)
     if args.command in ("play", "repl"):
         return play(args)
     if args.command == "replay":
