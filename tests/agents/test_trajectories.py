@@ -47,3 +47,15 @@ async def test_a_models_tool_calls_and_the_tools_offered_are_kept(monkeypatch, t
     assert roles == ["system", "user", "assistant", "tool", "assistant"]
     assert line["messages"][2]["tool_calls"][0]["function"]["name"] == "act"
     assert line["messages"][-1]["tool_calls"][0]["function"]["arguments"] == '{"command": "done"}'
+
+
+def test_the_command_writes_a_file_and_says_what_it_left_out(in_tmp):
+    from conftest import adventure
+
+    assert adventure("run", "tutorial", "house", "--player", "oracle", "--records", "r").returncode == 0
+    (in_tmp / "r" / "oracle" / "house" / "house" / "instance_00000" / "completed.json").unlink()
+    out = adventure("export", "trajectories", "r", "--out", "t.jsonl")
+    assert out.returncode == 0 and "1 episode(s) exported (1 incomplete left out) to t.jsonl" in out.stderr
+    (line,) = [json.loads(x) for x in (in_tmp / "t.jsonl").read_text().splitlines()]
+    assert line["game"] == "tutorial" and line["messages"][0]["role"] == "user"
+    assert adventure("export", "trajectories", "nowhere").returncode == 1
