@@ -158,6 +158,10 @@ def test_a_game_that_does_not_fit_is_reported_not_raised(game, tmp_path):
         q["win_events"] = []
     with pytest.raises(TextWorldError, match="nothing to win"):
         convert(broken)
+    cooking = copy.deepcopy(game)   # tw-cooking's goals: fried, sliced, consumed, ...
+    cooking["quests"][0]["win_events"][0]["condition"]["preconditions"] = [_prop("fried", "o_0")]
+    with pytest.raises(TextWorldError, match="win conditions use fried, which the classic ruleset has no"):
+        convert(cooking)
 
 
 def test_out_may_not_overwrite_the_game(tmp_path):

@@ -194,7 +194,7 @@ def convert(game: dict, name: str = "tw_game") -> Converted:
         return _convert(game, name)
     except (KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:
         what = f"no entity {exc}" if isinstance(exc, KeyError) else str(exc)
-        raise TextWorldError(f"not a game tw-make would write ({what})") from None
+        raise TextWorldError(f"cannot convert it: {what}") from None
 
 
 def _convert(game: dict, name: str) -> Converted:
@@ -300,6 +300,10 @@ def _convert(game: dict, name: str) -> Converted:
 
     goal, tw_commands = _goal(game, ids, warnings)
     if not goal:
+        left_out = sorted({w.split()[2].split("(")[0] for w in warnings if w.startswith("win condition ")})
+        if left_out:   # e.g. tw-cooking's fried, sliced, consumed
+            raise ValueError(f"its win conditions use {', '.join(left_out)}, which the classic ruleset has no"
+                             " counterpart for; games of tw-make custom convert (see docs/textworld.md)")
         raise ValueError("no quest with a win condition: there is nothing to win")
     world = {"game": name, "title": f"TextWorld {name} (converted)", "ruleset": "classic"}
     intro = game.get("objective")
