@@ -13,7 +13,7 @@ What it does:
 1. generates a TextWorld game with ``tw-make`` (``textworld_peer.TW_MAKE_ARGS``;
    cached in ``$TUI_BENCH_CACHE`` or ``~/.cache/tui-adventure-bench``);
 2. converts it to a classic world YAML and its walkthrough to classic commands
-   (``tw_convert.py``);
+   (``tui_adventure.textworld``, what ``adventure import textworld`` runs);
 3. checks the two are the same game: the walkthrough wins on both, and at every
    state along it the admissible commands agree (ours also offers ``done``,
    ``go to ROOM`` and ``take X`` for a thing in an open container, which
@@ -47,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import textworld_peer as peer  # noqa: E402
-import tw_convert  # noqa: E402
+from tui_adventure.textworld import convert_command, import_game  # noqa: E402
 
 # Commands our classic ruleset offers that TextWorld's grammar has no form for.
 _OURS_ONLY = re.compile(r"^(done|go to .+|take [^ ].*)$")
@@ -57,7 +57,7 @@ def prepare(directory: Path | None = None):
     """Generate (if needed) and convert; returns (z8, world yaml path, Converted)."""
     z8 = peer.ensure_game(directory)
     out = z8.with_name(f"{z8.stem}_converted.yaml")      # beside the game, in the cache
-    conv = tw_convert.convert_file(z8.with_suffix(".json"), out, out.with_suffix(".txt"))
+    conv = import_game(z8.with_suffix(".json"), out, out.with_suffix(".txt")).converted
     return z8, out, conv
 
 
@@ -137,7 +137,7 @@ def compare_admissible(z8: Path, world, conv) -> list[str]:
             if tw_cmd is not None:
                 state, _, _ = env.step(tw_cmd)
                 game.step(our_cmd)
-            tw = {tw_convert.convert_command(c) for c in state["admissible_commands"]}
+            tw = {convert_command(c) for c in state["admissible_commands"]}
             ours = set(planner.admissible_commands(game.state))
             extra = {c for c in ours - tw if not _OURS_ONLY.match(c)}
             missing = tw - ours

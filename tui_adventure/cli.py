@@ -49,11 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="results.csv / results.html like clem eval")
     p.add_argument("root")
 
-    p = sub.add_parser("import", help="import clembench instances as world files")
-    p.add_argument("format", choices=["clembench"])
-    p.add_argument("instances", nargs="?", metavar="INSTANCES.json",
-                   help="upstream's in/instances.json (default: the copy that ships with tui-adventure)")
-    p.add_argument("--out", required=True, metavar="DIR")
+    p = sub.add_parser("import", help="import clembench instances or a TextWorld game as world files")
+    p.add_argument("format", choices=["clembench", "textworld"])
+    p.add_argument("instances", nargs="?", metavar="INSTANCES.json|GAME.json",
+                   help="clembench: upstream's in/instances.json (default: the copy that ships with"
+                        " tui-adventure); textworld: the .json tw-make wrote (docs/textworld.md)")
+    p.add_argument("--out", metavar="DIR|FILE", help="clembench: the folder (required); textworld: the world"
+                   " file (default: GAME.yaml beside the game)")
+    p.add_argument("--solution", metavar="FILE", help="textworld: the walkthrough, one command a line"
+                   " (default: the world file with .txt)")
 
     p = sub.add_parser("check", help="validate world files")
     p.add_argument("worlds", nargs="+")
@@ -156,6 +160,22 @@ def _export_trajectories(root: str, out: str | None) -> int:
     return 0
 
 
+def _import_textworld(args) -> int:
+    from .textworld import TextWorldError, import_game, report
+
+    if args.instances is None:
+        print("adventure import textworld: give the game's .json (tw-make writes it beside GAME.z8)",
+              file=sys.stderr)
+        return 2
+    try:
+        imported = import_game(args.instances, args.out, args.solution)
+    except TextWorldError as exc:
+        print(f"adventure import textworld: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(report(imported)))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from . import headless
@@ -235,7 +255,12 @@ def main(argv: list[str] | None = None) -> int:
         for note in notes:
             print(f"  {note}")
         return 0
+    if args.command == "import" and args.format == "textworld":
+        return _import_textworld(args)
     if args.command == "import":
+        if args.out is None or args.solution is not None:
+            print("adventure import clembench: give --out DIR (and no --solution)", file=sys.stderr)
+            return 2
         from .clembench.instances import import_instances
         from .clembench.packaged import INSTANCES
         from .engine.yamlpos import SourceErrors

@@ -1,11 +1,10 @@
-"""Convert a generated TextWorld game (its ``.json`` file) into a world YAML for
-the ``classic`` ruleset, and its walkthrough into commands that ruleset accepts.
+"""A TextWorld game's ``.json`` as a world for the ``classic`` ruleset, and its walkthrough in our words.
 
-Needs only the standard library and PyYAML: the TextWorld game file is plain
-JSON (``world``: the initial facts; ``infos``: names and descriptions;
-``quests``: the winning conditions and walkthrough).
-
-    python benchmarks/tw_convert.py GAME.json OUT.yaml [--commands OUT.txt]
+TextWorld games are a common benchmark; converting one lets the same quest be
+played here, with an exact par, next to TextWorld's own (not always optimal)
+walkthrough. Only the game's ``.json`` is read (plain JSON: ``world`` holds the
+initial facts, ``infos`` the names and descriptions, ``quests`` the winning
+conditions and walkthrough), so TextWorld itself is never needed.
 
 Mapping (TextWorld -> classic):
 
@@ -31,10 +30,8 @@ and reported in ``warnings``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +52,10 @@ RESERVED_IDS = {"player", "inventory", "all", "everything", "it", "them"}
 STATIC = {"free", "match", "link", "edible", "event"} | set(DIR_PREDICATES)
 
 
+class TextWorldError(ValueError):
+    """A game file that cannot be imported; the message is one line a user can act on."""
+
+
 @dataclass
 class Converted:
     world: dict                       # the world, ready for yaml.safe_dump
@@ -67,7 +68,79 @@ class Converted:
         return world_yaml(self.world)
 
 
-# -- helpers -----------------------------------------------------------------
+# -- reading -----------------------------------------------------------------
+
+def game_json_path(path: str | Path) -> Path:
+    """tw-make prints the story file's path (.z8 / .ulx); the .json it wrote beside it is what we read."""
+    path = Path(path)
+    return path.with_suffix(".json") if path.suffix in (".z8", ".ulx") else path
+
+
+def load_game(path: str | Path) -> dict:
+    path = game_json_path(path)
+    if path.is_dir():
+        raise TextWorldError(f"{path}: is a folder, not a TextWorld game file (GAME.json, written by tw-make)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TextWorldError(f"{path}: no such file (check the path)") from None
+    except UnicodeDecodeError as exc:
+        raise TextWorldError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}), so not a"
+                             " TextWorld game file") from None
+    except OSError as exc:
+        raise TextWorldError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        game = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TextWorldError(f"{path}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg});"
+                             " give the .json tw-make wrote beside the game") from None
+    problem = shape_problem(game)
+    if problem:
+        raise TextWorldError(f"{path}: not a TextWorld game ({problem})")
+    return game
+
+
+def _is_prop(p) -> bool:
+    return (isinstance(p, dict) and isinstance(p.get("name"), str) and isinstance(p.get("arguments"), list)
+            and all(isinstance(a, dict) and isinstance(a.get("name"), str) and isinstance(a.get("type"), str)
+                    for a in p["arguments"]))
+
+
+def shape_problem(game) -> str | None:
+    """What keeps ``game`` from being a TextWorld game file, or None: checked up front, so a wrong
+    file is named as such instead of failing somewhere inside the conversion."""
+    if not isinstance(game, dict):
+        return f"the file holds a JSON {type(game).__name__}, but a game is an object with 'world' and 'infos'"
+    missing = [k for k in ("world", "infos") if k not in game]
+    if missing:
+        return f"no {' or '.join(repr(k) for k in missing)} key; a tw-make game has 'world', 'infos' and 'quests'"
+    if not isinstance(game["world"], list) or not all(_is_prop(p) for p in game["world"]):
+        return "'world' is not a list of facts ({'name': ..., 'arguments': [{'name': ..., 'type': ...}]})"
+    infos = game["infos"]
+    if not isinstance(infos, list) or not all(
+            isinstance(i, list) and len(i) == 2 and isinstance(i[0], str) and isinstance(i[1], dict)
+            and isinstance(i[1].get("type"), str) and isinstance(i[1].get("name") or "", str) for i in infos):
+        return "'infos' is not a list of [id, {'type': ..., 'name': ...}] pairs"
+    quests = game.get("quests", [])
+    if not isinstance(quests, list) or not all(isinstance(q, dict) for q in quests):
+        return "'quests' is not a list of quests"
+    for q in quests:
+        events = q.get("win_events") or []
+        if not isinstance(events, list) or not all(
+                isinstance(e, dict) and isinstance(e.get("condition") or {}, dict)
+                and all(_is_prop(p) for p in (e.get("condition") or {}).get("preconditions") or []) for e in events):
+            return "a quest's 'win_events' are not events with conditions"
+        if not isinstance(q.get("commands") or [], list):
+            return "a quest's 'commands' is not a list"
+    known = {eid for eid, _ in infos} | {"P", "I"}
+    for p in game["world"]:
+        for a in p["arguments"]:
+            if a["name"] not in known:
+                return f"the fact {p['name']}(...) names {a['name']!r}, which 'infos' does not describe"
+    return None
+
+
+# -- conversion --------------------------------------------------------------
 
 def _args(prop: dict) -> list[str]:
     return [a["name"] for a in prop["arguments"]]
@@ -84,8 +157,7 @@ def _inform_free(text: str | None, first_paragraph: bool = False) -> str:
     if first_paragraph:
         text = text.strip().split("\n\n")[0]
     text = text.split("[")[0]
-    text = re.sub(r"\s+", " ", text).strip()
-    return text
+    return re.sub(r"\s+", " ", text).strip()
 
 
 def make_id(name: str, taken: set[str]) -> str:
@@ -112,21 +184,24 @@ def _adjectives(info: dict, name: str) -> list[str]:
     return [w for w in words if re.fullmatch(r"[a-z0-9][a-z0-9'-]*", w)]
 
 
-# -- conversion --------------------------------------------------------------
+def convert(game: dict, name: str = "tw_game") -> Converted:
+    """The world and walkthrough of a game that passed ``shape_problem``; a fact that does not fit
+    (an object said to be at a container, say) is a TextWorldError, never a traceback."""
+    problem = shape_problem(game)
+    if problem:
+        raise TextWorldError(f"not a TextWorld game ({problem})")
+    try:
+        return _convert(game, name)
+    except (KeyError, ValueError, TypeError, AttributeError, IndexError) as exc:
+        what = f"no entity {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise TextWorldError(f"cannot convert it: {what}") from None
 
-def load_game(path: Path) -> dict:
-    path = Path(path)
-    if path.suffix != ".json":
-        path = path.with_suffix(".json")
-    return json.loads(path.read_text(encoding="utf-8"))
 
-
-def convert(game: dict, name: str = "tw_house") -> Converted:
+def _convert(game: dict, name: str) -> Converted:
     warnings: list[str] = []
     infos = {eid: info for eid, info in game["infos"]}
     facts = _facts(game["world"])
 
-    # types of every entity mentioned
     types: dict[str, str] = {eid: info["type"] for eid, info in infos.items()}
     for p in game["world"]:
         for a in p["arguments"]:
@@ -135,12 +210,8 @@ def convert(game: dict, name: str = "tw_house") -> Converted:
     # ids: rooms first, then objects, in TextWorld's order of infos
     taken: set[str] = set()
     ids: dict[str, str] = {"P": "player"}
-    entity_names: dict[str, str] = {}
-    for eid, info in infos.items():
-        if info["type"] in ("P", "I"):
-            continue
-        nm = (info.get("name") or eid).strip()
-        entity_names[eid] = nm
+    entity_names = {eid: (info.get("name") or eid).strip() for eid, info in infos.items()
+                    if info["type"] not in ("P", "I")}
     for eid in [e for e in entity_names if types[e] == "r"] + [e for e in entity_names if types[e] != "r"]:
         ids[eid] = make_id(entity_names[eid], taken)
 
@@ -177,8 +248,7 @@ def convert(game: dict, name: str = "tw_house") -> Converted:
     start = None
     door_links: dict[tuple[str, str], str] = {}
     exits: list[tuple[str, str, str]] = []
-    for f in facts:
-        pred, args = f[0], f[1:]
+    for pred, *args in facts:
         if pred in DIR_PREDICATES:
             a, b = args                      # a is <dir> of b
             there, back = DIR_PREDICATES[pred]
@@ -196,10 +266,8 @@ def convert(game: dict, name: str = "tw_house") -> Converted:
             objects[ids[args[0]]]["in"] = ids[args[1]]
         elif pred == "on":
             objects[ids[args[0]]]["on"] = ids[args[1]]
-        elif pred == "open":
-            objects[ids[args[0]]]["open"] = True
-        elif pred == "locked":
-            objects[ids[args[0]]]["locked"] = True
+        elif pred in ("open", "locked"):
+            objects[ids[args[0]]][pred] = True
         elif pred == "match":
             obj = objects[ids[args[1]]]
             if "lockable" not in obj["traits"]:
@@ -209,9 +277,7 @@ def convert(game: dict, name: str = "tw_house") -> Converted:
             obj = objects[ids[args[0]]]
             if "edible" not in obj["traits"]:
                 obj["traits"].append("edible")
-        elif pred in ("closed", "free"):
-            pass
-        else:
+        elif pred not in ("closed", "free"):
             warnings.append(f"initial fact {pred}({', '.join(args)}) has no counterpart; left out")
     for src, direction, dst in sorted(set(exits), key=lambda e: (list(rooms).index(e[0]), e[1])):
         door = door_links.get((src, dst))
@@ -219,65 +285,85 @@ def convert(game: dict, name: str = "tw_house") -> Converted:
     for (src, dst), door in door_links.items():
         if not any(e[0] == src and e[2] == dst for e in exits):
             warnings.append(f"door {door} links {src} and {dst} but no direction fact says which way")
-    for oid, obj in objects.items():
+    for oid, obj in list(objects.items()):   # _no_key may add one
         if "door" in obj["traits"]:   # doors stand in both rooms; any location TextWorld gave is dropped
             for k in ("at", "in", "on", "held"):
                 obj.pop(k, None)
         if obj.get("locked") and "key" not in obj:
-            # Locked for good: TextWorld has no key that matches it. Our lockable things need
-            # a key, so it is its own key: fixed in place, it can never be held, so never unlocked.
             obj["traits"].append("lockable")
-            obj["key"] = oid
+            obj["key"] = _no_key(oid, objects, start, warnings)
     for room in rooms.values():
         if not room["exits"]:
             del room["exits"]
     if start is None:
-        raise ValueError("the game has no at(P, room) fact: cannot tell where the player starts")
+        raise ValueError("no at(P, room) fact says where the player starts")
 
-    goal, tw_commands = _goal(game, ids, types, warnings)
-    world = {
-        "game": name,
-        "title": f"TextWorld {name} (converted)",
-        "ruleset": "classic",
-        "intro": re.sub(r"\s+", " ", game.get("objective") or "").strip() or None,
-        "start": start,
-        "max_turns": 100,
-        "rooms": rooms,
-        "objects": objects,
-        "goal": goal,
-    }
-    if world["intro"] is None:
-        del world["intro"]
+    goal, tw_commands = _goal(game, ids, warnings)
+    if not goal:
+        left_out = sorted({w.split()[2].split("(")[0] for w in warnings if w.startswith("win condition ")})
+        if left_out:   # e.g. tw-cooking's fried, sliced, consumed
+            raise ValueError(f"its win conditions use {', '.join(left_out)}, which the classic ruleset has no"
+                             " counterpart for; games of tw-make custom convert (see docs/textworld.md)")
+        raise ValueError("no quest with a win condition: there is nothing to win")
+    world = {"game": name, "title": f"TextWorld {name} (converted)", "ruleset": "classic"}
+    intro = game.get("objective")
+    if isinstance(intro, str) and intro.strip():
+        world["intro"] = re.sub(r"\s+", " ", intro).strip()
+    world.update({"start": start, "max_turns": 100, "rooms": rooms, "objects": objects, "goal": goal})
     commands = [convert_command(c) for c in tw_commands]
     return Converted(world, commands, tw_commands, ids, warnings)
 
 
-def _goal(game: dict, ids: dict, types: dict, warnings: list[str]) -> tuple[list[str], list[str]]:
+def _no_key(oid: str, objects: dict, room: str | None, warnings: list[str]) -> str:
+    """Locked for good (TextWorld has no key that matches it), but our lockable things need a key:
+    one that can never be held, a fixed thing, so it is never unlocked."""
+    fixed = [o for o, obj in objects.items() if o != oid and "takeable" not in obj["traits"]]
+    if fixed:
+        return fixed[0]
+    key = make_id(f"{oid} lock", set(objects))
+    place = {"in": oid} if "container" in objects[oid]["traits"] else {"at": room}
+    objects[key] = {"name": "lock", "traits": [], **place}
+    warnings.append(f"{oid} is locked with no key: added the fixed thing {key} as a key nobody can hold")
+    return key
+
+
+def _goal(game: dict, ids: dict, warnings: list[str]) -> tuple[list[str], list[str]]:
     quests = [q for q in game.get("quests", []) if not q.get("optional")]
-    if len(quests) > 1:
-        warnings.append(f"{len(quests)} quests: TextWorld needs each done once, in any order; "
+    walks = [[str(c) for c in q.get("commands") or []] for q in quests]
+    # tw-make often adds a quest for the first steps of another: met on the way, so only the longer
+    # one is a goal (as a conjunction theirs would contradict, e.g. closed, then locked)
+    steps = [i for i, w in enumerate(walks)
+             if any(len(v) > len(w) and v[:len(w)] == w for v in walks)]
+    if steps:
+        warnings.append(f"{len(steps)} quest(s) whose walkthrough begins another's: converted as the longer"
+                        " quest only (our goal does not ask that the shorter one's condition held on the way)")
+    kept = [q for i, q in enumerate(quests) if i not in steps]
+    if len(kept) > 1:
+        warnings.append(f"{len(kept)} quests: TextWorld needs each done once, in any order; "
                         "converted as one goal whose facts must all hold together")
     goal: list[str] = []
     commands: list[str] = []
-    for q in quests:
+    for q in kept:
         events = q.get("win_events") or []
         if len(events) > 1:
             warnings.append(f"a quest with {len(events)} alternative win events: only the first is converted")
         if events:
             cond = events[0].get("condition") or {}
-            for pred, *args in _facts(cond.get("preconditions", [])):
-                goal.extend(_goal_facts(pred, args, ids, types, warnings))
-        commands.extend(q.get("commands") or [])
+            for pred, *args in _facts(cond.get("preconditions") or []):
+                goal.extend(_goal_facts(pred, args, ids, warnings))
+        commands.extend(str(c) for c in q.get("commands") or [])
         if q.get("fail_events"):
             warnings.append("the quest has fail events; our goal has no counterpart (left out)")
-    if not commands:
-        commands = list((game.get("metadata") or {}).get("walkthrough") or [])
+    metadata = game.get("metadata")
+    walkthrough = metadata.get("walkthrough") if isinstance(metadata, dict) else None
+    if isinstance(walkthrough, list) and walkthrough:   # the whole game's, when tw-make wrote one
+        commands = [str(c) for c in walkthrough]
     seen: set[str] = set()
     return [g for g in goal if not (g in seen or seen.add(g))], commands
 
 
-def _goal_facts(pred: str, args: list[str], ids: dict, types: dict, warnings: list[str]) -> list[str]:
-    our = [ids.get(a, a) for a in args]
+def _goal_facts(pred: str, args: list[str], ids: dict, warnings: list[str]) -> list[str]:
+    our = [ids[a] for a in args if a != "I"]
     if pred == "at":
         return [f"at({our[0]}, {our[1]})"]
     if pred == "in":
@@ -332,36 +418,7 @@ _Dumper.add_representer(dict, _mapping)
 
 
 def world_yaml(world: dict) -> str:
-    head = "# Converted from a TextWorld game by benchmarks/tw_convert.py; do not edit by hand.\n"
+    head = "# Converted from a TextWorld game by `adventure import textworld`; do not edit by hand.\n"
     body = yaml.dump(world, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
                      default_flow_style=False)
     return head + body
-
-
-def convert_file(game_json: Path, out_yaml: Path, commands_out: Path | None = None,
-                 name: str | None = None) -> Converted:
-    conv = convert(load_game(game_json), name=name or Path(out_yaml).stem)
-    Path(out_yaml).write_text(conv.yaml(), encoding="utf-8")
-    if commands_out is not None:
-        Path(commands_out).write_text("".join(c + "\n" for c in conv.commands), encoding="utf-8")
-    return conv
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Convert a TextWorld game (.json) to a classic world YAML.")
-    ap.add_argument("game", type=Path, help="the TextWorld game's .json (or .z8 with the .json beside it)")
-    ap.add_argument("out", type=Path, help="the world YAML to write")
-    ap.add_argument("--commands", type=Path, default=None, help="write the converted walkthrough here, one a line")
-    args = ap.parse_args(argv)
-    conv = convert_file(args.game, args.out, args.commands)
-    for w in conv.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    print(f"wrote {args.out}: {len(conv.world['rooms'])} rooms, {len(conv.world['objects'])} objects, "
-          f"goal {conv.world['goal']}")
-    for tw, ours in zip(conv.tw_commands, conv.commands):
-        print(f"  {tw:40s} -> {ours}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
