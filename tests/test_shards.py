@@ -29,3 +29,17 @@ def test_a_bad_shard_is_one_line(in_tmp):
     for bad in ("4/3", "0/2", "x", "1-2"):
         out = adventure("run", "house", "--player", "oracle", "--shard", bad)
         assert out.returncode == 2 and "--shard" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_worker_processes_play_what_one_process_plays(in_tmp):
+    many = adventure("run", "clembench/home_deliver_three_planning_easy", "--player", "oracle", "--records", "p",
+                     "--procs", "2", "--jobs", "2")
+    one = adventure("run", "clembench/home_deliver_three_planning_easy", "--player", "oracle", "--records", "o")
+    assert many.returncode == one.returncode == 0, many.stderr
+    assert "played 16" in many.stdout and episodes(in_tmp / "p") == episodes(in_tmp / "o")
+    for root in ("p", "o"):
+        assert adventure("score", root).returncode == 0
+    scores = {r: sorted((p.parent.name, p.read_text().count('"Success": 1')) for p in (in_tmp / r).rglob("scores.json"))
+              for r in ("p", "o")}
+    assert scores["p"] == scores["o"]
+    assert adventure("run", "house", "--player", "oracle", "--procs", "0").returncode == 2

@@ -173,8 +173,72 @@ def shared_local_server(player, jobs: int) -> str | None:
             " (docs/models.md, 'Several jobs, one server')")
 
 
+def _worker(worker: int, files: list, spec: str, records: str, jobs: int, mode: str, name, max_turns, queue) -> None:
+    """One process of ``--procs``: its share of the episodes on its own event loop; it reports to the
+    parent, which owns the progress bar (Ctrl-C is the parent's to handle: it ends the workers)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    class Reporter:
+        def advance(self, s: Summary) -> None:
+            queue.put(("advance", worker, dataclasses.asdict(s)))
+
+        def log(self, text: str) -> None:
+            queue.put(("log", worker, text))
+
+    try:
+        summary = asyncio.run(run_all(files, spec, Path(records), jobs, Reporter(), mode=mode, name=name,
+                                      max_turns=max_turns))
+        queue.put(("done", worker, dataclasses.asdict(summary)))
+    except BaseException as exc:   # said in the parent; the episodes finished so far are on disk
+        queue.put(("failed", worker, f"{type(exc).__name__}: {exc}"))
+
+
+def run_in_processes(files: list, spec: str, records: str, jobs: int, procs: int, reporter, **options) -> Summary:
+    """``--procs P``: the episodes dealt out to P worker processes (each with ``jobs`` at once), one
+    progress bar here. A process of its own per share sidesteps the GIL: the client's CPU per turn
+    (requests, records, the engine) no longer queues behind one interpreter."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    shares = [files[i::procs] for i in range(procs)]
+    workers = [ctx.Process(target=_worker, args=(i, share, spec, records, jobs, options.get("mode", "text"),
+                                                 options.get("name"), options.get("max_turns"), queue),
+                           daemon=True) for i, share in enumerate(shares) if share]
+    latest: dict[int, dict] = {}
+    for w in workers:
+        w.start()
+    running = len(workers)
+    total = Summary()
+    try:
+        while running:
+            kind, worker, data = queue.get()
+            if kind == "log":
+                reporter.log(data)
+                continue
+            if kind == "failed":
+                reporter.log(f"worker {worker + 1}: {data}")
+                running -= 1
+                continue
+            latest[worker] = data
+            total = Summary(**{k: sum(d[k] for d in latest.values()) for k in data})
+            if kind == "advance":
+                reporter.advance(total)
+            else:
+                running -= 1
+    finally:
+        for w in workers:
+            if w.is_alive():
+                w.terminate()
+            w.join(5)
+    return total
+
+
 def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mode: str = "text",
-        name: str | None = None, max_turns: int | None = None, shard: tuple[int, int] | None = None) -> int:
+        name: str | None = None, max_turns: int | None = None, shard: tuple[int, int] | None = None,
+        procs: int = 1) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     files = [f for f in world_files(paths) if in_shard(_shard_key(f), spec, shard)]
@@ -183,7 +247,7 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
     except (ValueError, OSError) as exc:
         print(f"adventure run: {exc}", file=sys.stderr)
         return 2
-    warning = shared_local_server(probe, jobs)
+    warning = shared_local_server(probe, jobs * procs)
     if warning:
         print(warning, file=sys.stderr)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -198,8 +262,12 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
                 bar.console.print(text)
 
         try:
-            summary = asyncio.run(run_all(files, spec, Path(records), jobs, Reporter(), mode=mode, name=name,
-                                          max_turns=max_turns))
+            if procs > 1:
+                summary = run_in_processes(files, spec, records, jobs, procs, Reporter(), mode=mode, name=name,
+                                           max_turns=max_turns)
+            else:
+                summary = asyncio.run(run_all(files, spec, Path(records), jobs, Reporter(), mode=mode, name=name,
+                                              max_turns=max_turns))
         except KeyboardInterrupt:
             bar.console.print("interrupted: finished episodes are kept; run again to resume")
             return 130

@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
     p.add_argument("--name", help="the records' run name (default: the player's name; a model in tool"
                    " modes: NAME--tool or NAME--tools)")
+    p.add_argument("--procs", type=int, default=1, metavar="P",
+                   help="worker processes, each playing --jobs episodes at once (default 1)")
     p.add_argument("--shard", metavar="I/N", help="play only this share of the episodes (1/N .. N/N together"
                    " play each exactly once; the same on every machine)")
     p.add_argument("--max-turns", type=int, metavar="N",
@@ -237,8 +239,11 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as exc:
             print(f"adventure run: {exc}", file=sys.stderr)
             return 2
+        if not 1 <= args.procs <= 256 or args.jobs < 1:
+            print("adventure run: --procs must be from 1 to 256 and --jobs at least 1", file=sys.stderr)
+            return 2
         return run(args.worlds, args.player, args.records, args.jobs, mode=args.mode, name=args.name,
-                   max_turns=args.max_turns, shard=shard)
+                   max_turns=args.max_turns, shard=shard, procs=args.procs)
     if args.command == "score":
         from .gamemaster.scoring import score_root
 
