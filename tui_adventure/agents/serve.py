@@ -1,0 +1,405 @@
+"""``adventure serve``: the Gymnasium environment over HTTP and WebSocket, as an OpenEnv server.
+
+OpenEnv (``openenv-core``, the ``[serve]`` extra) gives the protocol, the
+session bookkeeping and the client; what this module adds is what a server
+open to other processes needs and OpenEnv leaves to the environment:
+
+* isolation: every WebSocket client gets its own ``AdventureEnv`` and its own
+  copy of the world (a World holds parser and state caches, so sharing one
+  between sessions' threads would be shared mutable state);
+* a closed set of worlds: a client names a packaged world, the server's own
+  WORLD, or a file under the folder given with ``--worlds``; nothing else on
+  the server's disk can be opened (or probed through error messages);
+* bounds: at most ``max_sessions`` sessions (OpenEnv refuses the next with
+  ``CAPACITY_REACHED``), an idle timeout, request and message sizes, command
+  length; each violation is answered with a message saying which bound;
+* errors as answers: a bad world, option, command or message is reported to
+  the client that sent it, never raised through the server.
+
+OpenEnv's own idle reaper is not used: it frees the slot but leaves the
+connection open on a closed environment. The idle timeout here closes the
+connection itself (code 1001), and OpenEnv then frees the session as for any
+disconnect. Its HTTP ``/reset`` and ``/step`` build a fresh environment per
+request (stateless by OpenEnv's design): sessions exist on ``/ws`` only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import signal
+import sys
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from openenv.core.client_types import StepResult
+from openenv.core.env_client import EnvClient
+from openenv.core.env_server.http_server import create_fastapi_app
+from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
+from pydantic import Field
+
+from ..catalog import native_worlds, open_world
+from ..clembench import packaged
+from ..engine.world import World
+from ..engine.yamlpos import SourceErrors
+from .env import ACTION_CHARS, INFOS, REWARDS, RULES, AdventureEnv
+
+CHEAP_INFOS = ("goals", "goals_achieved", "goal_score", "turn", "max_turns")   # no planner search per step
+MAX_MESSAGE_BYTES = 16_384    # a step is ~60 bytes, a reset with every option ~400
+MAX_NAME_CHARS = 512
+RESET_OPTIONS = ("world", "seed", "episode_id", "rules", "reward", "infos")
+
+
+class ServeError(ValueError):
+    """A client's mistake, answered with this message (HTTP 400; a WebSocket error frame)."""
+
+
+class EpisodeError(ServeError):
+    """A step the episode's state does not allow (HTTP 409)."""
+
+
+# -- the protocol's models ------------------------------------------------------------------------
+class AdventureAction(Action):
+    # the length is checked in step, not by the model: pydantic's refusal reaches an OpenEnv client as a
+    # bare "Invalid message", where the step's own says which bound
+    command: str = Field(description="one command, as a player types it",
+                         json_schema_extra={"maxLength": ACTION_CHARS})
+
+
+class AdventureObservation(Observation):
+    text: str = Field(default="", description="what the game says")
+    world: str = Field(default="", description="the world's name as the client gave it (or the default)")
+    truncated: bool = Field(default=False, description="the episode ran out of turns")
+    goals: list[str] | None = None
+    goals_achieved: list[str] | None = None
+    goal_score: int | None = None
+    turn: int | None = None
+    max_turns: int | None = None
+    par: int | None = None
+    progress: float | None = None
+    admissible_commands: list[str] | None = None
+
+
+class AdventureState(State):
+    world: str | None = None
+    done: bool = False
+
+
+# -- which worlds a client may name ---------------------------------------------------------------
+@dataclass(frozen=True)
+class ServeConfig:
+    world: str = "house"                      # the default world, and always nameable as given
+    worlds_dir: Path | None = None            # files under it may be named by relative path
+    max_sessions: int = 8
+    idle_timeout: float | None = 300.0
+    infos: tuple[str, ...] = CHEAP_INFOS      # what observations carry unless a reset asks for less
+    native: frozenset[str] = field(default_factory=lambda: frozenset(native_worlds()))
+
+    def open(self, name: str | None) -> tuple[str, World]:
+        """The world a reset names: loaded afresh for the session that asked (see the module's note)."""
+        if name is None or name == self.world:
+            return self.world, open_world(self.world)
+        if not isinstance(name, str) or not name or len(name) > MAX_NAME_CHARS:
+            raise ServeError(f"world must be a non-empty string of at most {MAX_NAME_CHARS} characters")
+        try:
+            if name in self.native or packaged.is_name(name):
+                return name, packaged.world(name) if packaged.is_name(name) else open_world(name)
+            path = self._served_file(name)
+            if path is not None:
+                return name, open_world(path)
+        except SourceErrors as exc:
+            raise ServeError(f"world {name!r}: {exc}") from None
+        where = f", or a .yaml file under {self.worlds_dir}/ by its relative path" if self.worlds_dir else ""
+        raise ServeError(f"unknown world {name!r}: name a packaged world ({', '.join(sorted(self.native))},"
+                         f" clembench/<experiment>/<game_id>; adventure list shows them), the server's"
+                         f" {self.world!r}{where}")
+
+    def _served_file(self, name: str) -> Path | None:
+        if self.worlds_dir is None:
+            return None
+        root = self.worlds_dir.resolve()
+        try:
+            path = (root / name).resolve()
+        except (OSError, RuntimeError, ValueError):
+            return None
+        # symlinks are resolved first, so a link inside the folder cannot lead out of it
+        if path.is_relative_to(root) and path.suffix in (".yaml", ".yml") and path.is_file():
+            return path
+        return None
+
+
+# -- the environment ------------------------------------------------------------------------------
+class AdventureEnvironment(Environment[AdventureAction, AdventureObservation, AdventureState]):
+    """One session's game. OpenEnv runs each session's calls on that session's own thread."""
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self, config: ServeConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.env: AdventureEnv | None = None   # made at the first reset: OpenEnv builds one per HTTP request
+        self._world_name: str | None = None
+        self._state = AdventureState()
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None, **options: Any) -> AdventureObservation:
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            raise ServeError(f"unknown reset option {unknown[0]!r} (known: {', '.join(RESET_OPTIONS)})")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise ServeError("seed must be a whole number, 0 or more")
+        if episode_id is not None and (not isinstance(episode_id, str) or len(episode_id) > 255):
+            raise ServeError("episode_id must be a string of at most 255 characters")
+        rules, reward = options.get("rules", "game"), options.get("reward", "goal")
+        if rules not in RULES:
+            raise ServeError(f"rules must be one of {', '.join(RULES)}")
+        if reward not in REWARDS:
+            raise ServeError(f"reward must be one of {', '.join(REWARDS)}")
+        infos = options.get("infos", self.config.infos)
+        if not isinstance(infos, (list, tuple)) or not set(infos) <= set(self.config.infos):
+            raise ServeError(f"infos must be a list drawn from what this server offers: {', '.join(self.config.infos)}"
+                             f" (adventure serve --infos chooses; known: {', '.join(INFOS)})")
+        name, world = self.config.open(options.get("world"))
+        self.env = AdventureEnv(world=world, reward=reward, rules=rules, infos=tuple(infos))
+        self._world_name = name
+        text, info = self.env.reset(seed=seed)
+        self._state = AdventureState(episode_id=episode_id or str(uuid.uuid4()), step_count=0, world=name)
+        return self._observation(text, 0.0, False, False, info)
+
+    def step(self, action: AdventureAction, timeout_s: float | None = None, **kwargs: Any) -> AdventureObservation:
+        if len(action.command) > ACTION_CHARS:
+            raise ServeError(f"a command holds at most {ACTION_CHARS} characters, this one {len(action.command)}")
+        if self.env is None:
+            raise EpisodeError("no episode yet: reset first (over HTTP every request is a fresh environment;"
+                               " sessions live on the WebSocket /ws)")
+        if self._state.done:
+            raise EpisodeError("the episode has ended: reset to play again")
+        text, reward, terminated, truncated, info = self.env.step(action.command)
+        self._state = self._state.model_copy(update={"step_count": self._state.step_count + 1,
+                                                     "done": terminated or truncated})
+        return self._observation(text, reward, terminated, truncated, info)
+
+    @property
+    def state(self) -> AdventureState:
+        return self._state
+
+    def get_metadata(self) -> EnvironmentMetadata:
+        return EnvironmentMetadata(name="tui-adventure", version=_version(),
+                                   description=f"text adventures as benchmarks; default world {self.config.world}",
+                                   documentation_url="docs/serve.md")
+
+    def close(self) -> None:
+        self.env = None
+
+    def _observation(self, text: str, reward: float, terminated: bool, truncated: bool,
+                     info: dict) -> AdventureObservation:
+        return AdventureObservation(text=text, reward=reward, done=terminated or truncated, truncated=truncated,
+                                    world=self._world_name or "", **info)
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+# -- the client -----------------------------------------------------------------------------------
+class AdventureClient(EnvClient[AdventureAction, AdventureObservation, AdventureState]):
+    """OpenEnv's WebSocket client for this server: ``await client.step("open door")`` takes a string too.
+
+    ``async with AdventureClient(base_url="http://127.0.0.1:8000") as env`` (or ``.sync()``);
+    ``reset(world="manor", seed=1)`` names the world.
+    """
+
+    def _step_payload(self, action: AdventureAction | str) -> dict:
+        return {"command": action if isinstance(action, str) else action.command}
+
+    def _parse_result(self, payload: dict) -> StepResult[AdventureObservation]:
+        obs = AdventureObservation(**payload.get("observation", {}), reward=payload.get("reward"),
+                                   done=payload.get("done", False))
+        return StepResult(observation=obs, reward=payload.get("reward"), done=payload.get("done", False))
+
+    def _parse_state(self, payload: dict) -> AdventureState:
+        return AdventureState(**payload)
+
+
+# -- the bounds OpenEnv leaves open ---------------------------------------------------------------
+class Bounds:
+    """ASGI middleware: request and message sizes, the shape of a WebSocket message, the idle timeout.
+
+    It sits outside FastAPI so that an oversized body is refused before anything parses it, and so
+    that the idle timeout can close the connection itself rather than only the environment.
+    """
+
+    def __init__(self, app, max_bytes: int = MAX_MESSAGE_BYTES, idle_timeout: float | None = None) -> None:
+        self.app, self.max_bytes, self.idle_timeout = app, max_bytes, idle_timeout
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            await self._http(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _http(self, scope, receive, send) -> None:
+        declared = dict(scope["headers"]).get(b"content-length", b"0")
+        if not declared.isdigit() or int(declared) > self.max_bytes:
+            await _refuse(send, 413, f"a request body holds at most {self.max_bytes} bytes")
+            return
+        body, more = bytearray(), True
+        while more:   # a chunked body has no length up front: counted as it comes
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.max_bytes:
+                await _refuse(send, 413, f"a request body holds at most {self.max_bytes} bytes")
+                return
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    async def _websocket(self, scope, receive, send) -> None:
+        closed, heard, refusal = False, False, None
+
+        async def guarded_receive():
+            nonlocal closed, heard
+            while True:
+                try:
+                    message = await asyncio.wait_for(receive(), self.idle_timeout)
+                except asyncio.TimeoutError:
+                    closed = True
+                    await send({"type": "websocket.close", "code": 1001,
+                                "reason": f"idle for more than {self.idle_timeout:g} s"})
+                    return {"type": "websocket.disconnect", "code": 1001}
+                if message["type"] == "websocket.disconnect":
+                    closed = True
+                if message["type"] != "websocket.receive":
+                    return message
+                heard = True
+                problem = self._problem(message)
+                if problem is None:
+                    return message
+                await send({"type": "websocket.send", "text": json.dumps(
+                    {"type": "error", "data": {"message": problem, "code": "VALIDATION_ERROR"}})})
+
+        async def guarded_send(message):
+            nonlocal refusal
+            if closed:   # after a disconnect or an idle close, OpenEnv's own goodbye has nowhere to go (and
+                return   # uvicorn would raise it back through OpenEnv's handler, which catches only RuntimeError)
+            if message["type"] == "websocket.send" and not heard and '"CAPACITY_REACHED"' in message.get("text", ""):
+                refusal = json.loads(message["text"])["data"]["message"]
+            elif message["type"] == "websocket.close":
+                if refusal is not None:
+                    # OpenEnv refuses a session over the limit with an error frame, then closes at once: a client
+                    # whose first send meets the closed socket never reads the frame, so the close says it too
+                    message = {**message, "code": 1013, "reason": refusal[:120]}
+                try:
+                    await send(message)
+                except OSError:   # the client left first (it closes right after its "close" message)
+                    pass
+                return
+            await send(message)
+
+        await self.app(scope, guarded_receive, guarded_send)
+
+    def _problem(self, message: dict) -> str | None:
+        """Why a WebSocket message is refused here (OpenEnv answers malformed JSON itself)."""
+        text = message.get("text")
+        if text is None:
+            return 'messages are JSON text frames, e.g. {"type": "step", "data": {"command": "look"}}'
+        if len(text) > self.max_bytes or len(text.encode("utf-8", "surrogatepass")) > self.max_bytes:
+            return f"a message holds at most {self.max_bytes} bytes"
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(parsed, dict):
+            return 'a message is a JSON object, e.g. {"type": "step", "data": {"command": "look"}}'
+        return None
+
+
+async def _refuse(send, status: int, message: str) -> None:
+    body = json.dumps({"detail": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+# -- the app and the command ----------------------------------------------------------------------
+def build_app(config: ServeConfig) -> Bounds:
+    """The OpenEnv app for ``config``, wrapped in its bounds (an ASGI app for uvicorn or a test client)."""
+    app: FastAPI = create_fastapi_app(functools.partial(AdventureEnvironment, config), AdventureAction,
+                                      AdventureObservation, max_concurrent_envs=config.max_sessions)
+
+    @app.exception_handler(ServeError)
+    async def client_mistake(request: Request, exc: ServeError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=409 if isinstance(exc, EpisodeError) else 400)
+
+    @app.exception_handler(Exception)
+    async def server_fault(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"detail": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500)
+
+    return Bounds(app, idle_timeout=config.idle_timeout)
+
+
+def serve(config: ServeConfig, host: str = "127.0.0.1", port: int = 8000) -> int:
+    """Run until SIGINT or SIGTERM; a SIGTERM (how service managers stop a server) exits 0."""
+    import uvicorn
+
+    if not 0 <= port <= 65535:
+        print(f"adventure serve: --port must be from 0 to 65535, not {port}", file=sys.stderr)
+        return 2
+    app = build_app(config)   # fails here, before the port opens, if the default world is broken
+    timeout = f"{config.idle_timeout:g} s" if config.idle_timeout else "none"
+    print(f"adventure serve: {config.world} on http://{host}:{port} (WebSocket sessions at ws://{host}:{port}/ws),"
+          f" at most {config.max_sessions} sessions, idle timeout {timeout}", file=sys.stderr, flush=True)
+    server = uvicorn.Server(uvicorn.Config(
+        app, host=host, port=port, log_level="warning", ws_max_size=4 * MAX_MESSAGE_BYTES,
+        limit_concurrency=config.max_sessions + 64, timeout_graceful_shutdown=5))
+    stopped: list[int] = []
+    # uvicorn shuts down gracefully, then raises the signal again: caught here, it ends the run, not the process
+    previous = signal.signal(signal.SIGTERM, lambda sig, frame: stopped.append(sig))
+    try:
+        server.run()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if stopped:
+        print("adventure serve: stopped", file=sys.stderr)
+    return 0 if server.started else 1
+
+
+def configure(world: str | None, worlds_dir: str | None, max_sessions: int, idle_timeout: float,
+              infos: str | None) -> ServeConfig:
+    """The command line's choices, checked; ``ServeError`` says which is wrong."""
+    if worlds_dir is not None and not Path(worlds_dir).is_dir():
+        raise ServeError(f"--worlds {worlds_dir}: not a folder")
+    if not 1 <= max_sessions <= 10_000:
+        raise ServeError("--max-sessions must be from 1 to 10000")
+    if idle_timeout < 0:
+        raise ServeError("--idle-timeout must be 0 (none) or more seconds")
+    chosen = CHEAP_INFOS if infos is None else tuple(x.strip() for x in infos.split(",") if x.strip())
+    unknown = [x for x in chosen if x not in INFOS]
+    if unknown:
+        raise ServeError(f"--infos: unknown {unknown[0]!r} (known: {', '.join(INFOS)})")
+    config = ServeConfig(world=world or "house", worlds_dir=Path(worlds_dir) if worlds_dir else None,
+                         max_sessions=max_sessions, idle_timeout=idle_timeout or None, infos=chosen)
+    try:
+        open_world(config.world)
+    except SourceErrors as exc:
+        raise ServeError(str(exc)) from None
+    return config
