@@ -102,6 +102,19 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("root")
     q.add_argument("--format", dest="shape", choices=["jsonl"], default="jsonl")
     q.add_argument("--out", metavar="FILE", help="where the lines go (default: standard output)")
+
+    p = sub.add_parser("serve", help="the environment over HTTP and WebSocket, an OpenEnv server (extra [serve];"
+                       " docs/serve.md)")
+    p.add_argument("world", nargs="?", default="house", help="the world a reset gets when it names none"
+                   " (default: house)")
+    p.add_argument("--worlds", metavar="DIR", help="clients may also name the .yaml files under DIR")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--max-sessions", type=int, default=8, metavar="N", help="WebSocket sessions at once")
+    p.add_argument("--idle-timeout", type=float, default=300, metavar="SECONDS",
+                   help="close a session idle this long (0: never)")
+    p.add_argument("--infos", metavar="A,B", help="what observations may carry (default: the cheap ones;"
+                   " par, progress and admissible_commands cost a planner search)")
     return parser
 
 
@@ -289,6 +302,19 @@ def main(argv: list[str] | None = None) -> int:
         return export(args.world, args.out)
     if args.command == "export":
         return _export_trajectories(args.root, args.out)
+    if args.command == "serve":
+        try:
+            from .agents.serve import ServeError, configure, serve
+        except ImportError as exc:
+            print(f"adventure serve: needs the [serve] extra: pip install 'tui-adventure[serve]' ({exc})",
+                  file=sys.stderr)
+            return 2
+        try:
+            config = configure(args.world, args.worlds, args.max_sessions, args.idle_timeout, args.infos)
+        except ServeError as exc:
+            print(f"adventure serve: {exc}", file=sys.stderr)
+            return 2
+        return serve(config, args.host, args.port)
     if args.command in ("play", "repl"):
         return play(args)
     if args.command == "replay":
