@@ -44,12 +44,13 @@ def _free_port() -> int:
 
 
 class Server:
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, cwd=None) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
         self.proc = subprocess.Popen([sys.executable, "-m", "tui_adventure.cli", "serve", "--port", str(self.port),
-                                      *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                                      *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                     cwd=cwd)
 
     def wait_ready(self, timeout: float = 60) -> "Server":
         deadline = time.monotonic() + timeout
@@ -82,7 +83,8 @@ class Server:
 def servers(openenv, tmp_path_factory):
     folder = tmp_path_factory.mktemp("served")
     (folder / "mine.yaml").write_text((ROOT / "worlds" / "tutorial.yaml").read_text(encoding="utf-8"), encoding="utf-8")
-    started = {"roomy": Server("--max-sessions", "4", "--worlds", str(folder)),
+    (folder / "manor").write_text("not a world", encoding="utf-8")   # a packaged name is never a file here
+    started = {"roomy": Server("--max-sessions", "4", "--worlds", str(folder), cwd=folder),
                "tight": Server("--max-sessions", "1", "--idle-timeout", "1.5"),
                "doomed": Server()}
     try:

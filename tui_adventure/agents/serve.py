@@ -99,7 +99,7 @@ class ServeConfig:
     max_sessions: int = 8
     idle_timeout: float | None = 300.0
     infos: tuple[str, ...] = CHEAP_INFOS      # what observations carry unless a reset asks for less
-    native: frozenset[str] = field(default_factory=lambda: frozenset(native_worlds()))
+    native: dict[str, Path] = field(default_factory=native_worlds)
 
     def open(self, name: str | None) -> tuple[str, World]:
         """The world a reset names: loaded afresh for the session that asked (see the module's note)."""
@@ -108,8 +108,10 @@ class ServeConfig:
         if not isinstance(name, str) or not name or len(name) > MAX_NAME_CHARS:
             raise ServeError(f"world must be a non-empty string of at most {MAX_NAME_CHARS} characters")
         try:
-            if name in self.native or packaged.is_name(name):
-                return name, packaged.world(name) if packaged.is_name(name) else open_world(name)
+            if packaged.is_name(name):
+                return name, packaged.world(name)
+            if name in self.native:   # by its file: a bare name would try the server's working folder first
+                return name, open_world(self.native[name])
             path = self._served_file(name)
             if path is not None:
                 return name, open_world(path)
@@ -145,6 +147,7 @@ class AdventureEnvironment(Environment[AdventureAction, AdventureObservation, Ad
         self.config = config
         self.env: AdventureEnv | None = None   # made at the first reset: OpenEnv builds one per HTTP request
         self._world_name: str | None = None
+        self._settings: tuple = ()
         self._state = AdventureState()
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, **options: Any) -> AdventureObservation:
@@ -161,12 +164,14 @@ class AdventureEnvironment(Environment[AdventureAction, AdventureObservation, Ad
         if reward not in REWARDS:
             raise ServeError(f"reward must be one of {', '.join(REWARDS)}")
         infos = options.get("infos", self.config.infos)
-        if not isinstance(infos, (list, tuple)) or not set(infos) <= set(self.config.infos):
+        if not isinstance(infos, (list, tuple)) or not all(x in self.config.infos for x in infos):
             raise ServeError(f"infos must be a list drawn from what this server offers: {', '.join(self.config.infos)}"
                              f" (adventure serve --infos chooses; known: {', '.join(INFOS)})")
-        name, world = self.config.open(options.get("world"))
-        self.env = AdventureEnv(world=world, reward=reward, rules=rules, infos=tuple(infos))
-        self._world_name = name
+        settings = (options.get("world", self.config.world), rules, reward, tuple(infos))
+        if self.env is None or settings != self._settings:   # the same again keeps the env (and its par cache)
+            name, world = self.config.open(options.get("world"))
+            self.env = AdventureEnv(world=world, reward=reward, rules=rules, infos=tuple(infos))
+            self._world_name, self._settings = name, settings
         text, info = self.env.reset(seed=seed)
         self._state = AdventureState(episode_id=episode_id or str(uuid.uuid4()), step_count=0, world=name)
         return self._observation(text, 0.0, False, False, info)
