@@ -21,6 +21,10 @@ connection open on a closed environment. The idle timeout here closes the
 connection itself (code 1001), and OpenEnv then frees the session as for any
 disconnect. Its HTTP ``/reset`` and ``/step`` build a fresh environment per
 request (stateless by OpenEnv's design): sessions exist on ``/ws`` only.
+The app is ``create_fastapi_app``, what ``create_app`` returns unless the
+variable ``ENABLE_WEB_INTERFACE`` is set: then it would add a Gradio page
+playing one environment shared by every visitor, outside the session limit,
+and a server's surface should not change with its environment's variables.
 """
 
 from __future__ import annotations
