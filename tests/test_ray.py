@@ -107,3 +107,24 @@ def test_ray_is_imported_only_for_ray(ray_installed):
 def test_procs_with_a_cluster_address_is_refused(in_tmp):
     out = adventure("run", "house", "--player", "oracle", "--ray", "10.0.0.1:6379", "--procs", "2")
     assert out.returncode == 2 and "--procs" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_registry_entry_per_server_sends_its_extra_body(tmp_path, monkeypatch):
+    """The vLLM-per-node recipe (docs/batches.md): one entry per server, vLLM's sampling options in
+    ``model_config.extra_body``, merged into every request's body as the server expects them."""
+    from fake_llm_server import clean_config, write_json
+
+    cwd, _ = clean_config(monkeypatch, tmp_path)
+    with FakeLLMServer(responder=done_after(2)) as one, FakeLLMServer(responder=done_after(2)) as two:
+        write_json(cwd / "model_registry.json", [
+            {"model_name": f"qwen-node{i}", "model_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "openai_compatible",
+             "base_url": server.url, "model_config": {"extra_body": {"top_k": 1, "repetition_penalty": 1.0 + i}}}
+            for i, server in ((1, one), (2, two))])
+        for i in (1, 2):
+            out = adventure("run", f"{EXPERIMENT}/{i}", "--player", f"qwen-node{i}", "--name", "qwen",
+                            "--records", "r", cwd=cwd)
+            assert out.returncode == 0 and "played 1," in out.stdout, out.stdout + out.stderr
+        for i, server in ((1, one), (2, two)):
+            assert server.requests and all(r.body["top_k"] == 1 and r.body["repetition_penalty"] == 1.0 + i
+                                           and r.body["model"] == "Qwen/Qwen2.5-7B-Instruct" for r in server.requests)
+    assert episodes(cwd / "r") == {f"qwen/adventuregame/home_deliver_three_basic_easy/instance_{i:05d}" for i in (1, 2)}
