@@ -128,3 +128,9 @@ def test_a_registry_entry_per_server_sends_its_extra_body(tmp_path, monkeypatch)
             assert server.requests and all(r.body["top_k"] == 1 and r.body["repetition_penalty"] == 1.0 + i
                                            and r.body["model"] == "Qwen/Qwen2.5-7B-Instruct" for r in server.requests)
     assert episodes(cwd / "r") == {f"qwen/adventuregame/home_deliver_three_basic_easy/instance_{i:05d}" for i in (1, 2)}
+
+
+@pytest.mark.ray
+def test_an_address_where_nothing_answers_is_one_line(in_tmp, ray_installed):
+    out = adventure("run", "house", "--player", "oracle", "--ray", "127.0.0.1:1", timeout=60)
+    assert out.returncode == 2 and "nothing answers" in out.stdout + out.stderr and "Traceback" not in out.stderr

@@ -269,7 +269,7 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
                     summary = run_on_ray(files, spec, records, jobs, ray, Reporter(), mode=mode, name=name,
                                          max_turns=max_turns, cpus=procs if procs > 1 else None)
                 except RayUnavailable as exc:
-                    bar.console.print(f"adventure run: {exc}")
+                    print(f"adventure run: {exc}", file=sys.stderr)
                     return 2
             elif procs > 1:
                 summary = run_in_processes(files, spec, records, jobs, procs, Reporter(), mode=mode, name=name,

@@ -143,6 +143,10 @@ def connect(address: str, cpus: int | None):
         import ray
     except ImportError:
         raise RayUnavailable("--ray needs Ray: pip install 'tui-adventure[ray]'") from None
+    unreachable = _unreachable(address)
+    if unreachable:
+        raise RayUnavailable(f"--ray {address}: nothing answers there ({unreachable}); start the cluster"
+                             " (ray start --head) or give its address")
     try:
         if address == "local":
             ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
@@ -151,6 +155,21 @@ def connect(address: str, cpus: int | None):
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise RayUnavailable(f"--ray {address}: cannot reach a Ray cluster there ({exc})") from None
     return ray
+
+
+def _unreachable(address: str) -> str | None:
+    """Why HOST:PORT (or ray://HOST:PORT) does not take a connection, or None: Ray itself retries
+    for minutes before it says so."""
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or address == "local":
+        return None   # auto, or an address form Ray resolves itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def _open_files(wanted: int) -> int:
