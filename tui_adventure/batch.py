@@ -238,7 +238,7 @@ def run_in_processes(files: list, spec: str, records: str, jobs: int, procs: int
 
 def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mode: str = "text",
         name: str | None = None, max_turns: int | None = None, shard: tuple[int, int] | None = None,
-        procs: int = 1) -> int:
+        procs: int = 1, ray: str | None = None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     files = [f for f in world_files(paths) if in_shard(_shard_key(f), spec, shard)]
@@ -262,7 +262,16 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
                 bar.console.print(text)
 
         try:
-            if procs > 1:
+            if ray is not None:   # Ray tasks (batch_ray.py); --procs is then the CPUs of a local instance
+                from .batch_ray import RayUnavailable, run_on_ray
+
+                try:
+                    summary = run_on_ray(files, spec, records, jobs, ray, Reporter(), mode=mode, name=name,
+                                         max_turns=max_turns, cpus=procs if procs > 1 else None)
+                except RayUnavailable as exc:
+                    print(f"adventure run: {exc}", file=sys.stderr)
+                    return 2
+            elif procs > 1:
                 summary = run_in_processes(files, spec, records, jobs, procs, Reporter(), mode=mode, name=name,
                                            max_turns=max_turns)
             else:

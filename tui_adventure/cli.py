@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
                    " play each exactly once; the same on every machine)")
     p.add_argument("--max-turns", type=int, metavar="N",
                    help="end every episode after N turns (default: each world's own max_turns)")
+    p.add_argument("--ray", metavar="ADDRESS|local", help="play the episodes as Ray tasks on the cluster at"
+                   " ADDRESS, or on a Ray instance started here (local; --procs P gives it P CPUs);"
+                   " needs the [ray] extra (docs/batches.md)")
 
     p = sub.add_parser("score", help="write scores.json for every episode under ROOT")
     p.add_argument("root")
@@ -255,8 +258,12 @@ def main(argv: list[str] | None = None) -> int:
         if not 1 <= args.procs <= 256 or args.jobs < 1:
             print("adventure run: --procs must be from 1 to 256 and --jobs at least 1", file=sys.stderr)
             return 2
+        if args.ray is not None and args.ray != "local" and args.procs > 1:
+            print("adventure run: --procs sets the CPUs of --ray local; a cluster's own CPUs decide there",
+                  file=sys.stderr)
+            return 2
         return run(args.worlds, args.player, args.records, args.jobs, mode=args.mode, name=args.name,
-                   max_turns=args.max_turns, shard=shard, procs=args.procs)
+                   max_turns=args.max_turns, shard=shard, procs=args.procs, ray=args.ray)
     if args.command == "score":
         from .gamemaster.scoring import score_root
 

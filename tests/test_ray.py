@@ -1,0 +1,136 @@
+"""``adventure run --ray local``: Ray tasks play what a local run plays, and a killed worker's episode is
+played again from scratch. Ray is installed on first use (about 15 s with a warm network; CI runs this)."""
+
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, adventure
+from fake_llm_server import FakeLLMServer, done_after
+
+RAY_REQUIREMENT = "ray>=2.9"
+EXPERIMENT = "clembench/home_deliver_three_basic_easy"
+
+
+@pytest.fixture(scope="session")
+def ray_installed() -> None:
+    if importlib.util.find_spec("ray") is None:
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                               RAY_REQUIREMENT], capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            pytest.fail(f"pip install {RAY_REQUIREMENT} failed:\n{done.stdout}{done.stderr}")
+        importlib.invalidate_caches()
+
+
+def episodes(root: Path) -> set[str]:
+    return {str(p.parent.relative_to(root)) for p in root.rglob("completed.json")}
+
+
+def replies(folder: Path) -> list[str]:
+    from tui_adventure.clembench.records import read_json, replies_of
+
+    return replies_of(read_json(folder / "interactions.json"))
+
+
+@pytest.mark.ray
+def test_ray_tasks_write_what_a_local_run_writes(in_tmp, ray_installed):
+    shutil.copy(ROOT / "worlds" / "tutorial.yaml", in_tmp / "tutorial.yaml")   # a file: its text travels
+    worlds = [EXPERIMENT, "tutorial.yaml"]
+    ray = adventure("run", *worlds, "--player", "oracle", "--records", "r", "--ray", "local", "--procs", "2",
+                    timeout=300)
+    local = adventure("run", *worlds, "--player", "oracle", "--records", "l")
+    assert ray.returncode == local.returncode == 0, ray.stderr
+    assert "played 17" in ray.stdout and episodes(in_tmp / "r") == episodes(in_tmp / "l")
+    for episode in episodes(in_tmp / "l"):
+        mine, theirs = in_tmp / "r" / episode, in_tmp / "l" / episode
+        assert replies(mine) == replies(theirs) and replies(mine)
+        for same in ("instance.json", "tui_adventure.json"):   # the pointer names the driver's file
+            assert (mine / same).read_bytes() == (theirs / same).read_bytes(), (episode, same)
+        assert not (mine / "error.json").exists()
+    assert json.loads((in_tmp / "r" / "oracle" / "run.json").read_text())["games"].keys() == {"adventuregame",
+                                                                                                 "tutorial"}
+    for root in ("r", "l"):
+        assert adventure("score", root).returncode == 0
+    scores = {r: sorted((str(p.parent.relative_to(in_tmp / r)), p.read_text().count('"Success": 1'))
+                        for p in (in_tmp / r).rglob("scores.json")) for r in ("r", "l")}
+    assert scores["r"] == scores["l"] and len(scores["r"]) == 17
+    again = adventure("run", *worlds, "--player", "oracle", "--records", "r", "--ray", "local", "--procs", "2",
+                      timeout=300)
+    assert again.returncode == 0 and "played 0, skipped 17" in again.stdout, again.stdout + again.stderr
+
+
+@pytest.mark.ray
+def test_a_worker_killed_mid_episode_is_played_again_from_scratch(in_tmp, ray_installed):
+    turns = 6
+    scratch = in_tmp / "scratch"
+    scratch.mkdir()
+    with FakeLLMServer(responder=done_after(turns), delay=0.25) as server:
+        command = [sys.executable, "-m", "tui_adventure.cli", "run", f"{EXPERIMENT}/0", "--player",
+                   f"openai_compatible:fake@{server.url}", "--records", "r", "--ray", "local", "--procs", "2"]
+        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "ADVENTURE_RAY_SCRATCH": str(scratch)})
+        killed = None
+        deadline = time.monotonic() + 120
+        while killed is None and time.monotonic() < deadline and run.poll() is None:
+            for lock in scratch.rglob(".tui_adventure.lock"):
+                pid = lock.read_text().strip()
+                if pid and len(replies(lock.parent)) >= 2:   # mid-episode: two turns played, more to come
+                    killed = int(pid)
+                    os.kill(killed, signal.SIGKILL)
+                    break
+            time.sleep(0.05)
+        out, err = run.communicate(timeout=180)
+        asked = len(server.requests)
+    assert killed is not None, f"no worker was seen playing: {out}{err}"
+    assert run.returncode == 0 and "played 1," in out and "errors 0" in out, out + err
+    [episode] = episodes(in_tmp / "r")
+    played = replies(in_tmp / "r" / episode)
+    assert len(played) == turns and played[-1] == "> done"   # one whole episode, not the killed one's rest
+    assert asked >= turns + 2                                 # the killed attempt's requests came first
+
+
+def test_ray_is_imported_only_for_ray(ray_installed):
+    probe = ("import sys, tui_adventure.cli, tui_adventure.batch; from tui_adventure.cli import main;"
+             "print('ray' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_procs_with_a_cluster_address_is_refused(in_tmp):
+    out = adventure("run", "house", "--player", "oracle", "--ray", "10.0.0.1:6379", "--procs", "2")
+    assert out.returncode == 2 and "--procs" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_registry_entry_per_server_sends_its_extra_body(tmp_path, monkeypatch):
+    """The vLLM-per-node recipe (docs/batches.md): one entry per server, vLLM's sampling options in
+    ``model_config.extra_body``, merged into every request's body as the server expects them."""
+    from fake_llm_server import clean_config, write_json
+
+    cwd, _ = clean_config(monkeypatch, tmp_path)
+    with FakeLLMServer(responder=done_after(2)) as one, FakeLLMServer(responder=done_after(2)) as two:
+        write_json(cwd / "model_registry.json", [
+            {"model_name": f"qwen-node{i}", "model_id": "Qwen/Qwen2.5-7B-Instruct", "backend": "openai_compatible",
+             "base_url": server.url, "model_config": {"extra_body": {"top_k": 1, "repetition_penalty": 1.0 + i}}}
+            for i, server in ((1, one), (2, two))])
+        for i in (1, 2):
+            out = adventure("run", f"{EXPERIMENT}/{i}", "--player", f"qwen-node{i}", "--name", "qwen",
+                            "--records", "r", cwd=cwd)
+            assert out.returncode == 0 and "played 1," in out.stdout, out.stdout + out.stderr
+        for i, server in ((1, one), (2, two)):
+            assert server.requests and all(r.body["top_k"] == 1 and r.body["repetition_penalty"] == 1.0 + i
+                                           and r.body["model"] == "Qwen/Qwen2.5-7B-Instruct" for r in server.requests)
+    assert episodes(cwd / "r") == {f"qwen/adventuregame/home_deliver_three_basic_easy/instance_{i:05d}" for i in (1, 2)}
+
+
+@pytest.mark.ray
+def test_an_address_where_nothing_answers_is_one_line(in_tmp, ray_installed):
+    out = adventure("run", "house", "--player", "oracle", "--ray", "127.0.0.1:1", timeout=60)
+    assert out.returncode == 2 and "nothing answers" in out.stdout + out.stderr and "Traceback" not in out.stderr
