@@ -69,16 +69,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("generate", help="new worlds with exact par and difficulty features (docs/generate.md)")
     p.add_argument("--out", required=True, metavar="DIR", help="where the world files go")
+    p.add_argument("--flavour", choices=["classic", "clembench"], default="classic",
+                   help="classic worlds, or clembench adventuregame instances (docs/generate_clembench.md)")
     p.add_argument("--count", type=int, default=1, metavar="N")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="the first seed (then S+1, ...)")
-    for knob, default in (("rooms", 8), ("objects", 20), ("goals", 3)):
-        p.add_argument(f"--{knob}", type=int, default=default)
+    for knob, default in (("rooms", "8; clembench: 6"), ("objects", 20), ("goals", 3)):
+        p.add_argument(f"--{knob}", type=int, help=f"default {default}")
     for knob in ("doors", "locked", "containers", "supports", "distractors"):
         p.add_argument(f"--{knob}", type=int)
+    p.add_argument("--variant", choices=["basic", "planning", "both"],
+                   help="clembench flavour: the prompt variant (both: two experiments, the same adventures)")
     p.add_argument("--inventory-limit", type=int, metavar="M",
-                   help="(clembench flavour only: the classic ruleset has no inventory limit)")
+                   help="clembench flavour only, M = 2: upstream's invlimittwo definitions and prompts")
     p.add_argument("--par", metavar="A..B", help="only worlds whose exact par lies in this range")
-    p.add_argument("--theme", default="house", help="house, castle or ship")
+    p.add_argument("--theme", help="house, castle or ship (default house)")
     p.add_argument("--split", choices=["train", "dev", "test"], help="words of this split only (held out from the others)")
 
     p = sub.add_parser("solve", help="the exact optimal plan (par)")
@@ -126,9 +130,11 @@ def _generate(args) -> int:
 
     from .generate import Knobs, KnobError, generate, parse_par
 
-    if args.inventory_limit is not None:
-        print("adventure generate: --inventory-limit needs the clembench flavour (the classic ruleset has no"
-              " inventory limit)", file=sys.stderr)
+    if args.flavour == "clembench":
+        return _generate_clembench(args)
+    if args.inventory_limit is not None or args.variant is not None:
+        print("adventure generate: --inventory-limit and --variant need the clembench flavour (the classic"
+              " ruleset has no inventory limit and no prompt variants)", file=sys.stderr)
         return 2
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -137,9 +143,10 @@ def _generate(args) -> int:
     if not 1 <= args.count <= 100_000 or args.seed < 0:
         print("adventure generate: --count must be from 1 to 100000 and --seed at least 0", file=sys.stderr)
         return 2
-    knobs = Knobs(rooms=args.rooms, objects=args.objects, goals=args.goals, doors=args.doors, locked=args.locked,
+    knobs = Knobs(rooms=8 if args.rooms is None else args.rooms, objects=20 if args.objects is None else args.objects,
+                  goals=3 if args.goals is None else args.goals, doors=args.doors, locked=args.locked,
                   containers=args.containers, supports=args.supports, distractors=args.distractors,
-                  theme=args.theme, split=args.split)
+                  theme=args.theme or "house", split=args.split)
     started = time.perf_counter()
 
     def said(path, world) -> None:
@@ -191,6 +198,44 @@ def _import_textworld(args) -> int:
         print(f"adventure import textworld: {exc}", file=sys.stderr)
         return 1
     print("\n".join(report(imported)))
+    return 0
+
+
+def _generate_clembench(args) -> int:
+    import time
+
+    from .generate import ClemKnobs, KnobError, generate_flavour, parse_par
+
+    given = {"--objects": args.objects, "--doors": args.doors, "--locked": args.locked,
+             "--containers": args.containers, "--supports": args.supports, "--distractors": args.distractors,
+             "--theme": args.theme, "--split": args.split}
+    classic = [flag for flag, value in given.items() if value is not None]
+    if classic:
+        print(f"adventure generate: {', '.join(classic)}: classic knobs; the clembench flavour uses upstream's"
+              " home domain as it is (--rooms, --goals, --variant, --inventory-limit and --par shape it; its"
+              " vocabulary is too small for held-out splits)", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"adventure generate: --out {out} is a file, not a folder", file=sys.stderr)
+        return 2
+    if not 1 <= args.count <= 100_000 or args.seed < 0:
+        print("adventure generate: --count must be from 1 to 100000 and --seed at least 0", file=sys.stderr)
+        return 2
+    knobs = ClemKnobs(rooms=6 if args.rooms is None else args.rooms, goals=3 if args.goals is None else args.goals,
+                      variant=args.variant or "basic", inventory_limit=args.inventory_limit)
+    started = time.perf_counter()
+
+    def said(game_id, adv) -> None:
+        print(f"instance {game_id} (seed {adv.seed}): par {adv.par}, {adv.expanded} states expanded")
+
+    try:
+        written = generate_flavour("clembench", args.count, args.seed, knobs, out, parse_par(args.par), said)
+    except KnobError as exc:
+        print(f"adventure generate: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}/instances.json and {len(written)} world file(s) in {out}/ in"
+          f" {time.perf_counter() - started:.1f} s")
     return 0
 
 

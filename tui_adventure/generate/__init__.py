@@ -17,8 +17,13 @@ from ..engine.loader import MAX_TURNS_LIMIT, load_world_text
 from ..engine.planner import Planner, PlannerLimit
 from ..engine.snapshot import write_atomic
 from .classic import VERSION, Knobs, KnobError, draft, dump
+from . import clembench_flavour
+from .clembench_flavour import ClemKnobs, generate_clembench
 
-__all__ = ["Generated", "KnobError", "Knobs", "generate_world", "generate"]
+__all__ = ["Generated", "KnobError", "Knobs", "ClemKnobs", "FLAVOURS", "generate_world", "generate",
+           "generate_clembench", "generate_flavour"]
+
+FLAVOURS = ("classic", "clembench")   # clembench: adventuregame instances in upstream's home domain and schema
 
 GENERATOR = "tui-adventure classic"
 MAX_ATTEMPTS = 200
@@ -133,3 +138,14 @@ def generate(count: int, seed: int, knobs: Knobs, out: Path, par: tuple[int, int
         if progress is not None:
             progress(path, world)
     return written
+
+
+def generate_flavour(flavour: str, count: int, seed: int, knobs, out: Path, par: tuple[int, int] | None = None,
+                     progress=None) -> list[Path]:
+    """``generate`` for either flavour: classic worlds from ``Knobs``, or clembench instances
+    (``out/instances.json`` plus their world files) from ``ClemKnobs``."""
+    if flavour == "clembench":
+        return clembench_flavour.generate(count, seed, knobs, out, par, progress)
+    if flavour == "classic":
+        return generate(count, seed, knobs, out, par, progress)
+    raise KnobError(f"unknown flavour {flavour!r} (use {' or '.join(FLAVOURS)})")
