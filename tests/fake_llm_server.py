@@ -459,6 +459,19 @@ def clean_config(monkeypatch, tmp_path):
     return cwd, home
 
 
+MODEL_KEY = "sk-test-secret-4711"   # the key of the fake-gpt entry: records must never hold it
+
+
+def configure_fake_gpt(monkeypatch, tmp_path, server):
+    """A registry entry ``fake-gpt`` and its key.json entry pointing at ``server``, the way a clembench
+    user has them; returns the current folder."""
+    cwd, _ = clean_config(monkeypatch, tmp_path)
+    write_json(cwd / "model_registry.json", [{"model_name": "fake-gpt", "model_id": "qwen-test",
+                                              "backend": "openai_compatible"}])
+    write_json(cwd / "key.json", {"openai_compatible": {"api_key": MODEL_KEY, "base_url": server.url}})
+    return cwd
+
+
 def write_json(path, data) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
 

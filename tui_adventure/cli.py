@@ -125,6 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _generate_problem(args, out: Path) -> str | None:
+    """What is wrong with the arguments both flavours share, or None."""
+    if out.exists() and not out.is_dir():
+        return f"--out {out} is a file, not a folder"
+    if not 1 <= args.count <= 100_000 or args.seed < 0:
+        return "--count must be from 1 to 100000 and --seed at least 0"
+    return None
+
+
 def _generate(args) -> int:
     import time
 
@@ -137,11 +146,9 @@ def _generate(args) -> int:
               " ruleset has no inventory limit and no prompt variants)", file=sys.stderr)
         return 2
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        print(f"adventure generate: --out {out} is a file, not a folder", file=sys.stderr)
-        return 2
-    if not 1 <= args.count <= 100_000 or args.seed < 0:
-        print("adventure generate: --count must be from 1 to 100000 and --seed at least 0", file=sys.stderr)
+    problem = _generate_problem(args, out)
+    if problem:
+        print(f"adventure generate: {problem}", file=sys.stderr)
         return 2
     knobs = Knobs(rooms=8 if args.rooms is None else args.rooms, objects=20 if args.objects is None else args.objects,
                   goals=3 if args.goals is None else args.goals, doors=args.doors, locked=args.locked,
@@ -216,11 +223,9 @@ def _generate_clembench(args) -> int:
               " vocabulary is too small for held-out splits)", file=sys.stderr)
         return 2
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        print(f"adventure generate: --out {out} is a file, not a folder", file=sys.stderr)
-        return 2
-    if not 1 <= args.count <= 100_000 or args.seed < 0:
-        print("adventure generate: --count must be from 1 to 100000 and --seed at least 0", file=sys.stderr)
+    problem = _generate_problem(args, out)
+    if problem:
+        print(f"adventure generate: {problem}", file=sys.stderr)
         return 2
     knobs = ClemKnobs(rooms=6 if args.rooms is None else args.rooms, goals=3 if args.goals is None else args.goals,
                       variant=args.variant or "basic", inventory_limit=args.inventory_limit)

@@ -8,23 +8,19 @@ import time
 import pytest
 
 from conftest import TEST_WORLDS
-from fake_llm_server import Status, Trickle, clean_config, in_loop, write_json
+from fake_llm_server import MODEL_KEY, Status, Trickle, clean_config, configure_fake_gpt, in_loop, write_json
 
 from tui_adventure.batch import play_episode
 from tui_adventure.engine.loader import load_world
 from tui_adventure.gamemaster.episode import PlayerFailed
 from tui_adventure.players import make_player
 
-KEY = "sk-test-0123456789abcdef"
+KEY = MODEL_KEY
 
 
 @pytest.fixture
 def config(monkeypatch, tmp_path, server):
-    cwd, _ = clean_config(monkeypatch, tmp_path)
-    write_json(cwd / "model_registry.json", [{"model_name": "fake-gpt", "model_id": "q",
-                                              "backend": "openai_compatible"}])
-    write_json(cwd / "key.json", {"openai_compatible": {"api_key": KEY, "base_url": server.url}})
-    return cwd
+    return configure_fake_gpt(monkeypatch, tmp_path, server)
 
 
 def mini():
