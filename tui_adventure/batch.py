@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from .clembench.records import Busy, Recorder, RecordsError
+from .clembench.recorder import Recorder
+from .clembench.records import Busy, RecordsError
 from .catalog import expand, open_world as load_world
 from .engine.yamlpos import SourceErrors
 from .gamemaster.episode import ContextExhausted, Episode, play_turn

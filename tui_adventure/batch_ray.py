@@ -24,7 +24,8 @@ from pathlib import Path
 from .batch import Summary, play_episode
 from .catalog import native_worlds, open_world
 from .clembench.instances import world_from_document
-from .clembench.records import LOCK, Recorder, RecordsError, read_json
+from .clembench.recorder import Recorder
+from .clembench.records import LOCK, RecordsError, read_json
 from .engine.loader import load_world_text
 from .engine.snapshot import write_atomic
 from .engine.sources import read_source

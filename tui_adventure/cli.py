@@ -139,16 +139,16 @@ def _generate(args) -> int:
 
     from .generate import Knobs, KnobError, generate, parse_par
 
-    if args.flavour == "clembench":
-        return _generate_clembench(args)
-    if args.inventory_limit is not None or args.variant is not None:
-        print("adventure generate: --inventory-limit and --variant need the clembench flavour (the classic"
-              " ruleset has no inventory limit and no prompt variants)", file=sys.stderr)
-        return 2
     out = Path(args.out)
     problem = _generate_problem(args, out)
     if problem:
         print(f"adventure generate: {problem}", file=sys.stderr)
+        return 2
+    if args.flavour == "clembench":
+        return _generate_clembench(args, out)
+    if args.inventory_limit is not None or args.variant is not None:
+        print("adventure generate: --inventory-limit and --variant need the clembench flavour (the classic"
+              " ruleset has no inventory limit and no prompt variants)", file=sys.stderr)
         return 2
     knobs = Knobs(rooms=8 if args.rooms is None else args.rooms, objects=20 if args.objects is None else args.objects,
                   goals=3 if args.goals is None else args.goals, doors=args.doors, locked=args.locked,
@@ -208,7 +208,7 @@ def _import_textworld(args) -> int:
     return 0
 
 
-def _generate_clembench(args) -> int:
+def _generate_clembench(args, out: Path) -> int:
     import time
 
     from .generate import ClemKnobs, KnobError, generate_flavour, parse_par
@@ -221,11 +221,6 @@ def _generate_clembench(args) -> int:
         print(f"adventure generate: {', '.join(classic)}: classic knobs; the clembench flavour uses upstream's"
               " home domain as it is (--rooms, --goals, --variant, --inventory-limit and --par shape it; its"
               " vocabulary is too small for held-out splits)", file=sys.stderr)
-        return 2
-    out = Path(args.out)
-    problem = _generate_problem(args, out)
-    if problem:
-        print(f"adventure generate: {problem}", file=sys.stderr)
         return 2
     knobs = ClemKnobs(rooms=6 if args.rooms is None else args.rooms, goals=3 if args.goals is None else args.goals,
                       variant=args.variant or "basic", inventory_limit=args.inventory_limit)

@@ -14,14 +14,13 @@ through a fresh episode, so the records stay a valid episode from the start.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
-from .clembench.records import Recorder
+from .clembench.recorder import Recorder
 from .engine.metrics import turn_ratio, turns_over_par
 from .figures import Panels, ProgressFigures, par_label
+from .completion import Words
 from .history import History, world_key
 from .engine.snapshot import SaveError, list_saves, load_save, save_game
 from .engine.world import World
@@ -68,6 +67,7 @@ class Session:
         self.player = player if player is not None else self.human
         self.record_name = name or self.player.name
         self.history = history if history is not None else History.for_world(world)
+        self.words = Words(world)
         self._tracker = None
         self.recorder = None
         self.changed_by_turn = False   # the last thing done was a turn (not undo or restore): panels show its change
@@ -304,19 +304,7 @@ class Session:
     def look(self) -> str:
         return self.world.style.room_description(self.game.state)
 
-    # -- completion -----------------------------------------------------------
-    @cached_property
-    def _verbs(self) -> list[str]:
-        verbs = set()
-        for action in self.world.actions:
-            if not action.spec.syntax:   # clembench's actions: upstream's grammar, where the id is the verb
-                verbs.add(action.id)
-            for syn in action.spec.syntax:
-                first = syn.split()[0]
-                if not first.startswith("{"):
-                    verbs.update(first.split("|"))
-        return sorted(verbs)
-
+    # -- words: what can be typed here (completion.py) ----------------------------
     def first_text(self) -> str:
         """What the person reads first: exactly the first message a model gets (for a clembench
         instance, its prompt with the rules and the goal), so records that say it was sent are true."""
@@ -331,87 +319,17 @@ class Session:
         return "\"take the key\" or \"go north\""
 
     def main_verbs(self) -> list[str]:
-        """One verb per action (its first pattern's), for help texts: the synonyms are for typing."""
-        out: list[str] = []
-        for action in self.world.actions:
-            first = action.spec.syntax[0].split()[0].split("|")[0] if action.spec.syntax else action.id
-            if not first.startswith("{") and first not in out:
-                out.append(first)
-        return out
+        return self.words.main_verbs()
 
     def verbs(self) -> list[str]:
-        """The world's verbs: fixed for a world, and asked for on every keystroke of the REPL."""
-        return list(self._verbs)
+        return self.words.verbs()
 
     def exits(self, st, room) -> list[tuple[str | None, str]]:
-        """(direction label or None, target room) of the room's exits."""
-        return [(e.label, e.target) for e in self.world.style.exits(st, room)] if room else []
-
-    def names_for(self, head: str) -> list[str] | None:
-        """Names that fit the slot being typed after ``head`` ("take" -> things that can be taken here,
-        "go" -> the ways out, "put letter in" -> things in sight); empty when no verb pattern fits."""
-        world, st = self.world, self.game.state
-        words = " ".join(head.lower().split())
-        names: set[str] = set()
-        matched = False
-        for action in world.actions:
-            for syntax in action.spec.syntax:
-                slot = _slot_after(syntax, words)
-                if slot is None:
-                    continue
-                kind = action.spec.params.get(slot, "thing")
-                room = world.style.player_room(st)
-                if kind == "dir":
-                    names.update(e.label for e in world.style.exits(st, room) if e.label)
-                elif kind == "room":
-                    names.update(world.name_of(e.target) for e in world.style.exits(st, room))
-                elif kind == "thing":
-                    # only things of the right kind (takeable for take, containers after "put X in"):
-                    # the action's checks on fixed traits, which the ruleset decides once per world
-                    allowed = action.allowed.get(slot)
-                    names.update(world.name_of(e) for e in world.style.scope(st) if e in world.entities
-                                 and world.entities[e].kind == "object" and not world.entities[e].hidden
-                                 and (allowed is None or e in allowed))
-                matched = True
-        if not matched:
-            return None              # no verb pattern leads here: any name in sight may do
-        return sorted(n for n in names if n)
-
-    def names_in_sight(self) -> list[str]:
-        """Names of the things the player can refer to now, and the ways out."""
-        world, st = self.world, self.game.state
-        style = world.style
-        names = {world.name_of(e) for e in style.scope(st) if e in world.entities
-                 and world.entities[e].kind == "object" and not world.entities[e].hidden}
-        for label, target in self.exits(st, style.player_room(st)):
-            if label:
-                names.add(label)
-            if target in world.entities:
-                names.add(world.name_of(target))
-        return sorted(n for n in names if n)
+        return self.words.exits(st, room)
 
     def complete(self, text: str) -> tuple[int, list[str]]:
         """(where the word being completed starts, candidates): verbs and meta-commands first, then names."""
-        stripped = text.lstrip()
-        lead = len(text) - len(stripped)
-        if stripped.startswith(">"):
-            lead += 1 + (len(stripped[1:]) - len(stripped[1:].lstrip()))
-            stripped = stripped[1:].lstrip()
-        if " " not in stripped:
-            words = self.verbs() + sorted(META_COMMANDS)
-            return lead, sorted({w for w in words if w.startswith(stripped.lower())})
-        head, _, tail = stripped.rpartition(" ")
-        start = len(text) - len(tail)
-        tl = tail.lower()
-        out = set()
-        fitting = self.names_for(head)
-        for name in fitting if fitting is not None else self.names_in_sight():
-            if name.startswith(tl):
-                out.add(name)
-            for w in name.split()[1:]:
-                if w.startswith(tl) and " " not in tl:
-                    out.add(w)
-        return start, sorted(out)
+        return self.words.complete(text, self.game.state, sorted(META_COMMANDS))
 
     # -- panels ---------------------------------------------------------------
     def tracker(self):
@@ -502,18 +420,6 @@ class Session:
                       player=self.player.name, ended=ep.ended,
                       outcome=self.outcome_text() if ep.ended else "",
                       invalid=sum(1 for t in ep.turns if t.fail is not None or t.invalid_format))
-
-
-def _slot_after(syntax: str, head: str) -> str | None:
-    """The slot of ``syntax`` that the word typed after ``head`` fills, or None when ``head`` does not
-    lead into a slot of this pattern (``take`` -> ``obj`` for "take {obj}")."""
-    parts: list[str] = []
-    for token in syntax.split():
-        m = re.fullmatch(r"\{(\w+)\}", token)
-        if m and re.fullmatch(" ".join(parts), head):
-            return m.group(1)
-        parts.append(r".+?" if m else "(?:" + "|".join(re.escape(w) for w in token.split("|")) + ")")
-    return None
 
 
 class _Line:

@@ -39,7 +39,7 @@ async def test_a_trickling_stream_is_cut_by_the_models_timeout(config, server, t
 
 
 async def _play_streamed(world, player, root):
-    from tui_adventure.clembench.records import Recorder
+    from tui_adventure.clembench.recorder import Recorder
     from tui_adventure.players import recorder_options
     from tui_adventure.gamemaster.episode import Episode, play_turn
 

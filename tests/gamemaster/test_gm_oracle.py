@@ -28,7 +28,7 @@ import pytest
 from clem_helpers import world
 from conftest import ROOT
 from tui_adventure.clembench.canonical import canonical
-from tui_adventure.clembench.records import Recorder
+from tui_adventure.clembench.recorder import Recorder
 from tui_adventure.gamemaster.scoring import score_interactions
 from tui_adventure.gamemaster.episode import Episode
 

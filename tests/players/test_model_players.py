@@ -15,7 +15,7 @@ from clemcore_check import evaluate, require_clemcore, transcribe_all
 from conftest import TEST_WORLDS
 from fake_llm_server import MODEL_KEY, Drop, DropMidStream, Malformed, Stall, Status, ToolCalls, in_loop, write_json
 from tui_adventure.batch import play_episode, run_all
-from tui_adventure.clembench.records import Recorder
+from tui_adventure.clembench.recorder import Recorder
 from tui_adventure.gamemaster.scoring import score_tree
 from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn
 from tui_adventure.players import make_player

@@ -17,7 +17,7 @@ from clemcore_check import require_clemcore, transcribe_all
 from conftest import TEST_WORLDS, adventure
 from fake_llm_server import Status, ToolCalls, in_loop
 from tui_adventure.batch import run_all, shared_local_server
-from tui_adventure.clembench.records import Recorder
+from tui_adventure.clembench.recorder import Recorder
 from tui_adventure.clembench.results import evaluate
 from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn
 from tui_adventure.gamemaster.scoring import score_tree

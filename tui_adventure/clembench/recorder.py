@@ -1,0 +1,322 @@
+"""Writing one episode's clemcore records as it is played (the formats and their reading are in
+``records.py``).
+
+Every turn rewrites ``interactions.json`` and ``player_1.requests.json``
+(temp file + rename, each turn and call encoded once), a turn taken back by
+hand goes to ``DISCARDED`` with a trace in the next turn, and the end writes
+``completed.json`` or clemcore's ``error.json``. The folder is held by a lock
+while the episode is played, and a run folder refuses a run that asks otherwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..engine.names import check_name, inside
+from ..engine.snapshot import write_atomic
+from .records import (CLEM_VERSION, DISCARDED, POINTER, Busy, FolderLock, RecordsError, dumps_compact, now,
+                      read_json, scrub, write_json)
+
+
+class Recorder:
+    def __init__(self, root: str | Path, world, player_name: str, *, backend: str = "_player_programmatic",
+                 gen_args: dict | None = None, secrets: tuple = (), run_facts: dict | None = None) -> None:
+        """``run_facts``: how a model run asks (mode, tools, tool choice), kept in its model_spec;
+        a folder holding a run that asked otherwise is refused rather than resumed."""
+        self.world = world
+        self.secrets = tuple(secrets)    # values never written: the model's key, wherever a response echoes it
+        self.player_name = player_name
+        self.root = Path(root)
+        meta = world.meta
+        self.game_name = check_name(world.game, "the game name")
+        self.experiment = check_name(meta.get("experiment") or world.game, "the experiment name")
+        self.game_id = int(meta.get("game_id", 0))
+        self.run_dir = inside(self.root, check_name(player_name, "the run name (--name, or the model's name)"))
+        self.dir = inside(self.run_dir, self.game_name, self.experiment, f"instance_{self.game_id:05d}")
+        self.model_spec = {"model_name": player_name, "backend": backend, **(run_facts or {})}
+        self.played_by: list[str] = []   # per recorded turn: who played it (a model, "human", "oracle"...)
+        self.gen_args = gen_args or {"temperature": 0.0, "max_tokens": 300}
+        self.turns: list[list[dict]] = []
+        self.calls: list[dict] = []
+        self.unwritten: str | None = None   # why the last write failed (disk full...); None when all is on disk
+        self.discarded: list[dict] = []     # turns taken back by hand, kept in DISCARDED
+        self._pending_events: list[dict] = []   # game-master events for the next recorded turn
+        self._turn_texts: list[str] = []   # self.turns, each already encoded (per-turn rewrites)
+        self._call_texts: list[str] = []
+        self.completed = False
+        self.ended_by: str | None = None   # an end with no reply to judge ("context_exhausted")
+
+    # -- paths and resume ------------------------------------------------
+    def is_done(self) -> bool:
+        return (self.dir / "completed.json").exists()
+
+    def is_started(self) -> bool:
+        """Some record of this episode exists (finished, errored or left unfinished)."""
+        return (self.dir / "interactions.json").exists() or (self.dir / "error.json").exists()
+
+    def lock(self) -> bool:
+        """Hold this episode's folder for this process; False when another process holds it."""
+        try:
+            self._lock = FolderLock(self.dir, "this episode").acquire()
+        except Busy:
+            return False
+        for stale in self.dir.glob(".*.tmp"):   # left by a process killed mid-write: ours now, and dead
+            stale.unlink(missing_ok=True)
+        return True
+
+    def unlock(self) -> None:
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            lock.release()
+
+    # -- writing -----------------------------------------------------------
+    def start(self, episode) -> None:
+        if getattr(self, "_lock", None) is None and not self.lock():
+            raise Busy(f"{self.dir}: another adventure process is writing this episode; wait for it to end,"
+                       " or use another --records folder or --name")
+        models = {"0": {"model_spec": self.model_spec, "gen_args": self.gen_args}}
+        self.refuse_other_run()
+        run_file = self.run_dir / "run.json"
+        run = {"clem_version": CLEM_VERSION, "created": now(), "player_models": models, "games": {}}
+        if run_file.exists():
+            try:
+                run = read_json(run_file)
+            except RecordsError:
+                pass
+        run.setdefault("games", {}).setdefault(self.game_name, {"game_path": "tui-adventure"})
+        write_json(run_file, run)
+        exp = {"name": self.experiment, "timestamp": now(), "game_name": self.game_name, "player_models": models}
+        write_json(self.dir.parent / "experiment.json", exp)
+        write_json(self.dir / "instance.json", self.instance_dict())
+        self.write_pointer()
+        for stale in ("completed.json", "error.json", "scores.json"):
+            (self.dir / stale).unlink(missing_ok=True)
+        self._pending_context = episode.first_message
+        self._contexts: list[str] = []     # the context of each recorded turn, for undo
+        self._write()
+
+    def clash(self) -> str | None:
+        """Why this run cannot go into its folder, or None: the folder holds a run that asked
+        otherwise (a text-mode run resumed in tool mode, or the reverse, would mix two
+        experiments under one name and skip episodes it never played)."""
+        try:
+            before = read_json(self.run_dir / "run.json")["player_models"]["0"]["model_spec"]
+        except (OSError, RecordsError, KeyError, TypeError):
+            return None
+        if not isinstance(before, dict):
+            return None
+        keys = [k for k in ("mode", "tool_choice") if k in before and k in self.model_spec
+                and before[k] != self.model_spec[k]]
+        if not keys:
+            return None
+        def said(spec):
+            return ", ".join(f"{k} {spec.get(k)!r}" for k in keys)
+        return (f"{self.run_dir} holds a run with {said(before)}; this one has {said(self.model_spec)}:"
+                " give it another name (--name) or --records folder")
+
+    def refuse_other_run(self) -> None:
+        """RecordsError when ``clash()`` says so (checked before anything is skipped or written)."""
+        problem = self.clash()
+        if problem:
+            raise RecordsError(problem)
+
+    def write_pointer(self) -> None:
+        """Where the world file is, for ``adventure replay`` (clemcore's tools ignore this file)."""
+        path = Path(str(self.world.path or ""))
+        if self.world.meta.get("packaged"):   # clembench/<experiment>/<game_id>: found without a file
+            write_json(self.dir / POINTER, {"world": self.world.meta["packaged"]}, final=False)
+        elif path.suffix in (".yaml", ".yml") and path.exists():
+            write_json(self.dir / POINTER, {"world": str(path.resolve())}, final=False)
+
+    def instance_dict(self) -> dict:
+        w = self.world
+        if "instance" in w.meta:
+            instance = w.meta["instance"]
+            if instance.get("max_turns", 50) != w.max_turns:   # played with another turn limit: say which
+                instance = {**instance, "max_turns": w.max_turns}
+            return instance
+        path = Path(w.path)   # absolute, so that the scorer finds the world from anywhere
+        return {"game_id": self.game_id, "world": str(path.resolve() if path.exists() else path), "title": w.title,
+                "max_turns": w.max_turns, "par": w.par, "goal_state": [str(g) for g in w.goals]}
+
+    def log_turn(self, episode, turn, call: dict | None = None, played_by: str | None = None,
+                 secrets: tuple = ()) -> None:
+        """Record one turn and rewrite the files: the two messages, ``metadata``, then the game
+        master's events exactly as the episode logged them.
+
+        ``call`` is what a model player kept of its request (``manipulated_prompt_obj``,
+        ``raw_response_obj``, ``call_start``, ``call_duration``, ``request_options``), scrubbed
+        before writing. ``played_by`` names who played the turn (a person taking over from a
+        model is not the model): the response event and the call say so, and an episode with
+        more than one player is marked ``mixed``.
+        """
+        call = call or {}
+        played_by = played_by or self.player_name
+        if secrets:
+            self.secrets = tuple(dict.fromkeys(self.secrets + tuple(secrets)))
+        raw_response, call_start, call_duration = (call.get("raw_response_obj"), call.get("call_start"),
+                                                   call.get("call_duration"))
+        round_index = turn.index - 1
+        response = self._msg("Player 1", "GM", "get message", turn.reply, "response")
+        if played_by != self.player_name:   # a run's own turns stay exactly upstream's shape
+            response["played_by"] = played_by
+        events = [self._msg("GM", "Player 1", "send message", self._pending_context, "context"), response,
+                  self._gm("metadata", f"Round: {round_index}")]
+        events.extend(self._pending_events)
+        self._pending_events = []
+        events.extend(self._gm(kind, content) for kind, content in turn.events)
+        self.turns.append(events)
+        self.played_by.append(played_by)
+        options = call.get("request_options")
+        self.calls.append({"round": round_index, "call": {
+            "timestamp": now(),
+            "manipulated_prompt_obj": scrub(call.get("manipulated_prompt_obj")
+                                            or {"role": "user", "content": self._pending_context}, self.secrets),
+            "raw_response_obj": scrub(raw_response or {}, self.secrets) | {"clem_player": {
+                **({"call_start": str(call_start), "call_duration": str(call_duration)} if call_start else {}),
+                **({"request_options": options} if options else {}),
+                "response": turn.reply, "model_name": played_by}}}})
+        self._contexts.append(self._pending_context)
+        self._pending_context = turn.observation or ""
+        self._write()
+
+    def undo(self, episode, turns: int, kind: str = "undo") -> None:
+        """Take the last ``turns`` recorded turns out of the episode (taken back by hand: ``undo``,
+        ``restore``, ``restart`` or a jump back in the debug screen).
+
+        The episode stays valid (what the player knows lives in the episode,
+        which keeps it per turn, so the next turn is recorded as if these never
+        happened), but nothing is hidden: the turns go to ``DISCARDED`` beside
+        the records, and the next recorded turn opens with a game-master event
+        ``turns_discarded`` that says how many, by what and where they are.
+        """
+        n = min(turns, len(self.turns))
+        if n <= 0:
+            return
+        if getattr(self, "_lock", None) is None or self._lock.fh is None:
+            self.lock()   # a finished episode taken back is being written again
+        taken = {"kind": kind, "timestamp": now(), "after_round": len(self.turns) - n,
+                 "turns": self.turns[-n:], "calls": self.calls[-n:]}
+        for _ in range(n):
+            self.turns.pop()
+            self.calls.pop()
+            self.played_by.pop()
+            self._pending_context = self._contexts.pop()
+        self.discarded.append(taken)
+        self._write_file(DISCARDED, {"discarded": self.discarded})
+        self._pending_events.append(self._gm("turns_discarded", {
+            "kind": kind, "count": n, "after_round": taken["after_round"], "file": DISCARDED,
+            "index": len(self.discarded) - 1}))
+        self.completed = False
+        for stale in ("completed.json", "error.json", "scores.json"):
+            (self.dir / stale).unlink(missing_ok=True)
+        self._write()
+
+    def restart(self, episode, kind: str = "restart") -> None:
+        """A new episode in the same folder: every turn so far is discarded, with the trace ``undo`` leaves."""
+        self.undo(episode, len(self.turns), kind)
+        self._pending_context = episode.first_message
+        self._contexts = []
+        self._write()
+
+    def finish(self, episode) -> None:
+        self.completed = True
+        if self._write(final=True) and self._write_file("completed.json", {"timestamp": now()}):
+            self.unlock()
+
+    def end_early(self, episode, reason: str, message: str) -> None:
+        """The episode ended without a reply to judge (the model's context is full): a game-master
+        event ``reason`` and the ``game_result`` close the last recorded round, and the episode is
+        complete (played, and scored as aborted), so a rerun does not repeat what cannot succeed."""
+        events = [self._gm(reason, scrub(message, self.secrets)),
+                  self._gm("game_result", {"goal_states_achieved": list(episode.goals),
+                                           "game_successfully_finished": episode.finished})]
+        self.ended_by = reason
+        if self.turns:   # before the first reply there is no round to close: the meta says it alone
+            self.turns[-1].extend(self._pending_events + events)
+        self._pending_events = []
+        self.finish(episode)
+
+    def error(self, exc: BaseException) -> None:
+        """The episode failed (a backend gave up): clemcore's error.json, and the turns so far."""
+        if self._write(final=True) and self._write_file(
+                "error.json", {"timestamp": now(), "error": type(exc).__name__,
+                               "message": scrub(str(exc), self.secrets)}):
+            self.unlock()
+
+    def _write_file(self, name: str, data) -> bool:
+        try:
+            write_json(self.dir / name, data)
+        except OSError as exc:
+            self.unwritten = f"{name}: {exc.strerror or exc}"
+            return False
+        return True
+
+    # -- pieces --------------------------------------------------------------
+    @staticmethod
+    def _msg(frm: str, to: str, kind: str, content, label: str) -> dict:
+        return {"from": frm, "to": to, "timestamp": now(), "action": {"type": kind, "content": content, "label": label}}
+
+    @staticmethod
+    def _gm(kind: str, content) -> dict:
+        return {"from": "GM", "to": "GM", "timestamp": now(), "action": {"type": kind, "content": content}}
+
+    def _write(self, final: bool = False) -> bool:
+        """Rewrite the episode's files; False (and ``unwritten`` says why) when the disk refuses.
+
+        A full or failing disk must not cost the game in play: the front end
+        says so and plays on, and every later write rewrites the whole episode,
+        so nothing is lost once there is room again.
+        """
+        try:
+            self._write_files(final)
+        except OSError as exc:
+            self.unwritten = f"{exc.strerror or exc}"
+            return False
+        self.unwritten = None
+        return True
+
+    def _write_files(self, final: bool) -> None:
+        models = {"0": {"model_spec": self.model_spec, "gen_args": self.gen_args}}
+        meta = {"game_name": self.game_name, "experiment_name": self.experiment, "game_id": self.game_id,
+                "results_folder": self.player_name, "clem_version": CLEM_VERSION,
+                "round_count": len(self.turns), "completed": self.completed}
+        if self.ended_by:
+            meta["ended_by"] = self.ended_by
+        players = sorted(set(self.played_by))
+        if players and players != [self.player_name]:   # turns played by someone other than the run's player
+            meta["played_by"] = {p: self.played_by.count(p) for p in players}
+            meta["mixed"] = len(players) > 1
+        interactions = {
+            "meta": meta, "player_models": models,
+            "players": {"GM": {"game_role": "Game Master", "model_name": "programmatic"},
+                        "Player 1": {"game_role": "Adventurer", "model_name": self.player_name}},
+            "turns": self.turns,
+            "adventure_info": {"variant": self.world.meta.get("variant", "basic"), "max_turns": self.world.max_turns,
+                               "optimal_turns": self.world.meta.get("optimal_turns", self.world.par),
+                               "goal_count": len(self.world.goals)},
+        }
+        requests = {"meta": {"game_name": self.game_name, "experiment_name": self.experiment, "game_id": self.game_id,
+                             "player_name": "Player 1", "game_role": "Adventurer", "model_name": self.player_name,
+                             "round_count": len(self.turns), "completed": self.completed},
+                    "calls": self.calls}
+        if final:
+            write_json(self.dir / "interactions.json", interactions, final)
+            write_json(self.dir / "player_1.requests.json", requests, final)
+            return
+        # Per turn: each turn and call is serialised once, when it is new, so a turn costs O(its own
+        # size) in the encoder instead of re-encoding the whole episode (quadratic in long episodes).
+        self._write_listed(self.dir / "interactions.json", interactions, "turns", self._turn_texts)
+        self._write_listed(self.dir / "player_1.requests.json", requests, "calls", self._call_texts)
+
+    @staticmethod
+    def _write_listed(path: Path, document: dict, key: str, cache: list[str]) -> None:
+        items = document[key]
+        del cache[len(items):]
+        if cache:
+            cache.pop()   # the newest item may still change: encode it afresh every time
+        cache.extend(dumps_compact(item) for item in items[len(cache):])
+        head = {k: v for k, v in document.items() if k != key}
+        text = dumps_compact(head)[:-1] + ("," if head else "") + f'"{key}":[' + ",".join(cache) + "]}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text.encode("utf-8", "backslashreplace"), durable=False)

@@ -1,0 +1,124 @@
+"""What can be typed in a world: its verbs, and the names that fit the word being typed.
+
+Both front ends complete words with Tab and show the verbs in their help;
+the answers depend on the world (its actions and their patterns, fixed) and
+on the state (what is in sight, the ways out), never on the front end, so
+they live here once, over a world and a state.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+
+
+class Words:
+    def __init__(self, world) -> None:
+        self.world = world
+
+    @cached_property
+    def _verbs(self) -> list[str]:
+        verbs = set()
+        for action in self.world.actions:
+            if not action.spec.syntax:   # clembench's actions: upstream's grammar, where the id is the verb
+                verbs.add(action.id)
+            for syn in action.spec.syntax:
+                first = syn.split()[0]
+                if not first.startswith("{"):
+                    verbs.update(first.split("|"))
+        return sorted(verbs)
+
+    def main_verbs(self) -> list[str]:
+        """One verb per action (its first pattern's), for help texts: the synonyms are for typing."""
+        out: list[str] = []
+        for action in self.world.actions:
+            first = action.spec.syntax[0].split()[0].split("|")[0] if action.spec.syntax else action.id
+            if not first.startswith("{") and first not in out:
+                out.append(first)
+        return out
+
+    def verbs(self) -> list[str]:
+        """The world's verbs: fixed for a world, and asked for on every keystroke of the REPL."""
+        return list(self._verbs)
+
+    def exits(self, st, room) -> list[tuple[str | None, str]]:
+        """(direction label or None, target room) of the room's exits."""
+        return [(e.label, e.target) for e in self.world.style.exits(st, room)] if room else []
+
+    def names_for(self, head: str, st) -> list[str] | None:
+        """Names that fit the slot being typed after ``head`` ("take" -> things that can be taken here,
+        "go" -> the ways out, "put letter in" -> things in sight); empty when no verb pattern fits."""
+        world = self.world
+        words = " ".join(head.lower().split())
+        names: set[str] = set()
+        matched = False
+        for action in world.actions:
+            for syntax in action.spec.syntax:
+                slot = _slot_after(syntax, words)
+                if slot is None:
+                    continue
+                kind = action.spec.params.get(slot, "thing")
+                room = world.style.player_room(st)
+                if kind == "dir":
+                    names.update(e.label for e in world.style.exits(st, room) if e.label)
+                elif kind == "room":
+                    names.update(world.name_of(e.target) for e in world.style.exits(st, room))
+                elif kind == "thing":
+                    # only things of the right kind (takeable for take, containers after "put X in"):
+                    # the action's checks on fixed traits, which the ruleset decides once per world
+                    allowed = action.allowed.get(slot)
+                    names.update(world.name_of(e) for e in world.style.scope(st) if e in world.entities
+                                 and world.entities[e].kind == "object" and not world.entities[e].hidden
+                                 and (allowed is None or e in allowed))
+                matched = True
+        if not matched:
+            return None              # no verb pattern leads here: any name in sight may do
+        return sorted(n for n in names if n)
+
+    def names_in_sight(self, st) -> list[str]:
+        """Names of the things the player can refer to now, and the ways out."""
+        world = self.world
+        style = world.style
+        names = {world.name_of(e) for e in style.scope(st) if e in world.entities
+                 and world.entities[e].kind == "object" and not world.entities[e].hidden}
+        for label, target in self.exits(st, style.player_room(st)):
+            if label:
+                names.add(label)
+            if target in world.entities:
+                names.add(world.name_of(target))
+        return sorted(n for n in names if n)
+
+    def complete(self, text: str, st, extra: list[str] = ()) -> tuple[int, list[str]]:
+        """(where the word being completed starts, candidates): verbs (and ``extra`` words) first, then names."""
+        stripped = text.lstrip()
+        lead = len(text) - len(stripped)
+        if stripped.startswith(">"):
+            lead += 1 + (len(stripped[1:]) - len(stripped[1:].lstrip()))
+            stripped = stripped[1:].lstrip()
+        if " " not in stripped:
+            words = self.verbs() + list(extra)
+            return lead, sorted({w for w in words if w.startswith(stripped.lower())})
+        head, _, tail = stripped.rpartition(" ")
+        start = len(text) - len(tail)
+        tl = tail.lower()
+        out = set()
+        fitting = self.names_for(head, st)
+        for name in fitting if fitting is not None else self.names_in_sight(st):
+            if name.startswith(tl):
+                out.add(name)
+            for w in name.split()[1:]:
+                if w.startswith(tl) and " " not in tl:
+                    out.add(w)
+        return start, sorted(out)
+
+
+def _slot_after(syntax: str, head: str) -> str | None:
+    """The slot of ``syntax`` that the word typed after ``head`` fills, or None when ``head`` does not
+    lead into a slot of this pattern (``take`` -> ``obj`` for "take {obj}")."""
+    parts: list[str] = []
+    for token in syntax.split():
+        m = re.fullmatch(r"\{(\w+)\}", token)
+        if m and re.fullmatch(" ".join(parts), head):
+            return m.group(1)
+        parts.append(r".+?" if m else "(?:" + "|".join(re.escape(w) for w in token.split("|")) + ")")
+    return None
