@@ -72,6 +72,7 @@ class AdventureEnv(gym.Env):
         self.render_mode = render_mode
         self._max_turns = max_turns
         self._tracker: ProgressTracker | None = None
+        self._planner: Planner | None = None
         self._fitted: dict[str, str] = {}
         self._generate = dict(generate) if generate is not None else None
         self._world = open_world(world) if isinstance(world, str) else world
@@ -207,7 +208,9 @@ class AdventureEnv(gym.Env):
         if not want:
             return info
         if "admissible_commands" in want:
-            info["admissible_commands"] = Planner(self.world).admissible_commands(g.state)
+            if self._planner is None or self._planner.world is not self.world:   # one per world, not per step
+                self._planner = Planner(self.world)
+            info["admissible_commands"] = self._planner.admissible_commands(g.state)
         if "goals" in want:
             info["goals"] = list(self._goal_texts)
         if "goals_achieved" in want:

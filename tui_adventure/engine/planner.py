@@ -80,6 +80,7 @@ class Planner:
         self.h = self.style.heuristic(self.goals) if view.heuristic else None
         self.relevant = self.style.relevant_objects(self.goals) if own_rules and prune else None
         self._plans: list = []
+        self._packing: _Packing | None = None   # the same for every search of this world: made once
         for action in self.moves:
             things = [p for p in action.params if action.spec.params[p] == "thing"]
             mode = action.spec.plan if prune and own_rules and action.spec.plan in ("goal", "goal_object") else None
@@ -166,7 +167,9 @@ class Planner:
         h = self.h or (lambda st: 0)
         if self.is_goal(start):
             return Plan([], [], 0, time.perf_counter() - t0)
-        pack = _Packing(self.world, start)
+        if self._packing is None:   # the unchanging facts are every state's, so any start will do
+            self._packing = _Packing(self.world, start)
+        pack = self._packing
         counter = itertools.count()
         root = pack.bits(start)
         best_g = {root: 0}
