@@ -29,8 +29,11 @@ class AdventureApp(App):
 
     def __init__(self, session: Session | None = None, replay: Path | None = None,
                  replay_world=None, paused: bool = False, cursor_blink: bool = True,
-                 config=None, mode: str = "text", **kwargs) -> None:
+                 config=None, mode: str = "text", study=None, **kwargs) -> None:
+        """``study``: a participant's ``StudyRun``, played world after world instead of one session."""
         super().__init__(**kwargs)
+        self.study = study
+        self.study_started = False   # the instructions are shown before the first world of this sitting
         self.mode = mode
         from .config import Config
 
@@ -51,7 +54,9 @@ class AdventureApp(App):
             self.set_keymap(cfg.keymap)
         for problem in cfg.problems:
             self.notify(problem, title="Settings", severity="warning", timeout=10, markup=False)
-        if self.replay_dir is not None:
+        if self.study is not None:
+            self.next_world()
+        elif self.replay_dir is not None:
             from .screens.replay import ReplayScreen
 
             self.push_screen(ReplayScreen(self.replay_dir, self.replay_world))
@@ -59,6 +64,36 @@ class AdventureApp(App):
             from .screens.play import PlayScreen
 
             self.push_screen(PlayScreen(self.session, paused=self.start_paused, cursor_blink=self.cursor_blink))
+
+    # -- a study: a pause, a world, a pause... ---------------------------------------------
+    def next_world(self) -> None:
+        from .screens.study import IntermissionScreen
+
+        run = self.study
+        stage = run.next_stage()
+        text = run.intermission(stage)
+        if stage is None:
+            self.push_screen(IntermissionScreen(run.study.title, text, final=True), lambda _: self.exit())
+            return
+        first = run.done_count() == 0 and not self.study_started
+        self.study_started = True
+        intro = f"{run.study.instructions}\n\n{text}" if first and run.study.instructions else text
+        self.push_screen(IntermissionScreen(run.study.title, intro), lambda _: self.start_world(stage))
+
+    def start_world(self, stage) -> None:
+        from .screens.play import PlayScreen
+
+        session = self.session = self.study.session(stage)
+
+        def done() -> None:
+            if session.recorder is not None:
+                session.recorder.unlock()
+            if stage.practice:
+                self.study.mark_practice_done()
+            self.pop_screen()
+            self.next_world()
+
+        self.push_screen(PlayScreen(session, cursor_blink=self.cursor_blink, on_end=done))
 
     def watch_theme(self, theme: str) -> None:
         if self.is_mounted:
@@ -82,19 +117,23 @@ class AdventureApp(App):
 
         if not isinstance(screen, PlayScreen):
             return
-        yield SystemCommand("Player: human", "Take the keyboard yourself", partial(screen.set_player, None))
-        for spec, help_text in self.player_choices():
-            yield SystemCommand(f"Player: {spec}", help_text, partial(self.switch_player, screen, spec))
-        yield SystemCommand("Pause / resume the model", "F5", screen.action_pause)
-        yield SystemCommand("Step one model turn", "F6", screen.action_step)
-        yield SystemCommand("Change the model's speed", "F7", screen.action_speed)
-        yield SystemCommand("Show the last model request", "F3: the messages sent, tool calls and results",
-                            screen.action_request)
-        yield SystemCommand("Undo the last turn", "undo", partial(self.run_meta, screen, "undo"))
-        yield SystemCommand("Restart the episode", "restart", partial(self.run_meta, screen, "restart"))
-        yield SystemCommand("Save the game (quicksave)", "save", partial(self.run_meta, screen, "save"))
-        yield SystemCommand("Restore the newest save", "restore", partial(self.run_meta, screen, "restore"))
-        yield SystemCommand("Debug screen", "F4: facts, admissible commands, plan, jump back", screen.action_debug)
+        show = screen.session.show   # blind play offers nothing a model player lacks
+        if show.switch_player:
+            yield SystemCommand("Player: human", "Take the keyboard yourself", partial(screen.set_player, None))
+            for spec, help_text in self.player_choices():
+                yield SystemCommand(f"Player: {spec}", help_text, partial(self.switch_player, screen, spec))
+            yield SystemCommand("Pause / resume the model", "F5", screen.action_pause)
+            yield SystemCommand("Step one model turn", "F6", screen.action_step)
+            yield SystemCommand("Change the model's speed", "F7", screen.action_speed)
+            yield SystemCommand("Show the last model request", "F3: the messages sent, tool calls and results",
+                                screen.action_request)
+        if show.undo:
+            yield SystemCommand("Undo the last turn", "undo", partial(self.run_meta, screen, "undo"))
+            yield SystemCommand("Restart the episode", "restart", partial(self.run_meta, screen, "restart"))
+            yield SystemCommand("Save the game (quicksave)", "save", partial(self.run_meta, screen, "save"))
+            yield SystemCommand("Restore the newest save", "restore", partial(self.run_meta, screen, "restore"))
+        if show.planner:
+            yield SystemCommand("Debug screen", "F4: facts, admissible commands, plan, jump back", screen.action_debug)
         yield SystemCommand("Toggle all side panels", "F2", screen.action_toggle_panels)
         for pid in PANEL_IDS:
             yield SystemCommand(f"Toggle the {pid} panel", "show or hide", partial(screen.toggle_panel, pid))
@@ -133,6 +172,14 @@ def make_app(world: str | Path, player: str = "human", records: str | Path = "re
 
     session = open_session(world, player, records, name, mode, saves=saves)
     return AdventureApp(session, paused=paused, cursor_blink=cursor_blink, config=load_config(), mode=mode)
+
+
+def run_study_app(run) -> int:
+    """A participant's queue in the app; 0 once every world is done, 1 when they quit before."""
+    from .config import load_config
+
+    AdventureApp(study=run, config=load_config()).run()
+    return 0 if run.next_stage() is None else 1
 
 
 def run_app(session: Session, mode: str = "text", paused: bool = False) -> int:

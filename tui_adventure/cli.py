@@ -23,8 +23,18 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--records", default="records")
         p.add_argument("--name", help="the records' run name (default: the player's name, e.g. human)")
         p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
+        p.add_argument("--blind", action="store_true", help="show only what a model player is told: no par,"
+                       " progress, score so far, planner, undo or player switching (docs/studies.md)")
         if command == "play":
             p.add_argument("--paused", action="store_true", help="a model player waits for F5 (resume) or F6 (step)")
+
+    p = sub.add_parser("study", help="a participant plays a study's queue of worlds blind (human baselines)")
+    p.add_argument("study", metavar="STUDY.yaml")
+    p.add_argument("--participant", required=True, metavar="ID", help="letters, digits, - and _ (records go"
+                   " to RECORDS/human-ID)")
+    p.add_argument("--records", default="records")
+    p.add_argument("--repl", action="store_true", help="line mode instead of the Textual app (over ssh, or a pipe)")
+    p.add_argument("--check", action="store_true", help="only check the study file and list the participant's queue")
 
     p = sub.add_parser("replay", help="step through a recorded episode in the Textual app")
     p.add_argument("episode", metavar="EPISODE_DIR")
@@ -367,58 +377,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"adventure serve: {exc}", file=sys.stderr)
             return 2
         return serve(config, args.host, args.port)
-    if args.command in ("play", "repl"):
-        return play(args)
-    if args.command == "replay":
-        return replay(args)
+    if args.command in ("play", "repl", "replay", "study"):
+        from .front_ends import play, replay, study
+
+        return {"play": play, "repl": play, "replay": replay, "study": study}[args.command](args)
     return 2
-
-
-def play(args) -> int:
-    """``play`` and ``repl``: a broken world or player is reported in plain text before any screen opens."""
-    from .engine.yamlpos import SourceErrors
-    from .session import open_session
-
-    try:
-        session = open_session(args.world, args.player, args.records, args.name, args.mode)
-    except SourceErrors as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    except (OSError, ValueError) as exc:
-        print(f"adventure {args.command}: {exc}", file=sys.stderr)
-        return 1
-    try:
-        if args.command == "repl":
-            from .repl import run_repl
-
-            return run_repl(session)
-        from .app import run_app
-
-        return run_app(session, args.mode, args.paused)
-    finally:
-        print(session.records_summary(), file=sys.stderr)
-
-
-def replay(args) -> int:
-    from pathlib import Path
-
-    from .catalog import open_world
-    from .clembench.records import RecordsError, read_episode
-    from .engine.yamlpos import SourceErrors
-
-    try:
-        world = open_world(args.world) if args.world else None
-        read_episode(args.episode, world)   # fail here, in plain text, not inside the app
-    except SourceErrors as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    except RecordsError as exc:
-        print(f"adventure replay: {exc}", file=sys.stderr)
-        return 1
-    from .app import AdventureApp
-
-    AdventureApp(replay=Path(args.episode), replay_world=world).run()
-    return 0
 
 
 def run() -> None:

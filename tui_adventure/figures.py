@@ -3,7 +3,8 @@ drawn by whichever front end is running."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, fields, replace
 
 
 @dataclass
@@ -15,7 +16,7 @@ class Panels:
     exits: list[str]
     inventory: list[str]
     goals: list[tuple[str, bool]]
-    goals_achieved: int
+    goals_achieved: int | None      # None: hidden (blind play)
     goal_count: int
     last_goal_change: int
     turns: int
@@ -32,6 +33,7 @@ class Panels:
     invalid: int = 0
     extra: dict = field(default_factory=dict)
     par_at_least: int | None = None  # when the exact search ran out of budget: what it proved
+    blind: bool = False              # some figures are hidden (Visibility): draw only what is left
 
 
 def par_label(par: int | None, upstream: int | None, at_least: int | None = None) -> str:
@@ -54,3 +56,55 @@ class ProgressFigures:
     turns_over_par: int | None
     turn_ratio: float | None
     par_at_least: int | None = None
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """What the person at the keyboard may see beyond what a model player is told.
+
+    A human baseline is only comparable with a model's run when the person
+    plays on the same information. A model reads its prompt and the game's
+    replies; the researcher's screen adds par, a progress bar that says
+    whether the last move helped, the score so far, the planner (debug
+    screen, oracle), the names of rooms not yet visited, and undo. Blind play
+    (``play --blind``, and every study by default) hides all of them; a study
+    may give some back by name (``show:``), and the records say which.
+    """
+
+    par: bool = True              # par, turns over par, turn ratio
+    progress: bool = True         # the planner's progress bar
+    score: bool = True            # goals ticked off, goal score changes, Main Score, "all goals achieved"
+    planner: bool = True          # the debug screen (facts, admissible commands, plan) and the oracle
+    switch_player: bool = True    # handing the keyboard to a model or the oracle, and the model keys
+    unvisited_exits: bool = True  # names of the rooms behind exits not yet visited
+    undo: bool = True             # undo, restart, save and restore
+
+    @classmethod
+    def blind(cls, **shown: bool) -> "Visibility":
+        """Nothing beyond a model's prompt, except what ``shown`` gives back by name."""
+        return cls(**({name: False for name in cls.names()} | shown))
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    def shown(self) -> list[str]:
+        """What is given beyond a model's prompt, for the records (empty: fully blind)."""
+        return [name for name in self.names() if getattr(self, name)]
+
+    def panels(self, p: Panels) -> Panels:
+        """``p`` with what this view hides taken out (None, NaN, unticked), the rest as it was."""
+        hide: dict = {}
+        if not self.par:
+            hide |= {"par": None, "par_upstream": None, "par_at_least": None, "turns_over_par": None,
+                     "turn_ratio": None}
+        if not self.progress:
+            hide["progress"] = None
+        if not self.score:
+            hide |= {"goals": [(g, False) for g, _ in p.goals], "goals_achieved": None, "last_goal_change": 0,
+                     "main_score": math.nan}
+        return replace(p, **hide, blind=True) if hide else p
+
+
+RESEARCHER = Visibility()
+BLIND = Visibility.blind()

@@ -86,15 +86,16 @@ class SharedHistory(PromptHistory):
 
 
 def toolbar_text(p: Panels) -> str:
-    goals = f"goals {p.goals_achieved}/{p.goal_count}"
-    if p.last_goal_change:
-        goals += f" ({p.last_goal_change:+d})"
     parts = [f"turn {p.turns}/{p.max_turns}"]
     if p.par is not None or p.par_at_least is not None:
         parts.append(f"par {par_label(p.par, p.par_upstream, p.par_at_least)}")
-    parts += [goals, "score -" if math.isnan(p.main_score) else f"score {p.main_score:.0f}"]
+    if p.goals_achieved is not None:   # hidden in blind play
+        goals = f"goals {p.goals_achieved}/{p.goal_count}"
+        if p.last_goal_change:
+            goals += f" ({p.last_goal_change:+d})"
+        parts += [goals, "score -" if math.isnan(p.main_score) else f"score {p.main_score:.0f}"]
     if p.ended:
-        parts.append("ended: undo, restart or quit")
+        parts.append("ended: quit to go on" if p.blind else "ended: undo, restart or quit")
     return " · ".join(parts)
 
 
@@ -114,25 +115,12 @@ def build_prompt(session: Session, input=None, output=None) -> PromptSession:
     )
 
 
-class Repl:
-    """Reads lines from a prompt (``interactive``) or from ``lines`` (a pipe), prints to ``out``."""
+class Printer:
+    """Text to ``out``: shown safely (control characters made visible), wrapped at a terminal, styled in colour."""
 
-    def __init__(self, session: Session, *, interactive: bool = True, input=None, output=None,
-                 lines: TextIO | None = None, out: TextIO | None = None, color: bool | None = None,
-                 width: int | None = None) -> None:
-        self.session = session
-        self.out = out if out is not None else sys.stdout
-        self.lines = lines if lines is not None else sys.stdin
-        self.interactive = interactive
-        self.color = (interactive and self.out.isatty()) if color is None else color
-        # at a terminal, text is wrapped at word boundaries (the terminal itself would cut "the l|iving room");
-        # piped output stays as the game wrote it
-        self.width = width if width is not None else (shutil.get_terminal_size().columns if interactive else None)
-        self.prompt = build_prompt(session, input, output) if interactive else None
-        self.kept = ""   # a half-typed line a meta-command key set aside
-        self.runner = asyncio.Runner()
+    def __init__(self, out: TextIO, color: bool, width: int | None) -> None:
+        self.out, self.color, self.width = out, color, width
 
-    # -- printing -------------------------------------------------------------
     def say(self, text: str, style: str = "") -> None:
         if not text:
             return
@@ -157,14 +145,36 @@ class Repl:
         else:
             print(text, file=self.out, flush=True)
 
+
+class Repl(Printer):
+    """Reads lines from a prompt (``interactive``) or from ``lines`` (a pipe), prints to ``out``."""
+
+    def __init__(self, session: Session, *, interactive: bool = True, input=None, output=None,
+                 lines: TextIO | None = None, out: TextIO | None = None, color: bool | None = None,
+                 width: int | None = None, stop_at_end: bool = False) -> None:
+        """``stop_at_end``: return once the episode is over (a study goes on to its next world)."""
+        self.session = session
+        self.stop_at_end = stop_at_end
+        self.out = out if out is not None else sys.stdout
+        self.lines = lines if lines is not None else sys.stdin
+        self.interactive = interactive
+        self.color = (interactive and self.out.isatty()) if color is None else color
+        # at a terminal, text is wrapped at word boundaries (the terminal itself would cut "the l|iving room");
+        # piped output stays as the game wrote it
+        self.width = width if width is not None else (shutil.get_terminal_size().columns if interactive else None)
+        self.prompt = build_prompt(session, input, output) if interactive else None
+        self.kept = ""   # a half-typed line a meta-command key set aside
+        self.runner = asyncio.Runner()
+
+    # -- printing -------------------------------------------------------------
     def show(self, feedback: Feedback) -> None:
         if feedback.kind == "error":
             self.say(feedback.text, "error")
             return
         self.say(feedback.text)
         turn = feedback.turn
-        if turn is not None and turn.goal_score:
-            p = self.session.panels()
+        p = self.session.panels() if turn is not None and turn.goal_score else None
+        if p is not None and p.goals_achieved is not None:   # not in blind play
             self.say(f"[goal {turn.goal_score:+d}: {p.goals_achieved}/{p.goal_count} goals]", "note")
 
     def intro(self) -> None:
@@ -183,7 +193,7 @@ class Repl:
             self.runner.close()
 
     def run_human(self) -> int:
-        if self.interactive:
+        if self.interactive and self.session.show.par:
             self.session.par(compute=True)   # once, so the toolbar can show par without a search per keystroke
         while True:
             try:
@@ -204,6 +214,8 @@ class Repl:
             if feedback.kind == "quit":
                 return 0
             self.show(feedback)
+            if self.stop_at_end and self.session.episode.ended:
+                return 0
 
     def read_line(self) -> str | MetaKey:
         if self.prompt is not None:
@@ -290,6 +302,46 @@ def wrap(text: str, width: int) -> str:
         out.append(textwrap.fill(line, width=max(20, width - 1), subsequent_indent=indent, break_long_words=False,
                                  break_on_hyphens=False) if len(line) >= width else line)
     return "\n".join(out)
+
+
+def run_study(run, interactive: bool | None = None, lines: TextIO | None = None, out: TextIO | None = None) -> int:
+    """A participant's queue in line mode (for a session over ssh, or a pipe): the instructions, then each
+    world after a pause the participant ends with Enter; quitting (or the end of input) leaves the rest for
+    the same command to resume. The exit status: 0 when the queue is done, 130 on Ctrl-C, else 1."""
+    interactive = sys.stdin.isatty() and sys.stdout.isatty() if interactive is None else interactive
+    lines = lines if lines is not None else sys.stdin
+    out = out if out is not None else sys.stdout
+    say = Printer(out, interactive and out.isatty(), shutil.get_terminal_size().columns if interactive else None)
+    if run.done_count() == 0:
+        say.say(run.study.title, "title")
+        if run.study.instructions:
+            say.say(run.study.instructions)
+    while True:
+        stage = run.next_stage()
+        say.say(f"\n[{run.intermission(stage)}]", "note")
+        if stage is None:
+            return 0
+        try:
+            ready = input() if interactive else lines.readline()
+        except (EOFError, KeyboardInterrupt):
+            ready = ""
+        if not interactive and not ready:   # the end of a pipe: resume later
+            return 1
+        session = run.session(stage)
+        session.shown_now()
+        try:
+            status = Repl(session, interactive=interactive, lines=lines, out=out, stop_at_end=True).run()
+        finally:
+            if session.recorder is not None:
+                session.recorder.unlock()
+        if status == EXIT_INTERRUPTED:
+            return status
+        if not session.episode.ended:
+            say.say(f"[stopped: {run.done_count()} of {len(run.stages)} worlds done; the same command resumes"
+                    " at the first world not finished]", "note")
+            return 1
+        if stage.practice:
+            run.mark_practice_done()
 
 
 def run_repl(session: Session) -> int:

@@ -14,12 +14,14 @@ through a fresh episode, so the records stay a valid episode from the start.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from .clembench.recorder import Recorder
 from .engine.metrics import turn_ratio, turns_over_par
-from .figures import Panels, ProgressFigures, par_label
+from .figures import RESEARCHER, Panels, ProgressFigures, Visibility, par_label
 from .completion import Words
 from .history import History, world_key
 from .engine.snapshot import SaveError, list_saves, load_save, save_game
@@ -39,6 +41,7 @@ META_COMMANDS = {
     "score": "score: goals, turns, par and scores so far",
     "quit": "quit: leave (the records so far are kept)",
 }
+UNDOING = ("undo", "restart", "save", "restore", "saves")   # what Visibility.undo allows
 
 
 @dataclass
@@ -56,8 +59,11 @@ PROGRESS_SECONDS = 3.0   # the longest one progress search may run (in a worker)
 
 class Session:
     def __init__(self, world: World, player=None, *, records: str | Path | None = "records", name: str | None = None,
-                 saves: str | Path = "saves", history: History | None = None) -> None:
-        """``records=None`` plays without writing records (a replay being stepped through)."""
+                 saves: str | Path = "saves", history: History | None = None, show: Visibility = RESEARCHER,
+                 time_limit: float | None = None, meta: dict | None = None) -> None:
+        """``records=None`` plays without writing records (a replay being stepped through); ``show``
+        is what the person may see beyond a model's prompt; ``time_limit`` is seconds per episode
+        (a study's); ``meta`` goes into the records' meta as it is (a study's facts)."""
         from .players.human import HumanPlayer
 
         self.world = world
@@ -65,9 +71,13 @@ class Session:
         self.saves = Path(saves) / world_key(world)   # one folder per world: names never clash across worlds
         self.human = HumanPlayer()
         self.player = player if player is not None else self.human
+        self.human_run = player is None   # the records' run is the person's own, not a model's they may take over
         self.record_name = name or self.player.name
         self.history = history if history is not None else History.for_world(world)
         self.words = Words(world)
+        self.show = show
+        self.time_limit = time_limit
+        self.record_meta = dict(meta or {})
         self._tracker = None
         self.recorder = None
         self.changed_by_turn = False   # the last thing done was a turn (not undo or restore): panels show its change
@@ -80,6 +90,7 @@ class Session:
             self.recorder.unlock()
         self.episode = Episode(self.world)
         self.recorder = None
+        self._begin()
         if self.records is None:
             return
         spec = recorder_options(self.player, self.episode)
@@ -90,7 +101,27 @@ class Session:
             n += 1
             recorder = Recorder(self.records, self.world, f"{self.record_name}-{n}", **spec)
         self.recorder = recorder
+        self._note_meta()
         self.recorder.start(self.episode)
+
+    def _begin(self) -> None:
+        """The episode's clocks and the rooms seen so far start now."""
+        self.visited = {self.world.style.player_room(self.game.state)}
+        self.started = time.monotonic()
+        self.shown_now()
+
+    def shown_now(self) -> None:
+        """The player has what they need to answer from now on: the time a command takes counts from
+        here (front ends call it again when a world is put on screen after a pause)."""
+        self._shown_at = (datetime.now(), time.monotonic())
+        if not self.episode.turns:
+            self.started = self._shown_at[1]
+
+    def _note_meta(self) -> None:
+        """What the records' meta says of this session: what was shown, how long the episode took."""
+        if self.recorder is not None:
+            self.recorder.meta_extra.update(self.record_meta, shown=self.show.shown(),
+                                            seconds=round(time.monotonic() - self.started, 3))
 
     @property
     def game(self):
@@ -108,7 +139,10 @@ class Session:
     async def play(self, stream=None) -> Turn:
         """One turn of the current (non-human) player; PlayerFailed when its backend gave up."""
         self.changed_by_turn = True
-        return await play_turn(self.episode, self.player, self.recorder, stream)
+        self._note_meta()
+        turn = await play_turn(self.episode, self.player, self.recorder, stream)
+        self._after_turn()
+        return turn
 
     async def submit_line(self, line: str) -> Feedback:
         """A line the person typed: a meta-command, or a command played as a turn."""
@@ -120,8 +154,30 @@ class Session:
         if word.lower() in META_COMMANDS:
             return await self.meta(word.lower(), rest.strip())
         if self.episode.ended:
-            return Feedback("error", "The episode has ended. Type undo, restart or quit.")
+            return Feedback("error", "The episode has ended. " + (
+                "Type undo, restart or quit." if self.show.undo else "Type quit to go on."))
+        if self.out_of_time():
+            return Feedback("turn", f"[{self.outcome_text()}]")
         return await self.submit_reply(line if line.lstrip().startswith(">") else self.human_reply(text))
+
+    def time_left(self) -> float | None:
+        """Seconds left of the time limit (None: no limit)."""
+        if self.time_limit is None:
+            return None
+        return self.time_limit - (time.monotonic() - self.started)
+
+    def out_of_time(self) -> bool:
+        """End the episode if its time limit has run out (a command typed too late is not played):
+        recorded as ended by ``time_limit``, played and aborted, like a turn limit."""
+        left = self.time_left()
+        if left is None or left > 0 or self.episode.ended:
+            return self.episode.ended_by == "time_limit"
+        self.episode.end_early("time_limit")
+        if self.recorder is not None:
+            self._note_meta()
+            self.recorder.end_early(self.episode, "time_limit",
+                                    f"the time limit of {self.time_limit:g} s for this episode ran out")
+        return True
 
     def human_reply(self, text: str) -> str:
         """A typed command in this episode's reply format, holding only what the person typed.
@@ -141,8 +197,18 @@ class Session:
         if self.episode.ended:
             return Feedback("error", "The episode has ended.")
         self.changed_by_turn = True
-        turn = await play_turn(self.episode, _Line(reply, "human"), self.recorder)
+        shown_at, shown_mono = self._shown_at
+        call = {"call_start": shown_at, "call_duration": timedelta(seconds=round(time.monotonic() - shown_mono, 3))}
+        self._note_meta()
+        # in a person's own run (play, a study) the person is the run's player; taking over from a model, "human"
+        who = self.recorder.player_name if self.human_run and self.recorder is not None else "human"
+        turn = await play_turn(self.episode, _Line(reply, who, call), self.recorder)
+        self._after_turn()
         return Feedback("turn", self.turn_text(turn), turn)
+
+    def _after_turn(self) -> None:
+        self.visited.add(self.world.style.player_room(self.game.state))
+        self.shown_now()
 
     def records_summary(self) -> str:
         """Where this session's records went, said when the app or the REPL ends."""
@@ -164,7 +230,8 @@ class Session:
     def turn_text(self, turn: Turn) -> str:
         """The observation, and the episode's end when this turn ended it."""
         parts = [turn.observation] if turn.observation else []
-        if turn.result is not None and turn.result.done and turn.result.action != "done" and not self.episode.ended:
+        if (turn.result is not None and turn.result.done and turn.result.action != "done" and not self.episode.ended
+                and self.show.score):
             parts.append("[All goals achieved! Type done to end the episode, or play on.]")
         if turn.invalid_format:
             parts.append(f"[invalid reply: {turn.invalid_format}; the episode is aborted]")
@@ -179,6 +246,10 @@ class Session:
         o = ep.outcome
         if ep.error is not None:
             return f"the player failed: {ep.error}"
+        if not self.show.score:   # the result would tell a study's participant how they did
+            return "the time limit ran out: this world is over" if ep.ended_by == "time_limit" else "this world is over"
+        if ep.ended_by == "time_limit":
+            return f"aborted: time limit reached; {o.goals_achieved}/{o.goal_count} goals"
         if o.aborted:
             why = "turn limit reached" if o.turn_limit_reached else f"invalid reply ({o.invalid_format})"
             return f"aborted: {why}; {o.goals_achieved}/{o.goal_count} goals"
@@ -188,6 +259,8 @@ class Session:
     # -- meta-commands --------------------------------------------------------
     async def meta(self, word: str, arg: str = "") -> Feedback:
         self.changed_by_turn = False   # after undo or restore the panels show no "last change"
+        if word in UNDOING and not self.show.undo:
+            return Feedback("error", f"{word} is not available here: a model player cannot {word} either.")
         try:
             if word == "restore":
                 return await self._meta_restore(arg)
@@ -222,6 +295,7 @@ class Session:
             self.new_episode()
             return
         self.episode = Episode(self.world)
+        self._begin()
         self.recorder.restart(self.episode, kind)
 
     def _meta_save(self, arg: str) -> Feedback:
@@ -269,13 +343,15 @@ class Session:
 
     def _meta_score(self, arg: str) -> Feedback:
         p = self.panels(progress=True)
+        if not (self.show.score or self.show.par):
+            return Feedback("meta", "\n".join([f"Turns: {p.turns}", "Goals:"] + [f"  {g}" for g, _ in p.goals]))
         lines = [f"Goals: {p.goals_achieved}/{p.goal_count}" + "".join(
                      f"\n  [{'x' if ok else ' '}] {g}" for g, ok in p.goals),
                  f"Turns: {p.turns}/{p.max_turns}, par {par_label(p.par, p.par_upstream)}",
                  f"Main score so far: {p.main_score:g}"]
         if p.progress is not None:
             lines.append(f"Progress: {100 * p.progress:.0f}% of the optimal plan")
-        m = self.metrics_so_far(p.par)
+        m = self.metrics_so_far(p.par) if self.show.score and self.show.par else None
         if m is not None:
             lines.append(f"Turns over par {m.turns_over_par:+d}, turn ratio {m.turn_ratio:.2f},"
                          f" full rating {m.full_rating:.2f}")
@@ -380,6 +456,8 @@ class Session:
 
         ``state`` is the state to judge, captured by the caller when the game may move on meanwhile.
         """
+        if not self.show.progress:
+            return None
         try:
             tracker = self.tracker()
             if tracker.par_0 is None:
@@ -390,6 +468,8 @@ class Session:
 
     def progress_figures(self, state, turns: int) -> "ProgressFigures":
         """The planner's numbers for one captured turn (``state`` after ``turns`` turns), for a worker thread."""
+        if not (self.show.par or self.show.progress):   # blind: no search at all (it would only be hidden)
+            return ProgressFigures(turns=turns, par=None, progress=None, turns_over_par=None, turn_ratio=None)
         par = self.par(compute=True)
         moves = self.moves() if turns == len(self.episode.turns) else turns
         return ProgressFigures(turns=turns, par=par, progress=self.progress(state), par_at_least=self.par_at_least(),
@@ -400,19 +480,21 @@ class Session:
         world, ep, st = self.world, self.episode, self.game.state
         style = world.style
         room = style.player_room(st)
-        exits = [f"{label}: {world.name_of(target)}" if label else world.name_of(target)
-                 for label, target in self.exits(st, room)]
+        # a direction's target is named once visited (or when shown): a room's text names its exits, not
+        # what lies behind them; exits without a direction are named by the room's text itself (clembench)
+        exits = [f"{label}: {world.name_of(target) if self.show.unvisited_exits or target in self.visited else '?'}"
+                 if label else world.name_of(target) for label, target in self.exits(st, room)]
         inventory = [world.name_of(x) for x in style.held(st)]
         achieved = self.game.achieved
         goals = [(goal_text(world, g), g in achieved) for g in world.goals]
         last = ep.turns[-1].goal_score if ep.turns and self.changed_by_turn else 0
         turns = len(ep.turns)
-        par = self.par(compute=progress)
+        par = self.par(compute=progress and self.show.par)
         moves = self.moves()
         over = turns_over_par(moves, par) if par is not None else None
         tr = turn_ratio(moves, par, ep.max_turns) if par is not None else None
         o = ep.outcome
-        return Panels(title=world.title, room=world.name_of(room).capitalize() if room else "?", exits=sorted(exits),
+        panels = Panels(title=world.title, room=world.name_of(room).capitalize() if room else "?", exits=sorted(exits),
                       inventory=inventory, goals=goals, goals_achieved=len(achieved), goal_count=len(world.goals),
                       last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par,
                       par_upstream=self.par_upstream(), par_at_least=self.par_at_least(), turns_over_par=over,
@@ -420,17 +502,19 @@ class Session:
                       player=self.player.name, ended=ep.ended,
                       outcome=self.outcome_text() if ep.ended else "",
                       invalid=sum(1 for t in ep.turns if t.fail is not None or t.invalid_format))
+        return self.show.panels(panels)
 
 
 class _Line:
     """A typed line as a player, so a human's turn goes through the same ``play_turn`` as a model's."""
 
-    def __init__(self, reply: str, name: str) -> None:
+    def __init__(self, reply: str, name: str, call: dict | None = None) -> None:
         self._reply = reply
         self.name = name
+        self.call = call   # when the line was asked for and how long it took to type: the person's timing
 
     async def reply(self, episode, stream=None) -> Reply:
-        return Reply(self._reply)
+        return Reply(self._reply, call=self.call)
 
 
 def open_session(world_path, player: str = "human", records="records", name: str | None = None,

@@ -45,6 +45,7 @@ class Recorder:
         self._call_texts: list[str] = []
         self.completed = False
         self.ended_by: str | None = None   # an end with no reply to judge ("context_exhausted")
+        self.meta_extra: dict = {}   # what a front end adds to the meta (what a person was shown, a study's facts)
 
     # -- paths and resume ------------------------------------------------
     def is_done(self) -> bool:
@@ -283,6 +284,7 @@ class Recorder:
                 "round_count": len(self.turns), "completed": self.completed}
         if self.ended_by:
             meta["ended_by"] = self.ended_by
+        meta.update({k: v for k, v in self.meta_extra.items() if k not in meta})
         players = sorted(set(self.played_by))
         if players and players != [self.player_name]:   # turns played by someone other than the run's player
             meta["played_by"] = {p: self.played_by.count(p) for p in players}

@@ -11,6 +11,7 @@ needs the planner, so it is computed in a thread and set when ready.
 from __future__ import annotations
 
 import asyncio
+from typing import Callable
 
 from rich.text import Text
 from textual import work
@@ -44,9 +45,12 @@ class PlayScreen(Screen):
 
     AUTO_FOCUS = "#command"
 
-    def __init__(self, session: Session, paused: bool = False, cursor_blink: bool = True, **kwargs) -> None:
+    def __init__(self, session: Session, paused: bool = False, cursor_blink: bool = True,
+                 on_end: Callable[[], None] | None = None, **kwargs) -> None:
+        """``on_end``: called on the first Enter after the episode is over (a study's next world)."""
         super().__init__(**kwargs)
         self.session = session
+        self.on_end = on_end
         self.paused = paused
         self.cursor_blink = cursor_blink
         self.speed = 1
@@ -83,8 +87,23 @@ class PlayScreen(Screen):
             for pid in PANEL_IDS:
                 self.query_one(f"#{pid}").display = pid in cfg.panels
         line.focus()
+        left = self.session.time_left()
+        if left is not None:
+            self.set_timer(max(0.0, left), self.time_up)
         if not self.session.is_human and not self.paused:
             self.autoplay()
+
+    def time_up(self) -> None:
+        """The time limit ran out while the person was thinking: the episode ends now, not at the next line."""
+        if self.session.episode.ended or not self.session.out_of_time():
+            return
+        self.query_one(Transcript).note(f"[{self.session.outcome_text()}]")
+        self.said_end()
+        self.refresh_panels()
+
+    def said_end(self) -> None:
+        if self.on_end is not None and self.session.episode.ended:
+            self.query_one(Transcript).note("[Press Enter to go on.]")
 
     def start_transcript(self) -> None:
         t = self.query_one(Transcript)
@@ -132,6 +151,9 @@ class PlayScreen(Screen):
     # -- a person typing -------------------------------------------------------------
     async def on_command_line_entered(self, message: CommandLine.Entered) -> None:
         message.stop()
+        if self.on_end is not None and self.session.episode.ended and message.line.strip().lower() != "quit":
+            self.on_end()
+            return
         if not message.line.strip():
             return
         if not self.session.is_human:
@@ -152,6 +174,8 @@ class PlayScreen(Screen):
                 self.start_transcript()
             elif feedback.text:
                 (t.note if feedback.kind != "turn" else t.observation)(feedback.text)
+            if feedback.kind == "turn":
+                self.said_end()
             self.refresh_panels()
 
     def taken_back(self) -> None:
@@ -270,7 +294,9 @@ class PlayScreen(Screen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """The model keys (F5-F8) show in the footer only once there is a model to drive, so at 80
         columns a person at the keyboard sees Help and Quit instead of keys that do nothing."""
-        if action in self.MODEL_ACTIONS and self.model is None:
+        if action in self.MODEL_ACTIONS and (self.model is None or not self.session.show.switch_player):
+            return False
+        if action == "debug" and not self.session.show.planner:   # blind: the planner's view is not the model's
             return False
         return True
 

@@ -50,6 +50,9 @@ class GoalsPanel(Panel):
         for i, (goal, ok) in enumerate(d.goals):
             if i:
                 t.append("\n")
+            if d.goals_achieved is None:   # blind: the goals as the prompt states them, never ticked
+                t.append(f"- {goal}")
+                continue
             t.append("[x] " if ok else "[ ] ", style="bold" if ok else "dim")
             t.append(goal, style="" if ok else "dim")
         return t
@@ -77,16 +80,24 @@ class ScorePanel(Vertical):
     def watch_data(self, d: Panels | None) -> None:
         if d is None:
             return
-        change = f" ({d.last_goal_change:+d})" if d.last_goal_change else ""
-        over = f", {d.turns_over_par:+d} over par" if d.turns_over_par is not None and d.ended else ""
-        lines = [f"Goals {d.goals_achieved}/{d.goal_count}{change}",
-                 f"Turn {d.turns}/{d.max_turns}  par {par_label(d.par, d.par_upstream, d.par_at_least)}{over}",
-                 f"Turn ratio {_num(d.turn_ratio, '{:.2f}')}  Main {_num(d.main_score, '{:.0f}')}",
-                 f"Invalid {d.invalid}"]
+        bar = self.query_one(ProgressBar)
+        if d.blind:   # only what a model could count for itself: its turns and its invalid commands
+            lines = [f"Turn {d.turns}/{d.max_turns}", f"Invalid {d.invalid}"]
+            if d.par is not None or d.par_at_least is not None:
+                lines.append(f"par {par_label(d.par, d.par_upstream, d.par_at_least)}")
+            if d.goals_achieved is not None:
+                lines.append(f"Goals {d.goals_achieved}/{d.goal_count}  Main {_num(d.main_score, '{:.0f}')}")
+        else:
+            change = f" ({d.last_goal_change:+d})" if d.last_goal_change else ""
+            over = f", {d.turns_over_par:+d} over par" if d.turns_over_par is not None and d.ended else ""
+            lines = [f"Goals {d.goals_achieved}/{d.goal_count}{change}",
+                     f"Turn {d.turns}/{d.max_turns}  par {par_label(d.par, d.par_upstream, d.par_at_least)}{over}",
+                     f"Turn ratio {_num(d.turn_ratio, '{:.2f}')}  Main {_num(d.main_score, '{:.0f}')}",
+                     f"Invalid {d.invalid}"]
         if d.ended:
             lines.append(d.outcome)
         self.query_one("#score-text", Static).update(Text("\n".join(lines)))
-        bar = self.query_one(ProgressBar)
+        bar.display = d.progress is not None or not d.blind
         if d.progress is not None:
             bar.update(progress=round(100 * d.progress))
 

@@ -1,0 +1,176 @@
+"""One participant's way through a study: the order of the worlds, where to resume, a session per world.
+
+The records are the state: a world is done when its episode folder under
+``human-<ID>`` has ``completed.json``, so quitting and running the same
+command again resumes at the first unfinished world, and nothing else needs
+to be kept in step. The only other file is the study's list of participants
+in the order they arrived, which a Latin square needs to give each newcomer
+the next row (and which says whether the practice world was played).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from ..clembench.records import DISCARDED, FolderLock
+from ..clembench.recorder import Recorder
+from ..engine.names import inside
+from ..engine.snapshot import write_atomic
+from ..session import Session
+from .spec import Entry, Study
+
+PARTICIPANT = re.compile(r"[A-Za-z0-9_-]{1,64}")
+KEPT = ("interactions.json", "player_1.requests.json", DISCARDED, "error.json", "scores.json")   # an attempt's own files
+
+
+def check_participant(pid: str) -> str:
+    """``pid`` itself when it is letters, digits, ``-`` and ``_`` (it becomes a folder name); ValueError otherwise."""
+    if not isinstance(pid, str) or not PARTICIPANT.fullmatch(pid):
+        raise ValueError(f"participant ID {pid!r}: use 1 to 64 letters, digits, '-' or '_' (it names the"
+                         " participant's records folder, human-<ID>)")
+    return pid
+
+
+def latin_row(n: int, row: int) -> list[int]:
+    """Row ``row`` of a balanced Latin square over ``n`` worlds (Williams' design): over n rows (2n when n
+    is odd) every world stands in every position once and follows every other world once, so neither
+    practice nor fatigue favours a world."""
+    first, low, high = [], 0, n - 1
+    for i in range(n):
+        if i % 2 == 0:
+            first.append(low)
+            low += 1
+        else:
+            first.append(high)
+            high -= 1
+    rows = n if n % 2 == 0 else 2 * n
+    r = row % rows
+    shifted = [(x + r) % n for x in first]
+    return shifted if r < n else shifted[::-1]
+
+
+@dataclass
+class Stage:
+    """One world of this participant's queue: its place in the queue and in the study file."""
+
+    position: int        # 0-based, in the participant's order
+    index: int           # 0-based, in the study file
+    entry: Entry
+    practice: bool = False
+
+
+class StudyRun:
+    """A participant's queue over ``records``: what is done, what comes next, a session for it."""
+
+    def __init__(self, study: Study, participant: str, records: str | Path = "records") -> None:
+        self.study = study
+        self.participant = check_participant(participant)
+        self.records = Path(records)
+        self.run_name = f"human-{participant}"
+        self.roster_path = inside(self.records, ".studies", f"{study.slug}.json")
+        self.row = self._arrive()
+        n = len(study.worlds)
+        if study.order == "shuffled":
+            order = list(range(n))
+            seed = hashlib.sha256(f"{study.title}\0{participant}".encode()).digest()
+            random.Random(seed).shuffle(order)
+        elif study.order == "latin":
+            order = latin_row(n, self.row)
+        else:
+            order = list(range(n))
+        self.stages = [Stage(pos, i, study.worlds[i]) for pos, i in enumerate(order)]
+
+    # -- the roster ----------------------------------------------------------------------
+    def _roster(self) -> dict:
+        try:
+            data = json.loads(self.roster_path.read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) and isinstance(data.get("participants"), dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _update_roster(self, change) -> dict:
+        """Read, change and write the roster under a lock (two participants may start at once)."""
+        lock = FolderLock(self.roster_path.parent, "the study's roster").acquire()
+        try:
+            data = self._roster() or {"study": self.study.title, "participants": {}}
+            change(data["participants"])
+            write_atomic(self.roster_path, json.dumps(data, indent=1).encode())
+            return data
+        finally:
+            lock.release()
+
+    def _arrive(self) -> int:
+        """This participant's row: the order they first arrived in (kept, so a resumed session keeps it)."""
+        def add(people: dict) -> None:
+            if self.participant not in people:
+                people[self.participant] = {"row": len(people), "arrived": datetime.now().isoformat(timespec="seconds")}
+        return int(self._update_roster(add)["participants"][self.participant]["row"])
+
+    def practice_done(self) -> bool:
+        return bool(self._roster().get("participants", {}).get(self.participant, {}).get("practice_done"))
+
+    def mark_practice_done(self) -> None:
+        self._update_roster(lambda people: people[self.participant].update(practice_done=True))
+
+    # -- progress ---------------------------------------------------------------------------
+    def recorder(self, stage: Stage) -> Recorder:
+        return Recorder(self.records, stage.entry.world, self.run_name)
+
+    def done(self, stage: Stage) -> bool:
+        return self.recorder(stage).is_done()
+
+    def done_count(self) -> int:
+        return sum(1 for s in self.stages if self.done(s))
+
+    def next_stage(self) -> Stage | None:
+        """The practice world first (once), then the first world of the queue not finished yet."""
+        if self.study.practice is not None and not self.practice_done() and not self.done_count():
+            return Stage(-1, -1, self.study.practice, practice=True)
+        return next((s for s in self.stages if not self.done(s)), None)
+
+    def intermission(self, stage: Stage | None) -> str:
+        """What the participant reads before a world (or after the last)."""
+        n = len(self.stages)
+        if stage is None:
+            return f"All {n} worlds of {self.study.title} are done. Thank you!"
+        if stage.practice:
+            return "First a practice world: it is not recorded. Press Enter when ready."
+        done = self.done_count()
+        return f"{done} of {n} done; next is world {done + 1} of {n}. Press Enter when ready."
+
+    # -- sessions --------------------------------------------------------------------------------
+    def session(self, stage: Stage) -> Session:
+        """A blind (or as the study says) session for ``stage``; an attempt left unfinished is set aside
+        first (its files renamed ``attempt-N.*`` in the same folder, so nothing is lost) and the world
+        starts again from its first turn."""
+        entry = stage.entry
+        if stage.practice:
+            return Session(entry.world, records=None, show=self.study.show, time_limit=entry.time_limit)
+        attempt = self._set_aside(stage)
+        meta = {"study": {"title": self.study.title, "participant": self.participant, "order": self.study.order,
+                          "row": self.row, "position": stage.position + 1, "of": len(self.stages),
+                          "world_index": stage.index, "world": entry.label, "attempt": attempt,
+                          **({"time_limit": entry.time_limit} if entry.time_limit else {})}}
+        return Session(entry.world, records=self.records, name=self.run_name, show=self.study.show,
+                       time_limit=entry.time_limit, meta=meta)
+
+    def _set_aside(self, stage: Stage) -> int:
+        """Rename an unfinished attempt's files out of the way; the number of this attempt (1 for the first)."""
+        folder = self.recorder(stage).dir
+        earlier = len({p.name.split(".")[0] for p in folder.glob("attempt-*.*")}) if folder.is_dir() else 0
+        if not any((folder / name).exists() for name in KEPT):
+            return earlier + 1
+        lock = FolderLock(folder, "this episode").acquire()   # Busy: the participant plays it elsewhere right now
+        try:
+            for name in KEPT:
+                if (folder / name).exists():
+                    (folder / name).rename(folder / f"attempt-{earlier + 1}.{name}")
+        finally:
+            lock.release()
+        return earlier + 2

@@ -1,0 +1,240 @@
+"""A study file: what a researcher writes to have participants play a queue of worlds.
+
+Checked the way world files are: every mistake is reported at once with
+``file:line:col`` and how to fix it, and every world of the queue is loaded
+(or generated) before the first participant sees anything, so a study never
+breaks halfway through a session.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..catalog import expand, open_world
+from ..engine.loader import load_world_text
+from ..engine.sources import read_source
+from ..engine.world import World
+from ..engine.yamlpos import PosDict, PosList, SourceError, SourceErrors, did_you_mean, key_pos_of, load_yaml, pos_of
+from ..figures import Visibility
+
+KEYS = ("title", "instructions", "practice", "worlds", "order", "time_limit", "show")
+ORDERS = ("fixed", "shuffled", "latin")
+ENTRY_KEYS = ("world", "time_limit")
+GENERATE_KEYS = ("rooms", "objects", "goals", "doors", "locked", "containers", "supports", "distractors", "theme",
+                 "split", "seed", "seeds", "par")
+MAX_TIME_LIMIT = 24 * 3600
+MAX_WORLDS = 1000
+
+
+@dataclass
+class Entry:
+    """One world of the queue, loaded: ``label`` is how the researcher named it (for messages)."""
+
+    label: str
+    world: World
+    time_limit: float | None = None
+
+
+@dataclass
+class Study:
+    path: str
+    title: str
+    worlds: list[Entry]
+    instructions: str = ""
+    practice: Entry | None = None
+    order: str = "fixed"
+    show: Visibility = field(default_factory=Visibility.blind)
+
+    @property
+    def slug(self) -> str:
+        """The study's name as one safe path part (its participants' order is kept under it)."""
+        return re.sub(r"[^A-Za-z0-9_-]+", "-", self.title).strip("-")[:60] or "study"
+
+
+def load_study(path: str | Path) -> Study:
+    """The study in ``path`` with every world loaded; ``SourceErrors`` listing every mistake otherwise."""
+    path = Path(path)
+    name = str(path)
+    try:
+        text = read_source(path, "study")
+    except (OSError, ValueError) as exc:
+        raise SourceErrors([SourceError(name, None, f"cannot read the study file: {getattr(exc, 'strerror', None) or exc}")]) from None
+    except UnicodeDecodeError:
+        raise SourceErrors([SourceError(name, None, "the study file is not UTF-8 text")]) from None
+    try:
+        doc = load_yaml(text, name)
+    except SourceError as exc:
+        raise SourceErrors([exc]) from None
+    return _Reader(name, path.resolve().parent).study(doc)
+
+
+class _Reader:
+    def __init__(self, name: str, folder: Path) -> None:
+        self.name = name
+        self.folder = folder
+        self.errors: list[SourceError] = []
+
+    def error(self, container, key, message: str, at_key: bool = False) -> None:
+        pos = key_pos_of(container, key) if at_key else pos_of(container, key)
+        self.errors.append(SourceError(self.name, pos, message))
+
+    def study(self, doc) -> Study:
+        if not isinstance(doc, PosDict):
+            raise SourceErrors([SourceError(self.name, getattr(doc, "pos", None),
+                                            "a study file is a mapping with title: and worlds: (see docs/studies.md)")])
+        for key in doc:
+            if key not in KEYS:
+                self.error(doc, key, f"unknown key {key!r}{did_you_mean(key, KEYS)} (a study has {', '.join(KEYS)})",
+                           at_key=True)
+        title = self.text(doc, "title", required=True) or "study"
+        instructions = self.text(doc, "instructions") or ""
+        order = doc.get("order", "fixed")
+        if order not in ORDERS:
+            self.error(doc, "order", f"order must be one of {', '.join(ORDERS)}, not {order!r}{did_you_mean(order, ORDERS)}")
+        limit = self.seconds(doc, "time_limit")
+        show = self.show(doc)
+        practice = None
+        if "practice" in doc:
+            found = self.entries(doc, "practice", limit)
+            if len(found) != 1:
+                if found:
+                    self.error(doc, "practice", "practice is one world (a file or a packaged name), not several")
+            else:
+                practice = found[0]
+        worlds: list[Entry] = []
+        if "worlds" not in doc:
+            self.errors.append(SourceError(self.name, getattr(doc, "pos", None),
+                                           "a study needs worlds: a list of files, folders, packaged names"
+                                           " or generate: blocks"))
+        elif not isinstance(doc["worlds"], list) or not doc["worlds"]:
+            self.error(doc, "worlds", "worlds must be a non-empty list (one world per item)")
+        else:
+            for i in range(len(doc["worlds"])):
+                worlds += self.entries(doc["worlds"], i, limit)
+            if len(worlds) > MAX_WORLDS:
+                self.error(doc, "worlds", f"{len(worlds)} worlds: a study holds at most {MAX_WORLDS}")
+        if self.errors:
+            raise SourceErrors(self.errors)
+        return Study(self.name, title, worlds, instructions, practice, order, show)
+
+    # -- values ---------------------------------------------------------------------------
+    def text(self, doc, key: str, required: bool = False) -> str | None:
+        if key not in doc:
+            if required:
+                self.errors.append(SourceError(self.name, getattr(doc, "pos", None), f"the study needs {key}:"))
+            return None
+        value = doc[key]
+        if not isinstance(value, str) or not value.strip():
+            self.error(doc, key, f"{key} must be text")
+            return None
+        return value.strip()
+
+    def seconds(self, doc, key: str) -> float | None:
+        if key not in doc:
+            return None
+        value = doc[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIME_LIMIT:
+            self.error(doc, key, f"{key} is seconds per world: a number from 1 to {MAX_TIME_LIMIT}, not {value!r}")
+            return None
+        return float(value)
+
+    def show(self, doc) -> Visibility:
+        """``show: [par, progress]`` (or a mapping of names to true/false): what the participant may see
+        beyond a model's prompt; nothing by default."""
+        value = doc.get("show", [])
+        names = Visibility.names()
+        if isinstance(value, dict):
+            chosen = value
+        elif isinstance(value, list):
+            chosen = {v: True for v in value if isinstance(v, str)}
+            if len(chosen) != len(value):
+                self.error(doc, "show", "show lists names, e.g. [par, progress]")
+        else:
+            self.error(doc, "show", f"show is a list of what to show: {', '.join(names)}")
+            return Visibility.blind()
+        given = {}
+        for key, on in chosen.items():
+            if key not in names:
+                where = value if isinstance(value, dict) else doc
+                self.error(where, key if isinstance(value, dict) else "show",
+                           f"show: unknown {key!r}{did_you_mean(key, names)} (choose from {', '.join(names)})",
+                           at_key=isinstance(value, dict))
+            elif not isinstance(on, bool):
+                self.error(value, key, f"show: {key} is true or false")
+            else:
+                given[key] = on
+        return Visibility.blind(**given)
+
+    # -- worlds -----------------------------------------------------------------------------
+    def entries(self, container, key, limit: float | None) -> list[Entry]:
+        """The worlds one item names: a file or packaged name, a folder or ``clembench/EXPERIMENT`` (all
+        of it), ``{world: NAME, time_limit: S}``, or ``{generate: {knobs..., seeds: [...]}}``."""
+        item = container[key]
+        if isinstance(item, PosDict) and "generate" in item:
+            return self.generated(item, limit)
+        if isinstance(item, PosDict):
+            for k in item:
+                if k not in ENTRY_KEYS:
+                    self.error(item, k, f"unknown key {k!r}{did_you_mean(k, ENTRY_KEYS + ('generate',))}"
+                                        " (a world item has world:, time_limit: or generate:)", at_key=True)
+            limit = self.seconds(item, "time_limit") if "time_limit" in item else limit
+            if "world" not in item:
+                self.error(container, key, "this item needs world: (a file or packaged name) or generate:")
+                return []
+            container, key, item = item, "world", item["world"]
+        if not isinstance(item, str) or not item.strip():
+            self.error(container, key, "a world is a file, a folder or a packaged name (adventure list shows them)")
+            return []
+        local = self.folder / item
+        names = expand([str(local)] if local.exists() else [item])
+        out = []
+        for name in names:
+            try:
+                out.append(Entry(item if len(names) == 1 else name, open_world(name), limit))
+            except SourceErrors as exc:
+                first = exc.errors[0]
+                self.error(container, key, f"{item}: {first}" + (f" (and {len(exc.errors) - 1} more)"
+                                                                  if len(exc.errors) > 1 else ""))
+                return []
+            except (OSError, ValueError) as exc:
+                self.error(container, key, f"{item}: {exc}")
+                return []
+        if not out:
+            self.error(container, key, f"{item}: a folder with no world files in it")
+        return out
+
+    def generated(self, item: PosDict, limit: float | None) -> list[Entry]:
+        """Worlds from ``adventure generate``'s knobs, one per seed: the same knobs and seeds make the
+        same worlds for ``adventure generate``, so models can play exactly what participants played."""
+        from ..generate import Knobs, KnobError, generate_world, parse_par
+
+        block = item["generate"]
+        for k in item:
+            if k not in ("generate", "time_limit"):
+                self.error(item, k, f"unknown key {k!r} beside generate: (time_limit: is allowed)", at_key=True)
+        limit = self.seconds(item, "time_limit") if "time_limit" in item else limit
+        if not isinstance(block, PosDict):
+            self.error(item, "generate", "generate: is a mapping of adventure generate's knobs and seeds:")
+            return []
+        knobs: dict = {}
+        for k, v in block.items():
+            if k not in GENERATE_KEYS:
+                self.error(block, k, f"unknown knob {k!r}{did_you_mean(k, GENERATE_KEYS)}", at_key=True)
+            elif k not in ("seed", "seeds", "par"):
+                knobs[k] = v
+        seeds = block.get("seeds", [block.get("seed", 0)])
+        if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool)
+                                                               for s in seeds):
+            self.error(block, "seeds" if "seeds" in block else "seed", "seeds: is a list of whole numbers")
+            return []
+        try:
+            par = parse_par(str(block["par"])) if "par" in block else None
+            spec = Knobs(**knobs)
+            made = [generate_world(spec, seed, par) for seed in seeds]
+        except (KnobError, TypeError, ValueError) as exc:
+            self.error(item, "generate", f"generate: {exc}")
+            return []
+        return [Entry(f"generated {spec.theme} seed {seed}", load_world_text(g.text, f"<generated seed {seed}>"),
+                      limit) for seed, g in zip(seeds, made)]
