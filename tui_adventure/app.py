@@ -91,7 +91,9 @@ class AdventureApp(App):
             if stage.practice:
                 self.study.mark_practice_done()
             self.pop_screen()
-            self.next_world()
+            # from the app's own queue: a screen pushed while the finished screen's message is handled
+            # would send its result back to that screen, which is gone
+            self.call_later(self.next_world)
 
         self.push_screen(PlayScreen(session, cursor_blink=self.cursor_blink, on_end=done))
 
@@ -166,11 +168,12 @@ class AdventureApp(App):
 
 def make_app(world: str | Path, player: str = "human", records: str | Path = "records", name: str | None = None,
              saves: str | Path = "saves", mode: str = "text", paused: bool = False,
-             cursor_blink: bool = True) -> AdventureApp:
+             cursor_blink: bool = True, blind: bool = False) -> AdventureApp:
     from .config import load_config
+    from .figures import BLIND, RESEARCHER
     from .session import open_session
 
-    session = open_session(world, player, records, name, mode, saves=saves)
+    session = open_session(world, player, records, name, mode, saves=saves, show=BLIND if blind else RESEARCHER)
     return AdventureApp(session, paused=paused, cursor_blink=cursor_blink, config=load_config(), mode=mode)
 
 

@@ -15,44 +15,22 @@ through a fresh episode, so the records stay a valid episode from the start.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from .clembench.recorder import Recorder
 from .engine.metrics import turn_ratio, turns_over_par
-from .figures import RESEARCHER, Panels, ProgressFigures, Visibility, par_label
+from .figures import RESEARCHER, Panels, ProgressFigures, Visibility
 from .completion import Words
+from . import meta_commands
+from .meta_commands import META_COMMANDS, Feedback
 from .history import History, world_key
-from .engine.snapshot import SaveError, list_saves, load_save, save_game
+from .engine.snapshot import load_save
 from .engine.world import World
 from .gamemaster.episode import Episode, Turn, play_turn
 from .players import Reply, recorder_options
 from .players.base import as_reply
 from .players.prompting import goal_text
-
-META_COMMANDS = {
-    "undo": "undo [N]: take back the last turn (or N turns)",
-    "restart": "restart: start the episode again",
-    "save": "save [NAME]: save the game (in saves/, a folder per world)",
-    "restore": "restore [NAME]: go back to a saved game (the newest when no name)",
-    "saves": "saves: list the saved games of this world",
-    "help": "help: what you can type",
-    "score": "score: goals, turns, par and scores so far",
-    "quit": "quit: leave (the records so far are kept)",
-}
-UNDOING = ("undo", "restart", "save", "restore", "saves")   # what Visibility.undo allows
-
-
-@dataclass
-class Feedback:
-    """What one typed line did: ``turn`` (a game turn), ``meta`` (no game time), ``restart`` (a new
-    episode: the transcript starts again), ``error`` or ``quit``."""
-
-    kind: str
-    text: str
-    turn: Turn | None = None
-
 
 PROGRESS_SECONDS = 3.0   # the longest one progress search may run (in a worker) before par shows "?"
 
@@ -256,37 +234,16 @@ class Session:
         verdict = "won" if o.success else "ended"
         return f"{verdict} after {o.turns} turns: {o.goals_achieved}/{o.goal_count} goals, main score {o.main_score:g}"
 
-    # -- meta-commands --------------------------------------------------------
+    # -- meta-commands (meta_commands.py) --------------------------------------
     async def meta(self, word: str, arg: str = "") -> Feedback:
         self.changed_by_turn = False   # after undo or restore the panels show no "last change"
-        if word in UNDOING and not self.show.undo:
-            return Feedback("error", f"{word} is not available here: a model player cannot {word} either.")
-        try:
-            if word == "restore":
-                return await self._meta_restore(arg)
-            return getattr(self, f"_meta_{word}")(arg)
-        except SaveError as exc:
-            return Feedback("error", str(exc))
-
-    def _meta_undo(self, arg: str) -> Feedback:
-        try:
-            n = int(arg) if arg else 1
-        except ValueError:
-            return Feedback("error", f"undo takes a number of turns, not {arg!r}")
-        done = self.undo(n)
-        if not done:
-            return Feedback("error", "Nothing to undo.")
-        return Feedback("meta", f"[undid {done} turn{'s' if done != 1 else ''}]\n{self.look()}")
+        return await meta_commands.run(self, word, arg)
 
     def undo(self, n: int = 1, kind: str = "undo") -> int:
         done = self.episode.undo(n)
         if done and self.recorder is not None:
             self.recorder.undo(self.episode, done, kind)
         return done
-
-    def _meta_restart(self, arg: str) -> Feedback:
-        self.restart()
-        return Feedback("restart", f"[restarted]\n{self.episode.game.first_observation()}")
 
     def restart(self, kind: str = "restart") -> None:
         """A fresh episode recorded in the same folder, the turns so far kept as discarded; after an
@@ -298,21 +255,6 @@ class Session:
         self._begin()
         self.recorder.restart(self.episode, kind)
 
-    def _meta_save(self, arg: str) -> Feedback:
-        name = arg or "quicksave"
-        replaced = any(s.name == name for s in list_saves(self.saves, self.world))
-        path = save_game(self.game, name, self.saves)
-        return Feedback("meta", f"[saved to {path}{', replacing the earlier save of that name' if replaced else ''}]")
-
-    async def _meta_restore(self, arg: str) -> Feedback:
-        if not arg:
-            saves = list_saves(self.saves, self.world)
-            if not saves:
-                return Feedback("error", f"No saves of this world in {self.saves}/.")
-            arg = saves[0].name
-        await self.restore(arg)
-        return Feedback("meta", f"[restored {arg}: turn {len(self.episode.turns)}]\n{self.look()}")
-
     async def restore(self, name: str) -> None:
         """Replay the save's commands through a fresh episode (checked first: a bad save changes nothing)."""
         save = load_save(name, self.world, self.saves)
@@ -321,44 +263,6 @@ class Session:
             if self.episode.ended:
                 break
             await play_turn(self.episode, _Line(as_reply(self.episode, command), "restored"), self.recorder)
-
-    def _meta_saves(self, arg: str) -> Feedback:
-        saves = list_saves(self.saves, self.world)
-        if not saves:
-            return Feedback("meta", f"No saves of this world in {self.saves}/.")
-        return Feedback("meta", "\n".join(f"{s.name}  (turn {s.turn}, {s.saved_at})" for s in saves))
-
-    def _meta_help(self, arg: str) -> Feedback:
-        verbs = ", ".join(self.verbs())
-        lines = [f"Type a command and press Enter, e.g. {self.example_commands()}.",
-                 f"Verbs: {verbs}.", "", "Meta-commands (no game time):"]
-        lines += [f"  {text}" for text in META_COMMANDS.values()]
-        if self.world.is_clembench():
-            lines += ["", "This is a clembench instance: a reply without \">\" gets one added; "
-                          "type the \">\" yourself to send a reply exactly as written."]
-        if self.episode.planning:
-            lines += ["Planning variant: write your next actions after a bar, e.g."
-                      " \"go kitchen | take apple, go hallway\" (without one, the plan is left empty)."]
-        return Feedback("meta", "\n".join(lines))
-
-    def _meta_score(self, arg: str) -> Feedback:
-        p = self.panels(progress=True)
-        if not (self.show.score or self.show.par):
-            return Feedback("meta", "\n".join([f"Turns: {p.turns}", "Goals:"] + [f"  {g}" for g, _ in p.goals]))
-        lines = [f"Goals: {p.goals_achieved}/{p.goal_count}" + "".join(
-                     f"\n  [{'x' if ok else ' '}] {g}" for g, ok in p.goals),
-                 f"Turns: {p.turns}/{p.max_turns}, par {par_label(p.par, p.par_upstream)}",
-                 f"Main score so far: {p.main_score:g}"]
-        if p.progress is not None:
-            lines.append(f"Progress: {100 * p.progress:.0f}% of the optimal plan")
-        m = self.metrics_so_far(p.par) if self.show.score and self.show.par else None
-        if m is not None:
-            lines.append(f"Turns over par {m.turns_over_par:+d}, turn ratio {m.turn_ratio:.2f},"
-                         f" full rating {m.full_rating:.2f}")
-            lines.append(f"Repeated commands {100 * m.repetition_rate:.0f}%, invalid commands {m.invalid_commands},"
-                         f" goal score {m.goal_score:+d}")
-        return Feedback("meta", "\n".join(lines))
-
     def metrics_so_far(self, par: int | None):
         """The episode so far in the game view (``engine.metrics.episode_metrics``), or None without a par."""
         if par is None:
@@ -373,9 +277,6 @@ class Session:
             data[-1] = TurnData(last.command, last.fail, last.goal_score, len(self.game.achieved))
         return episode_metrics(data, par=par, max_turns=ep.max_turns, goals_total=len(self.world.goals),
                                goals_at_start=len(self.game.achieved))
-
-    def _meta_quit(self, arg: str) -> Feedback:
-        return Feedback("quit", "")
 
     def look(self) -> str:
         return self.world.style.room_description(self.game.state)

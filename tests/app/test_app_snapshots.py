@@ -141,3 +141,15 @@ def test_replay_midway_120x40(snap_compare, tmp_path):
         assert "turn 2 of" in str(pilot.app.screen.query_one("#replay-status").render())
 
     assert snap_compare(_replay_app(tmp_path), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_blind_midgame_80x24(snap_compare, tmp_path):
+    """What a study's participant sees: no par, progress bar, score or ticked goals; unvisited rooms unnamed."""
+    async def run_before(pilot):
+        await play(pilot, "up", "north", "take lamp")
+        panels = pilot.app.screen.query_one(RoomPanel).data
+        assert panels.blind and panels.par is None and panels.goals_achieved is None
+
+    app = make_app(WORLDS / "house.yaml", records=tmp_path / "records", saves=tmp_path / "saves",
+                   cursor_blink=False, blind=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -147,8 +147,23 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> Path:
     cells = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join(f"<tr><th>{html.escape(m)}</th>" + "".join(f"<td>{v}</td>" for v in vals) + "</tr>"
                    for m, vals in data.items())
+    versus = _humans_and_models(root, rows, notes)
     extra = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
     write_atomic(root / "results.html", (
         f'<table border="1" class="dataframe"><thead><tr><th></th>{cells}</tr></thead><tbody>{body}</tbody></table>\n'
-        + (f"{extra}\n" if extra else "")).encode("utf-8", "backslashreplace"))
+        + (f"{extra}\n" if extra else "") + versus).encode("utf-8", "backslashreplace"))
     return root / "results.csv"
+
+
+def _humans_and_models(root: Path, rows, notes: list[str]) -> str:
+    """comparison.csv and pairs.csv when people played (``human``, ``human-<ID>``); the HTML to add."""
+    from . import comparison
+
+    if not any(comparison.is_human(r[0]) for r in rows):
+        return ""
+    table = comparison.cells(rows)
+    write_atomic(root / "comparison.csv", comparison.comparison_csv(table).encode("utf-8", "backslashreplace"))
+    write_atomic(root / "pairs.csv", comparison.pairs_csv(comparison.pairs(rows)).encode("utf-8", "backslashreplace"))
+    notes.append("comparison.csv: each run and all participants pooled, per experiment and overall (mean, 95%"
+                 " bootstrap interval); pairs.csv: per instance, each run beside the participants' mean")
+    return comparison.chart(table) + comparison.table_html(table) + "\n"

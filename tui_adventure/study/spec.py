@@ -16,7 +16,7 @@ from ..catalog import expand, open_world
 from ..engine.loader import load_world_text
 from ..engine.sources import read_source
 from ..engine.world import World
-from ..engine.yamlpos import PosDict, PosList, SourceError, SourceErrors, did_you_mean, key_pos_of, load_yaml, pos_of
+from ..engine.yamlpos import PosDict, SourceError, SourceErrors, did_you_mean, key_pos_of, load_yaml, pos_of
 from ..figures import Visibility
 
 KEYS = ("title", "instructions", "practice", "worlds", "order", "time_limit", "show")
@@ -232,7 +232,7 @@ class _Reader:
         try:
             par = parse_par(str(block["par"])) if "par" in block else None
             spec = Knobs(**knobs)
-            made = [generate_world(spec, seed, par) for seed in seeds]
+            made = [generate_world(spec, seed, par, name=f"generated_{spec.theme}") for seed in seeds]
         except (KnobError, TypeError, ValueError) as exc:
             self.error(item, "generate", f"generate: {exc}")
             return []

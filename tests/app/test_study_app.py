@@ -1,0 +1,67 @@
+"""Blind play and studies in the Textual app, driven through Pilot."""
+
+from __future__ import annotations
+
+from conftest import WORLDS
+from pilot import settle, transcript, type_line
+
+from tui_adventure.app import AdventureApp, make_app
+from tui_adventure.screens.play import PlayScreen
+from tui_adventure.screens.study import IntermissionScreen
+from tui_adventure.study import StudyRun, load_study
+from tui_adventure.widgets.panels import GoalsPanel, RoomPanel, ScorePanel
+
+SOLUTION = (WORLDS / "solutions" / "tutorial.txt").read_text().strip().splitlines()
+
+
+def shown(app, widget) -> str:
+    panel = app.screen.query_one(widget)
+    return str(panel.render()) if widget is not ScorePanel else str(panel.query_one("#score-text").render())
+
+
+async def test_blind_play_hides_par_progress_score_planner_and_players(tmp_path):
+    app = make_app(WORLDS / "house.yaml", records=tmp_path / "records", saves=tmp_path / "saves",
+                   cursor_blink=False, blind=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_line(pilot, "up")
+        await settle(pilot)
+        score = shown(app, ScorePanel)
+        assert "Turn 1" in score and "par" not in score and "Main" not in score and "Goals" not in score
+        assert "[x]" not in shown(app, GoalsPanel) and "[ ]" not in shown(app, GoalsPanel)
+        room = shown(app, RoomPanel)
+        assert "?" in room and "Hallway" not in room.split("Exits:")[1].replace("down: Hallway", "")
+        assert not app.screen.query_one("#progress").display
+        await pilot.press("f4")
+        await pilot.pause()
+        assert isinstance(app.screen, PlayScreen)   # no debug screen
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert not [t for t in titles if t.startswith("Player:") or "Debug" in t or "Undo" in t]
+        await type_line(pilot, "undo")
+        assert "undo is not available here" in transcript(app)
+        assert app.session.episode.turns and len(app.session.episode.turns) == 1
+
+
+async def test_a_study_in_the_app_goes_from_world_to_world(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text("title: Two tutorials\ninstructions: Read the task, then play.\n"
+                    "worlds:\n  - tutorial\n  - clembench/home_deliver_three_basic_easy/0\n")
+    run = StudyRun(load_study(path), "pilot1", tmp_path / "records")
+    app = AdventureApp(study=run, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert isinstance(app.screen, IntermissionScreen)
+        assert "Read the task, then play." in str(app.screen.query_one("#intermission").render())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PlayScreen) and app.session.world.game == "tutorial"
+        for line in SOLUTION + ["done"]:
+            await type_line(pilot, line)
+        assert "Press Enter to go on." in transcript(app)
+        await type_line(pilot, "")
+        assert isinstance(app.screen, IntermissionScreen)
+        assert "1 of 2 done" in str(app.screen.query_one("#intermission").render())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.session.world.is_clembench()
+        await type_line(pilot, "quit")
+    assert run.done_count() == 1
+    assert (tmp_path / "records/human-pilot1/tutorial/tutorial/instance_00000/completed.json").exists()

@@ -1,0 +1,194 @@
+"""Studies: a participant plays a queue of worlds blind, resumes, and is compared with models."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import WORLDS, adventure
+
+from tui_adventure.engine.yamlpos import SourceErrors
+from tui_adventure.repl import run_study
+from tui_adventure.study import StudyRun, latin_row, load_study
+
+TUTORIAL = (WORLDS / "solutions" / "tutorial.txt").read_text().split()
+SOLUTIONS = {name: (WORLDS / "solutions" / f"{name}.txt").read_text().strip().splitlines()
+             for name in ("tutorial", "house")}
+
+
+def study_file(tmp_path: Path, body: str = "") -> Path:
+    path = tmp_path / "study.yaml"
+    path.write_text(body or "title: Two worlds\ninstructions: Type done when you are finished.\n"
+                            "worlds:\n  - tutorial\n  - house\norder: fixed\n")
+    return path
+
+
+def play_piped(run: StudyRun, text: str) -> tuple[int, str]:
+    out = io.StringIO()
+    status = run_study(run, interactive=False, lines=io.StringIO(text), out=out)
+    return status, out.getvalue()
+
+
+def solved(name: str) -> str:
+    return "\n".join(SOLUTIONS[name] + ["done"]) + "\n"
+
+
+def test_a_participant_plays_two_worlds_from_a_pipe_and_resumes_halfway(tmp_path):
+    study = load_study(study_file(tmp_path))
+    records = tmp_path / "records"
+    # first sitting: the instructions, the first world finished, the second begun, then the input ends
+    status, out = play_piped(StudyRun(study, "p01", records), "\n" + solved("tutorial") + "\nnorth\n")
+    assert status == 1
+    assert "Type done when you are finished." in out
+    assert "0 of 2 done; next is world 1 of 2" in out and "1 of 2 done; next is world 2 of 2" in out
+    assert "stopped: 1 of 2 worlds done" in out
+    run_dir = records / "human-p01"
+    assert (run_dir / "tutorial/tutorial/instance_00000/completed.json").exists()
+    house = run_dir / "house/house/instance_00000"
+    assert not (house / "completed.json").exists()
+    # the same command again: straight to the unfinished world, which starts over; the attempt is kept
+    status, out = play_piped(StudyRun(study, "p01", records), "\n" + solved("house"))
+    assert status == 0
+    assert "1 of 2 done; next is world 2 of 2" in out and "All 2 worlds of Two worlds are done" in out
+    assert "Posting a Letter" not in out   # the finished world is not played again
+    assert (house / "completed.json").exists()
+    assert (house / "attempt-1.interactions.json").exists()
+    meta = json.loads((house / "interactions.json").read_text())["meta"]
+    assert meta["study"]["attempt"] == 2 and meta["study"]["position"] == 2
+    assert meta["shown"] == [] and meta["round_count"] == len(SOLUTIONS["house"]) + 1
+    assert "mixed" not in meta   # the participant is the run's own player
+
+
+def test_blind_play_shows_no_par_progress_or_score(tmp_path):
+    study = load_study(study_file(tmp_path))
+    _, out = play_piped(StudyRun(study, "p02", tmp_path / "records"),
+                        "\ntake letter\nscore\nundo\n" + solved("tutorial"))
+    lowered = out.lower()
+    for word in ("par", "progress", "main score", "goal +1", "all goals achieved", "won after"):
+        assert word not in lowered, word
+    assert "undo is not available here" in out
+    assert "Goals:\n  post the letter" in out or "Goals:" in out
+
+
+def test_timing_is_in_every_human_turn(tmp_path):
+    study = load_study(study_file(tmp_path))
+    play_piped(StudyRun(study, "p03", tmp_path / "records"), "\n" + solved("tutorial"))
+    folder = tmp_path / "records/human-p03/tutorial/tutorial/instance_00000"
+    calls = json.loads((folder / "player_1.requests.json").read_text())["calls"]
+    player = [c["call"]["raw_response_obj"]["clem_player"] for c in calls]
+    assert all("call_start" in p and "call_duration" in p for p in player)
+    interactions = json.loads((folder / "interactions.json").read_text())
+    assert all("timestamp" in event for turn in interactions["turns"] for event in turn)
+    assert interactions["meta"]["seconds"] >= 0
+
+
+def test_a_time_limit_ends_the_world_as_aborted(tmp_path, monkeypatch):
+    path = study_file(tmp_path, "title: Quick\nworlds:\n  - world: tutorial\n    time_limit: 30\n")
+    run = StudyRun(load_study(path), "p04", tmp_path / "records")
+    import tui_adventure.session as session_module
+
+    clock = [1000.0]
+    monkeypatch.setattr(session_module.time, "monotonic", lambda: clock[0])
+    session = run.session(run.next_stage())
+    clock[0] += 31
+    import asyncio
+
+    feedback = asyncio.run(session.submit_line("take letter"))
+    assert "time limit ran out" in feedback.text
+    meta = json.loads((session.recorder.dir / "interactions.json").read_text())["meta"]
+    assert meta["ended_by"] == "time_limit" and meta["round_count"] == 0
+    assert (session.recorder.dir / "completed.json").exists()
+
+
+def test_orders_fixed_shuffled_and_latin(tmp_path):
+    worlds = "".join(f"  - {w}\n" for w in ("tutorial", "house", "manor", "clembench/home_deliver_three_basic_easy/0"))
+    shuffled = load_study(study_file(tmp_path, f"title: S\norder: shuffled\nworlds:\n{worlds}"))
+    first = [s.index for s in StudyRun(shuffled, "ann", tmp_path / "r1").stages]
+    again = [s.index for s in StudyRun(shuffled, "ann", tmp_path / "r2").stages]
+    assert first == again and sorted(first) == [0, 1, 2, 3]
+    assert any([s.index for s in StudyRun(shuffled, f"p{i}", tmp_path / "r1").stages] != first for i in range(8))
+    latin = load_study(study_file(tmp_path, f"title: L\norder: latin\nworlds:\n{worlds}"))
+    rows = [[s.index for s in StudyRun(latin, f"q{i}", tmp_path / "r3").stages] for i in range(4)]
+    for position in range(4):   # every world in every position once
+        assert sorted(row[position] for row in rows) == [0, 1, 2, 3]
+    assert [s.index for s in StudyRun(latin, "q1", tmp_path / "r3").stages] == rows[1]   # a returning participant
+
+
+def test_latin_rows_balance_what_follows_what():
+    for n in (2, 3, 4, 5):
+        rows = [latin_row(n, r) for r in range(n if n % 2 == 0 else 2 * n)]
+        follows = {}
+        for row in rows:
+            for a, b in zip(row, row[1:]):
+                follows[(a, b)] = follows.get((a, b), 0) + 1
+        assert len(set(follows.values())) == 1 and len(follows) == n * (n - 1)
+
+
+def test_generated_worlds_and_a_practice_world(tmp_path):
+    path = study_file(tmp_path, "title: G\npractice: tutorial\nworlds:\n"
+                                "  - generate: {rooms: 4, objects: 6, goals: 1, seeds: [1, 2]}\n")
+    study = load_study(path)
+    assert [e.world.game for e in study.worlds] == ["generated_house", "generated_house"]
+    run = StudyRun(study, "p05", tmp_path / "records")
+    assert run.next_stage().practice
+    _, out = play_piped(run, "\n" + solved("tutorial") + "\nquit\n")
+    assert "practice world" in out and not (tmp_path / "records/human-p05/tutorial").exists()
+    assert not StudyRun(study, "p05", tmp_path / "records").next_stage().practice
+
+
+BAD = [
+    ("title: X\nworlds:\n  - nowhere.yaml\n", "study.yaml:3:5:", "nowhere.yaml"),
+    ("title: X\nworld:\n  - house\n", "study.yaml:2:1:", "did you mean 'worlds'"),
+    ("title: X\nworlds: [house]\norder: random\n", "study.yaml:3:8:", "order must be one of"),
+    ("title: X\nworlds: [house]\nshow: [par, scores]\n", "study.yaml:3:7:", "did you mean 'score'"),
+    ("title: X\nworlds: [house]\ntime_limit: -5\n", "study.yaml:3:13:", "seconds per world"),
+    ("title: X\nworlds:\n  - generate: {rooms: 0}\n", "study.yaml:3:", "--rooms must be"),
+    ("worlds: [house]\n", "study.yaml", "needs title"),
+    ("title: X\nworlds: [house\n", "study.yaml:", "YAML syntax error"),
+]
+
+
+@pytest.mark.parametrize("text, where, what", BAD)
+def test_a_bad_study_file_names_the_place_and_the_fix(tmp_path, text, where, what):
+    path = study_file(tmp_path, text)
+    with pytest.raises(SourceErrors) as err:
+        load_study(path)
+    message = str(err.value)
+    assert where in message and what in message, message
+
+
+def test_the_command_refuses_a_participant_id_that_is_a_path(tmp_path):
+    path = study_file(tmp_path)
+    result = adventure("study", str(path), "--participant", "../x", "--records", str(tmp_path / "r"), "--repl")
+    assert result.returncode == 1
+    assert "participant ID '../x'" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "x").exists() and not (tmp_path / "human-..").exists()
+    bad = study_file(tmp_path, "title: X\nworlds: []\n")
+    result = adventure("study", str(bad), "--participant", "ok", "--records", str(tmp_path / "r"))
+    assert result.returncode == 1 and "study.yaml:2:9: worlds must be a non-empty list" in result.stderr
+
+
+def test_eval_compares_two_participants_with_two_programs(tmp_path):
+    study = load_study(study_file(tmp_path))
+    records = tmp_path / "records"
+    play_piped(StudyRun(study, "alice", records), "\n" + solved("tutorial") + "\n" + solved("house"))
+    play_piped(StudyRun(study, "bob", records), "\ntake letter\nnorth\ndone\n\nwest\ndone\n")
+    for player in ("oracle", "random:3"):
+        assert adventure("run", str(WORLDS / "tutorial.yaml"), str(WORLDS / "house.yaml"), "--player", player,
+                         "--records", str(records)).returncode == 0
+    assert adventure("score", str(records)).returncode == 0
+    result = adventure("eval", str(records))
+    assert result.returncode == 0, result.stderr
+    rows = (records / "comparison.csv").read_text().splitlines()
+    overall = {r.split(",")[0]: r for r in rows if ",all,Main Score," in r}
+    assert set(overall) == {"humans (all participants)", "human-alice", "human-bob", "oracle", "random-3"} or \
+        {"humans (all participants)", "human-alice", "human-bob", "oracle"} <= set(overall)
+    assert overall["human-alice"].split(",")[5] == "100"   # both worlds won
+    assert overall["humans (all participants)"].split(",")[4] == "4"   # two participants, two worlds each
+    pairs = (records / "pairs.csv").read_text().splitlines()
+    assert len(pairs) == 1 + 2 * 4   # per instance: two participants and two programs
+    page = (records / "results.html").read_text()
+    assert "<svg" in page and "Humans and models" in page and "<script" not in page
