@@ -192,3 +192,48 @@ def test_eval_compares_two_participants_with_two_programs(tmp_path):
     assert len(pairs) == 1 + 2 * 4   # per instance: two participants and two programs
     page = (records / "results.html").read_text()
     assert "<svg" in page and "Humans and models" in page and "<script" not in page
+
+
+def test_a_study_file_that_is_a_fifo_or_an_alias_bomb_is_refused_at_once(tmp_path):
+    import os
+
+    fifo = tmp_path / "study.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(SourceErrors, match="not a regular file"):
+        load_study(fifo)
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+        + "title: X\nworlds: [house]\n")
+    with pytest.raises(SourceErrors):
+        load_study(bomb)
+
+
+def test_the_same_participant_in_two_places_at_once_is_refused(tmp_path):
+    from tui_adventure.clembench.records import Busy
+
+    study = load_study(study_file(tmp_path))
+    first = StudyRun(study, "twin", tmp_path / "records")
+    session = first.session(first.next_stage())   # playing, with its folder locked
+    assert session.recorder is not None
+    second = StudyRun(study, "twin", tmp_path / "records")
+    with pytest.raises(Busy, match="another adventure process"):
+        second.session(second.next_stage())
+    assert not (tmp_path / "records/human-twin-2").exists()
+    session.recorder.unlock()
+
+
+def test_clemcore_reads_a_participants_records(tmp_path):
+    from clemcore_check import evaluate, require_clemcore, transcribe_all
+    from tui_adventure.gamemaster.scoring import score_tree
+
+    require_clemcore()
+    path = study_file(tmp_path, "title: C\nworlds:\n  - tutorial\n  - clembench/home_deliver_three_basic_easy/0\n")
+    records = tmp_path / "records"
+    play_piped(StudyRun(load_study(path), "c1", records),
+               "\n" + solved("tutorial") + "\n> go kitchen\n> take apple\ndone\n")
+    assert len(score_tree(records)) == 2
+    transcripts = transcribe_all(records)
+    assert len(transcripts) == 2 and all(p.stat().st_size > 1000 for p in transcripts)
+    csv, _table = evaluate(records)
+    assert "human-c1" in csv.read_text()
