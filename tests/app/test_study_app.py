@@ -65,3 +65,21 @@ async def test_a_study_in_the_app_goes_from_world_to_world(tmp_path):
         await type_line(pilot, "quit")
     assert run.done_count() == 1
     assert (tmp_path / "records/human-pilot1/tutorial/tutorial/instance_00000/completed.json").exists()
+
+
+async def test_the_time_limit_ends_a_world_while_the_participant_thinks(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text("title: Hurry\nworlds:\n  - world: tutorial\n    time_limit: 1\n")
+    run = StudyRun(load_study(path), "slow", tmp_path / "records")
+    app = AdventureApp(study=run, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        await type_line(pilot, "take letter")
+        await pilot.pause(1.5)
+        assert "the time limit ran out" in transcript(app) and "Press Enter to go on." in transcript(app)
+        assert app.session.episode.ended_by == "time_limit"
+        await type_line(pilot, "")
+        assert isinstance(app.screen, IntermissionScreen)
+        assert "The world of Hurry is done" in str(app.screen.query_one("#intermission").render())
+    assert run.done_count() == 1

@@ -138,7 +138,8 @@ class StudyRun:
         """What the participant reads before a world (or after the last)."""
         n = len(self.stages)
         if stage is None:
-            return f"All {n} worlds of {self.study.title} are done. Thank you!"
+            return (f"The world of {self.study.title} is done" if n == 1 else
+                    f"All {n} worlds of {self.study.title} are done") + ". Thank you!"
         if stage.practice:
             return "First a practice world: it is not recorded. Press Enter when ready."
         done = self.done_count()
