@@ -63,7 +63,7 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     turns = data.get("turns", [])
     turn_scores: dict = {}
     invalid_format = ""
-    finished = turn_limit_loss = False
+    finished = turn_limit_loss = lost = False
     context_loss = (data.get("meta") or {}).get("ended_by") == "context_exhausted"
     final_goals: list = []
     fails_per_turn: list[dict] = []
@@ -87,6 +87,8 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
             elif kind == "turn_limit_reached":
                 turn_limit_loss = True
                 finished = False
+            elif kind == "game_lost":   # a scene's lose condition (ours; upstream cannot lose): Lose, score 0
+                lost = True
             elif kind == "context_exhausted":   # the model's context is full: ended, like an abort
                 context_loss = True
                 finished = False
@@ -160,7 +162,10 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
         episode.update({m.ABORTED: 1, m.SUCCESS: 0, m.LOSE: 0})
     else:
         episode.update({m.ABORTED: 0, m.SUCCESS: 1 if finished else 0, m.LOSE: 0 if finished else 1})
-    episode[m.MAIN_SCORE] = m.main_score(ratio, aborted)
+    if lost and not aborted:
+        finished = False
+        episode.update({m.SUCCESS: 0, m.LOSE: 1})
+    episode[m.MAIN_SCORE] = m.main_score(ratio, aborted, lost)
     episode["plan_followed_ratio"] = sum(p["plan_followed"] for p in plans[1:]) / n if n else 0.0
     episode["plan_average_viability_ratio"] = sum(p["plan_command_success_ratio"] for p in plans) / n if n else 0.0
     episode["bad_plan_follow_ratio"] = sum(p["bad_plan_followed"] for p in plans) / n if n else 0.0

@@ -25,6 +25,8 @@ class StepResult:
     changed: bool = False
     action: str | None = None         # the action's id, when the command parsed
     args: dict = field(default_factory=dict)
+    scene: list = field(default_factory=list)   # what the scene did after the command (engine.scene), logged
+    lost: str | None = None           # the scene's loss message when this turn lost the game
 
     def as_json(self, turn: int) -> dict:
         return {"turn": turn, "command": self.command, "observation": self.observation,
@@ -56,6 +58,7 @@ class Game:
         self._achieved_text = sorted(str(g) for g in self.achieved)
         self._goal_facts = frozenset(g.fact for g in world.goals)  # a step that touches none of these changes no goal
         self.finished = False
+        self.lost: str | None = None   # a scene's loss: the game is over, whatever comes after
 
     # reading -------------------------------------------------------------
     def first_observation(self) -> str:
@@ -77,6 +80,8 @@ class Game:
         before = self.state
         undo = _Undo(frozenset(), frozenset(), self.pending, list(self.last), self.achieved, command)
         result = self._run(command)
+        if self.world.scene is not None and self.lost is None:
+            self._scene_turn(result)
         if self.state is not before:
             if self.state.delta is not None and self._single:
                 added, removed = self.state.delta  # one action: its own change, no set difference
@@ -98,6 +103,19 @@ class Game:
             result.done = True  # the step that wins; later steps are ordinary
             self.finished = True
         return result
+
+    def _scene_turn(self, result: StepResult) -> None:
+        """After every command, the scene's turn: its lines follow the command's own text."""
+        out = self.world.scene.after_turn(self.state, result.action if result.fail is None else None, result.args,
+                                          self.turn + 1)
+        if out.state is not self.state:
+            self.state = out.state
+            self._single = False
+        lines = [result.observation] + out.lines + ([out.lost] if out.lost else [])
+        result.observation = "\n".join(line for line in lines if line)
+        result.scene = out.log
+        if out.lost is not None:
+            result.lost = self.lost = out.lost
 
     def _run(self, command: str) -> StepResult:
         self._single = True
@@ -164,6 +182,7 @@ class Game:
             self.turn -= 1
             n += 1
         self.finished = self.all_goals_achieved()
+        self.lost = self.lost if any(f[0] == "lost" for f in self.state.facts) else None
         return n
 
     def goto_turn(self, turn: int) -> None:
@@ -184,6 +203,7 @@ class Game:
         self.achieved = frozenset(g for g in self.world.goals if g.holds(st))
         self._achieved_text = sorted(str(g) for g in self.achieved)
         self.finished = self.all_goals_achieved()
+        self.lost = self.lost if any(f[0] == "lost" for f in self.state.facts) else None
 
     def facts(self) -> list[str]:
         return sorted(format_fact(f) for f in self.state.facts)

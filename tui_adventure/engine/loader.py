@@ -18,11 +18,13 @@ from .sources import read_source
 from .ruleset import load_ruleset
 from .styles.classic import COMPASS, DIRECTIONS
 from .world import Entity, World
+from .scene_checks import SceneChecks
 from .world_actions import TRAITS, ActionChecks
 from .yamlpos import Pos, SourceError, SourceErrors, _kind, did_you_mean, key_pos_of, load_yaml, pos_of
 
 TOP_KEYS = {"game", "title", "ruleset", "intro", "start", "max_turns", "par", "rooms", "objects",
-            "goal", "actions", "strict", "seed", "clembench", "generated"}
+            "goal", "actions", "strict", "seed", "clembench", "generated", "characters", "tables", "events",
+            "lose"}
 ROOM_KEYS = {"name", "description", "exits"}
 OBJECT_KEYS = {"name", "adjectives", "synonyms", "traits", "in", "on", "at", "held", "open",
                "locked", "key", "description", "article", "type"}
@@ -98,7 +100,7 @@ def load_world_text(text: str, path: str = "<world>", readers: Mapping[str, Sect
     return _Builder(data, path).build()
 
 
-class _Builder(ActionChecks, GoalChecks, PlacementChecks):
+class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
     def __init__(self, data, path: str) -> None:
         self.d = data
         self.path = path
@@ -152,6 +154,10 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks):
             else:
                 facts.insert(0, ("at", "player", start))
         entities["player"] = Entity("player", "you", kind="player", hidden=True)
+        scene, scene_actions = self.scene(entities, facts, room_ids)
+        if scene is not None and ruleset is not None and ruleset.style != "classic":
+            self.err(key_pos_of(d, next(k for k in d if k in ("characters", "tables", "events", "lose"))),
+                     "characters, tables, events and lose need the classic ruleset (remove ruleset: or them)")
         changeable = self.changeable_predicates(ruleset)
         goals = self.goals(entities, changeable) if room_ids else []   # without rooms every name would fail
         max_turns = self.integer("max_turns", 100, minimum=1, maximum=MAX_TURNS_LIMIT)
@@ -176,7 +182,8 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks):
                           title=str(d.get("title") or d.get("game") or Path(self.path).stem),
                           ruleset=ruleset, start=start, entities=entities, initial_facts=facts,
                           goals=goals, max_turns=max_turns, par=par, intro=str(d.get("intro") or "").strip(),
-                          extra_actions=extra, strict=bool(d.get("strict", False)), seed=seed,
+                          extra_actions=extra + scene_actions, strict=bool(d.get("strict", False)), seed=seed,
+                          scene_spec=scene,
                           meta={"goal_pos": key_pos_of(d, "goal"), "par_pos": pos_of(d, "par"),
                                 **_generated_meta(d.get("generated"))})
         except SourceErrors:

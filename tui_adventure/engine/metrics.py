@@ -97,9 +97,10 @@ def full_rating(goal_ratio: float, t_ratio: float) -> float:
     return goal_ratio * t_ratio
 
 
-def main_score(goal_ratio: float, aborted: bool = False) -> float:
-    """clembench's Main Score: 100 x achieved_goal_ratio, NaN for an aborted episode (both views)."""
-    return math.nan if aborted else goal_ratio * 100
+def main_score(goal_ratio: float, aborted: bool = False, lost: bool = False) -> float:
+    """clembench's Main Score: 100 x achieved_goal_ratio, NaN for an aborted episode (both views);
+    0 for a game a scene's lose condition ended, whatever goals were reached on the way."""
+    return math.nan if aborted else 0.0 if lost else goal_ratio * 100
 
 
 def progress_rate(par_0: int | None, par_now: int | None) -> float:

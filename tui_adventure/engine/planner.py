@@ -71,9 +71,13 @@ class Planner:
         self.max_states = max(1_000, min(max_states, MEMORY_BUDGET // STORED_STATE_BYTES))
         self.style = world.style
         # which shortcuts stay exact beside the world's own actions
-        view = planning_view(world) if shortcuts else PlanningView(frozenset(), False, False)
-        self.moves = [a for a in world.actions if a.effect is not None and not a.ends and a.spec.plan
-                      and a.id not in view.skipped]
+        # a scene acts between moves (events can reach goals, time matters): every move, no estimate
+        self.scene = world.scene
+        # draws and the clock make a scene's states endless; a plan longer than the turn limit is no plan
+        self.depth = world.max_turns if self.scene is not None else None
+        view = planning_view(world) if shortcuts and self.scene is None else PlanningView(frozenset(), False, False)
+        self.moves = [a for a in world.actions if (a.effect is not None or self._passes_time(a)) and not a.ends
+                      and a.spec.plan and a.id not in view.skipped]
         self.info = [a for a in world.actions if a.info]
         self.goals = list(world.goals)
         own_rules = view.prune
@@ -85,6 +89,11 @@ class Planner:
             things = [p for p in action.params if action.spec.params[p] == "thing"]
             mode = action.spec.plan if prune and own_rules and action.spec.plan in ("goal", "goal_object") else None
             self._plans.append((action, things, mode))
+
+    def _passes_time(self, action) -> bool:
+        """In a scene, a move that changes nothing still lets the scene act (waiting, talking)."""
+        return (self.scene is not None and not action.info
+                and all(kind in ("thing", "dir", "room") for kind in action.spec.params.values()))
 
     # successors -------------------------------------------------------
     def successors(self, st: State):
@@ -122,6 +131,10 @@ class Planner:
                     new = st.apply(adds, dels)
                 else:
                     new = action.successor(st, env)
+                if self.scene is not None:
+                    new = self.scene.advance(st, new, action.id, env)
+                    if new is None:   # this move loses the game
+                        continue
                 if new is st or new.facts == st.facts or new.facts in seen:
                     continue
                 seen.add(new.facts)
@@ -199,6 +212,8 @@ class Planner:
                 why = (f"{expanded} expanded and {len(best_g)} seen states" if over
                        else f"{self.max_seconds:g} s ({expanded} states expanded)")
                 raise PlannerLimit(f"no plan found within {why}", bound, expanded)
+            if self.depth is not None and g >= self.depth:
+                continue
             for action, env, new in self.successors(st):
                 ng = g + 1
                 child = pack.child(key, st, new)
@@ -224,7 +239,9 @@ class Planner:
         expanded = 0
         if self.is_goal(start):
             return Plan([], [], 0, 0.0)
-        while frontier:
+        depth = 0
+        while frontier and (self.depth is None or depth < self.depth):
+            depth += 1
             nxt = []
             for st in frontier:
                 expanded += 1
@@ -251,7 +268,10 @@ class Planner:
         commands = []
         for action, env in chain:
             commands.append(self.command_text(action, env, state))
+            before = state
             state = action.successor(state, dict(env))
+            if self.scene is not None:
+                state = self.scene.advance(before, state, action.id, dict(env)) or state
         return Plan(commands, [(a.id, dict(e)) for a, e in chain], expanded, seconds, optimal)
 
     # commands ---------------------------------------------------------
@@ -367,4 +387,6 @@ def changed_predicates(world: World) -> frozenset[str] | None:
             except LogicError:
                 return None
             out.update(n.atom.pred for n, _ in walk_all(nodes) if isinstance(n, (Add, Delete)))
+    if world.scene is not None:
+        out |= world.scene.changed_predicates()
     return frozenset(out)

@@ -80,6 +80,7 @@ class World:
     meta: dict[str, Any] = field(default_factory=dict)   # e.g. the original clembench instance
     strict: bool = False
     seed: int = 0
+    scene_spec: Any = None   # engine.scene.SceneSpec: characters, tables, events, losing (None: no scene)
 
     def __post_init__(self) -> None:
         from .styles import make_style
@@ -90,11 +91,20 @@ class World:
         compiler = Compiler(builtins=self.style.builtins, macros=self.ruleset.macros,
                             domain=tuple(self.entities))
         self.compiler = compiler
+        if self.scene_spec is not None:   # what characters say, for the scene's own actions
+            from .scene_text import scene_functions
+
+            self.style.functions = {**self.style.functions, **scene_functions(self)}
         self.actions: list[Action] = compile_actions(
             self.ruleset.actions + self.extra_actions, compiler, self.name_of, self.type_of,
             self.style.functions, self.initial, self.style.player_room)
         self.action_by_id = {a.id: a for a in self.actions}
         self.parser = self.style.make_parser()
+        self.scene = None
+        if self.scene_spec is not None:
+            from .scene import Scene
+
+            self.scene = Scene(self.scene_spec, self)
 
     # names -----------------------------------------------------------
     def name_of(self, eid: str) -> str:

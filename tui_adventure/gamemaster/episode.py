@@ -62,6 +62,7 @@ class Outcome:
     invalid_format: str | None
     turn_limit_reached: bool
     par: int | None
+    lost: bool = False
 
     @property
     def achieved_goal_ratio(self) -> float:
@@ -69,7 +70,7 @@ class Outcome:
 
     @property
     def main_score(self) -> float:
-        return metrics.main_score(self.achieved_goal_ratio, self.aborted)
+        return metrics.main_score(self.achieved_goal_ratio, self.aborted, self.lost)
 
     @property
     def turns_over_par(self) -> float:
@@ -106,6 +107,7 @@ class Episode:
         self.turn_limit_reached = False
         self.done_by_player = False
         self.ended_by: str | None = None  # an end with no reply to judge: "context_exhausted"
+        self.lost: str | None = None      # a scene's lose condition held: the game is lost (its message)
         self.error: BaseException | None = None
         self.listener = listener
         self.interpreter = Interpreter(world, self.game)
@@ -148,6 +150,8 @@ class Episode:
         turn.result = result
         turn.observation = observation
         self._event(turn, "action_fail" if result.fail is not None else "action_info", info)
+        for call in result.scene:   # what the scene did: its functions with their arguments and results
+            self._event(turn, "scene_function", call)
         prior = len(self.goals)
         self.goals = goals
         self._event(turn, "goal_status", {"goal_states_achieved": list(goals), "turn_goal_score": len(goals) - prior})
@@ -157,7 +161,11 @@ class Episode:
         if self._all_goals(goals):
             self.finished = True
             self._event(turn, "adventure_finished", list(goals))
-        if len(self.turns) >= self.max_turns:
+        if result.lost is not None:
+            self.lost = result.lost
+            self._event(turn, "game_lost", result.lost)
+            self._end(turn)
+        elif len(self.turns) >= self.max_turns:
             self.turn_limit_reached = True
             self.aborted = True
             self._event(turn, "turn_limit_reached", f"Turn limit {self.max_turns} reached, end episode.")
@@ -257,10 +265,10 @@ class Episode:
     @property
     def outcome(self) -> Outcome:
         return Outcome(turns=len(self.turns), aborted=self.aborted,
-                       success=self.finished and not self.aborted,
+                       success=self.finished and not self.aborted and self.lost is None,
                        goals_achieved=len(self.game.achieved), goal_count=len(self.world.goals),
                        invalid_format=self.invalid_format, turn_limit_reached=self.turn_limit_reached,
-                       par=self.par)
+                       par=self.par, lost=self.lost is not None)
 
 
 class PlayerFailed(RuntimeError):

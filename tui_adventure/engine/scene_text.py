@@ -1,0 +1,35 @@
+"""What characters say when the player talks to them or asks them about something.
+
+Text functions for the scene's ``talk`` and ``ask`` actions: a greeting
+(the character's own, else its first persona line), and the answer whose
+topic is named in what the player asked, else a shrug. Kept as text
+functions so a world's own actions can use them too.
+"""
+
+from __future__ import annotations
+
+
+def scene_functions(world) -> dict:
+    spec = world.scene_spec
+
+    def the(cid: str) -> str:
+        return f"the {world.name_of(cid)}"
+
+    def greeting(st, cid) -> str:
+        c = spec.characters.get(cid)
+        if c is None:
+            return f"{the(cid).capitalize()} says nothing."
+        if c.greeting:
+            return c.greeting
+        return c.persona[0] if c.persona else f"{the(cid).capitalize()} nods at you."
+
+    def answer(st, cid, topic) -> str:
+        c = spec.characters.get(cid)
+        words = set(str(topic or "").lower().replace("the ", " ").split())
+        if c is not None:
+            for key, text in c.topics.items():
+                if set(key.split()) <= words:
+                    return text
+        return f"{the(cid).capitalize()} has nothing to say about that."
+
+    return {"greeting": greeting, "answer": answer}
