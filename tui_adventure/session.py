@@ -226,6 +226,8 @@ class Session:
             return f"the player failed: {ep.error}"
         if not self.show.score:   # the result would tell a study's participant how they did
             return "the time limit ran out: this world is over" if ep.ended_by == "time_limit" else "this world is over"
+        if ep.lost is not None:
+            return f"lost after {o.turns} turns: {ep.lost}"
         if ep.ended_by == "time_limit":
             return f"aborted: time limit reached; {o.goals_achieved}/{o.goal_count} goals"
         if o.aborted:

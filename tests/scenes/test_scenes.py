@@ -142,3 +142,20 @@ def test_check_and_solve_on_a_scene_world():
     assert result.returncode == 0, result.stderr
     result = adventure("solve", str(BRIDGE))
     assert result.returncode == 0 and "give silver coin to troll" in result.stdout
+
+
+def test_the_gym_environment_terminates_a_lost_game():
+    gymnasium = pytest.importorskip("gymnasium")
+    from tui_adventure.agents.env import AdventureEnv
+
+    env = AdventureEnv(world=str(BRIDGE))
+    env.reset(seed=0)
+    for _ in range(9):
+        _obs, reward, terminated, truncated, _info = env.step("look")
+    assert terminated and not truncated and reward == 0.0
+    assert gymnasium is not None
+
+
+def test_the_repl_says_the_game_is_lost(tmp_path):
+    result = adventure("repl", str(BRIDGE), "--records", str(tmp_path / "records"), stdin="look\n" * 9, cwd=tmp_path)
+    assert "lost after 9 turns: The sea sweeps you off the beach" in result.stdout

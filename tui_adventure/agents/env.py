@@ -146,8 +146,8 @@ class AdventureEnv(gym.Env):
         else:
             result = self.game.step(action)
             obs = result.observation
-            won = self.game.finished
-            terminated = won or (result.fail is None and result.action == "done")
+            won = self.game.finished and self.game.lost is None
+            terminated = won or self.game.lost is not None or (result.fail is None and result.action == "done")
             truncated = not terminated and self.game.turn >= self.max_turns
             goal_delta = result.goal_score
         self._ended = terminated or truncated
