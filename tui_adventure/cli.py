@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("root")
 
     p = sub.add_parser("import", help="import clembench instances or a TextWorld game as world files")
-    p.add_argument("format", choices=["clembench", "textworld"])
+    p.add_argument("format", choices=["clembench", "textworld", "labyrinth"])
     p.add_argument("instances", nargs="?", metavar="INSTANCES.json|GAME.json",
                    help="clembench: upstream's in/instances.json (default: the copy that ships with"
                         " tui-adventure); textworld: the .json tw-make wrote (docs/textworld.md)")
@@ -218,6 +218,21 @@ def _import_textworld(args) -> int:
     return 0
 
 
+def _import_labyrinth(args) -> int:
+    from .labyrinth import LabyrinthError, import_scene
+
+    if args.instances is None:
+        print("adventure import labyrinth: give the scene's .json (a gameplay log or a scene object)", file=sys.stderr)
+        return 2
+    try:
+        target, _text = import_scene(args.instances, args.out)
+    except LabyrinthError as exc:
+        print(f"adventure import labyrinth: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {target}: a skeleton; adventure check {target} points at each TODO to turn into facts")
+    return 0
+
+
 def _generate_clembench(args, out: Path) -> int:
     import time
 
@@ -337,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "import" and args.format == "textworld":
         return _import_textworld(args)
+    if args.command == "import" and args.format == "labyrinth":
+        return _import_labyrinth(args)
     if args.command == "import":
         if args.out is None or args.solution is not None:
             print("adventure import clembench: give --out DIR (and no --solution)", file=sys.stderr)

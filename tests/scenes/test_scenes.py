@@ -159,3 +159,30 @@ def test_the_gym_environment_terminates_a_lost_game():
 def test_the_repl_says_the_game_is_lost(tmp_path):
     result = adventure("repl", str(BRIDGE), "--records", str(tmp_path / "records"), stdin="look\n" * 9, cwd=tmp_path)
     assert "lost after 9 turns: The sea sweeps you off the beach" in result.stdout
+
+
+def test_the_shipped_labyrinth_scene_checks_solves_and_plays(tmp_path):
+    from conftest import WORLDS
+
+    world = load_world(WORLDS / "labyrinth.yaml")
+    plan = Planner(world).solve()
+    assert plan.par == 6 and Planner(world, shortcuts=False).bfs().par == 6
+    for player in ("oracle", "random:3"):
+        result = adventure("run", str(WORLDS / "labyrinth.yaml"), "--player", player, "--records",
+                           str(tmp_path / "records"), cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+    assert adventure("score", str(tmp_path / "records"), cwd=tmp_path).returncode == 0
+    oracle = next((tmp_path / "records" / "oracle").rglob("scores.json"))
+    assert json.loads(oracle.read_text())["episode scores"]["Success"] == 1
+
+
+def test_a_misspelt_predicate_in_a_scene_or_a_bad_carrier_is_named(tmp_path):
+    text = BRIDGE.read_text()
+    path = tmp_path / "bad.yaml"
+    path.write_text(text.replace("when: held_by(coin, troll)", "when: hold_by(coin, troll)")
+                        .replace("    at: tower\n  coin:", "    held_by: trol\n  coin:"))
+    with pytest.raises(SourceErrors) as err:
+        load_world(path)
+    message = str(err.value)
+    assert "'hold_by' is no predicate of this world; did you mean 'held_by'?" in message
+    assert "held_by names a character, not 'trol'; did you mean 'troll'?" in message

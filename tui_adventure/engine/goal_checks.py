@@ -25,6 +25,7 @@ class GoalChecks:
         for item in items if isinstance(items, list) else []:
             effects = item.get("effects") if isinstance(item, dict) else None
             texts.extend([effects] if isinstance(effects, str) else effects if isinstance(effects, list) else [])
+        texts.extend(self.scene_effect_texts())   # events, rules and giving change facts too
         out = set(GOAL_PREDICATES)
         for text in texts:
             try:

@@ -26,7 +26,7 @@ TOP_KEYS = {"game", "title", "ruleset", "intro", "start", "max_turns", "par", "r
             "goal", "actions", "strict", "seed", "clembench", "generated", "characters", "tables", "events",
             "lose"}
 ROOM_KEYS = {"name", "description", "exits"}
-OBJECT_KEYS = {"name", "adjectives", "synonyms", "traits", "in", "on", "at", "held", "open",
+OBJECT_KEYS = {"name", "adjectives", "synonyms", "traits", "in", "on", "at", "held", "held_by", "open",
                "locked", "key", "description", "article", "type"}
 ID_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 RESERVED = {"player", "inventory", "all", "everything", "it", "them"}
@@ -175,6 +175,8 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
         if isinstance(d.get("game"), str) and not is_safe_name(d["game"]):
             self.err(pos_of(d, "game"), f"game {d['game']!r} is used in file names: use {NAME_RULE}")
         self.cycles(objects)
+        if scene is not None and ruleset is not None:
+            self.scene_predicates(ruleset, facts)
         if self.errors or ruleset is None:
             raise self.fail()
         try:
@@ -417,7 +419,7 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
             traits = set(self.words(obj, "traits", report=False))
             for t in sorted(traits & TRAITS):
                 facts.append((t, oid))
-            locs = sorted((k for k in ("in", "on", "at", "held") if k in obj),
+            locs = sorted((k for k in ("in", "on", "at", "held", "held_by") if k in obj),
                           key=lambda k: (obj.key_pos[k].line, obj.key_pos[k].col) if hasattr(obj, "key_pos") else (0, 0))
             if "door" in traits or oid in doors_used:
                 if locs and "door" in traits:
@@ -430,7 +432,8 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
                     self.err(pos_of(obj, "traits"), f"door {oid!r} must also be openable (add the trait openable)")
             elif not locs:
                 self.err(key_pos_of(objects, oid), f"object {oid!r} has no location"
-                         " (give it one of in: <container>, on: <support>, at: <room> or held: true)")
+                         " (give it one of in: <container>, on: <support>, at: <room>, held: true"
+                         " or held_by: <character>)")
             elif len(locs) > 1:
                 self.err(key_pos_of(obj, locs[1]), f"object {oid!r} has two locations ({' and '.join(locs)});"
                          " keep one")

@@ -21,6 +21,15 @@ class PlacementChecks:
                 return
             facts.append(("held", oid))
             return
+        if rel == "held_by":   # a character carries it (a scene's characters: docs/worlds.md)
+            chars = self.d.get("characters")
+            names = list(chars) if isinstance(chars, dict) else []
+            if where not in names:
+                self.err(pos_of(obj, "held_by"), f"held_by names a character, not {where!r}{did_you_mean(where, names)}"
+                         f" (characters: {', '.join(map(str, names)) or 'none'})")
+                return
+            facts.append(("held_by", oid, where))
+            return
         rooms = [e for e in entities if entities[e].kind == "room"]
         if not isinstance(where, str):
             self.err(pos_of(obj, rel), f"{rel} must name {'a room' if rel == 'at' else 'an object'} by its id,"

@@ -9,9 +9,9 @@ things the player can see and name (``talk to the goblin``), with the trait
 
 from __future__ import annotations
 
-from .logic import LogicError, parse_condition, parse_effects
+from .logic import LogicError, atoms_in, parse_condition, parse_effects
 from .ruleset import parse_actions
-from .scene import Character, Happening, Loss, SceneSpec, Table
+from .scene import SCENE_PREDICATES, Character, Happening, Loss, SceneSpec, Table
 from .world import Entity
 from .yamlpos import _kind, did_you_mean, key_pos_of, pos_of
 
@@ -47,6 +47,7 @@ class SceneChecks:
         if not any(k in self.d for k in SCENE_KEYS):
             return None, []
         spec = SceneSpec()
+        self._scene_conditions: list = []   # (where, condition text): their predicates are checked once built
         self.tables(spec)
         self.characters(spec, entities, facts, room_ids)
         for i, item in enumerate(self._list("events")):
@@ -118,6 +119,51 @@ class SceneChecks:
             return None
         return value
 
+    def scene_effect_texts(self) -> list[str]:
+        """Effects the scene may apply (its events', its rules', giving): predicates a goal may name."""
+        if not any(k in self.d for k in SCENE_KEYS):
+            return []
+        items = [e for e in self.d.get("events") or [] if isinstance(e, dict)]
+        chars = self.d.get("characters")
+        for c in (chars.values() if isinstance(chars, dict) else []):
+            items += [r for r in (c.get("rules") or [] if isinstance(c, dict) else []) if isinstance(r, dict)]
+        texts = [a for action in SCENE_ACTIONS for a in action.get("effects", [])] if chars else []
+        for item in items:
+            effects = item.get("do") or []
+            texts += [effects] if isinstance(effects, str) else [str(e) for e in effects] if isinstance(effects, list) else []
+        return texts
+
+    def scene_predicates(self, ruleset, facts: list) -> None:
+        """Every predicate a scene's condition reads exists somewhere (a misspelt one would never hold).
+        Checked before the world is built, so a skeleton's every to-do is reported in one go."""
+        from .styles.classic import ClassicStyle
+        from .world_actions import LOADER_FACTS
+
+        known = {f[0] for f in facts} | set(SCENE_PREDICATES) | {"character", "held_by"} | set(LOADER_FACTS)
+        known |= set(ruleset.macros) | set(ClassicStyle.BUILTINS)
+        for spec in ruleset.actions:
+            for text in spec.effects:
+                known |= {a.pred for a in atoms_in(parse_effects(text))}
+        items = self.d.get("actions")
+        for item in items if isinstance(items, list) else []:
+            effects = item.get("effects") if isinstance(item, dict) else None
+            for text in [effects] if isinstance(effects, str) else effects if isinstance(effects, list) else []:
+                try:
+                    known |= {a.pred for a in atoms_in(parse_effects(str(text)))}
+                except LogicError:
+                    pass
+        for text in self.scene_effect_texts():
+            try:
+                known |= {a.pred for a in atoms_in(parse_effects(text))}
+            except LogicError:
+                pass
+        for where, text in self._scene_conditions:
+            for atom in atoms_in(parse_condition(text)):
+                if atom.pred not in known:
+                    self.err(where, f"{atom.pred!r} is no predicate of this world{did_you_mean(atom.pred, known)}"
+                                    " (a condition names facts that some room, object, action or event makes)")
+                    break
+
     def _condition(self, item: dict, key: str, required: bool = False) -> str | None:
         value = item.get(key)
         if value is None:
@@ -129,6 +175,7 @@ class SceneChecks:
         except LogicError as exc:
             self.err(pos_of(item, key), f"{key}: {exc}")
             return None
+        self._scene_conditions.append((pos_of(item, key), str(value)))
         return str(value)
 
     def tables(self, spec: SceneSpec) -> None:

@@ -21,6 +21,8 @@ COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeas
 
 
 class ClassicStyle:
+    BUILTINS = ("visible", "encloses")   # the predicates it computes in Python (what a world's checks may name)
+
     def __init__(self, world) -> None:
         self.world = world
         ents = world.entities
@@ -35,7 +37,7 @@ class ClassicStyle:
                 self.room_names.setdefault(e.id.replace("_", " "), e.id)
         self._descriptions: dict = {}
         self._scopes: dict = {}
-        self.builtins = {"visible": self.visible, "encloses": self.encloses}
+        self.builtins = {"visible": self.visible, "encloses": self.encloses}   # names: BUILTINS
         self.functions = {
             "room_description": self.room_description,
             "inventory_text": self.inventory_text,
