@@ -237,3 +237,11 @@ def test_clemcore_reads_a_participants_records(tmp_path):
     assert len(transcripts) == 2 and all(p.stat().st_size > 1000 for p in transcripts)
     csv, _table = evaluate(records)
     assert "human-c1" in csv.read_text()
+
+
+def test_the_shipped_pilot_study_loads():
+    from conftest import ROOT
+
+    study = load_study(ROOT / "studies" / "pilot.yaml")
+    assert len(study.worlds) == 4 and study.order == "latin" and study.practice is not None
+    assert study.show.shown() == [] and all(e.time_limit == 900 for e in study.worlds)
