@@ -379,6 +379,12 @@ class Session:
                                turns_over_par=turns_over_par(moves, par) if par is not None else None,
                                turn_ratio=turn_ratio(moves, par, self.episode.max_turns) if par is not None else None)
 
+    def whose_turn(self) -> str:
+        """Who plays, and in a world of several players whose turn it is (hot-seat: the panels are theirs)."""
+        scene = self.world.scene
+        active = scene.active(self.game.state) if scene is not None else None
+        return self.player.name if active is None else f"{self.player.name}: {self.world.name_of(active)}'s turn"
+
     def panels(self, progress: bool = False) -> Panels:
         world, ep, st = self.world, self.episode, self.game.state
         style = world.style
@@ -402,7 +408,7 @@ class Session:
                       last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par,
                       par_upstream=self.par_upstream(), par_at_least=self.par_at_least(), turns_over_par=over,
                       turn_ratio=tr, main_score=o.main_score, progress=self.progress() if progress else None,
-                      player=self.player.name, ended=ep.ended,
+                      player=self.whose_turn(), ended=ep.ended,
                       outcome=self.outcome_text() if ep.ended else "",
                       invalid=sum(1 for t in ep.turns if t.fail is not None or t.invalid_format))
         return self.show.panels(panels)

@@ -24,7 +24,7 @@ from .yamlpos import Pos, SourceError, SourceErrors, _kind, did_you_mean, key_po
 
 TOP_KEYS = {"game", "title", "ruleset", "intro", "start", "max_turns", "par", "rooms", "objects",
             "goal", "actions", "strict", "seed", "clembench", "generated", "characters", "tables", "events",
-            "lose"}
+            "lose", "players"}
 ROOM_KEYS = {"name", "description", "exits"}
 OBJECT_KEYS = {"name", "adjectives", "synonyms", "traits", "in", "on", "at", "held", "held_by", "open",
                "locked", "key", "description", "article", "type"}
@@ -156,7 +156,7 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
         entities["player"] = Entity("player", "you", kind="player", hidden=True)
         scene, scene_actions = self.scene(entities, facts, room_ids)
         if scene is not None and ruleset is not None and ruleset.style != "classic":
-            self.err(key_pos_of(d, next(k for k in d if k in ("characters", "tables", "events", "lose"))),
+            self.err(key_pos_of(d, next(k for k in d if k in ("characters", "tables", "events", "lose", "players"))),
                      "characters, tables, events and lose need the classic ruleset (remove ruleset: or them)")
         changeable = self.changeable_predicates(ruleset)
         goals = self.goals(entities, changeable) if room_ids else []   # without rooms every name would fail

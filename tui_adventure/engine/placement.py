@@ -24,6 +24,11 @@ class PlacementChecks:
         if rel == "held_by":   # a character carries it (a scene's characters: docs/worlds.md)
             chars = self.d.get("characters")
             names = list(chars) if isinstance(chars, dict) else []
+            players = [p.get("id") for p in self.d.get("players") or [] if isinstance(p, dict)]
+            names += players[1:]   # the first player's own things are held: true
+            if players and where == players[0]:
+                self.err(pos_of(obj, "held_by"), f"{where!r} plays first: what they carry is held: true")
+                return
             if where not in names:
                 self.err(pos_of(obj, "held_by"), f"held_by names a character, not {where!r}{did_you_mean(where, names)}"
                          f" (characters: {', '.join(map(str, names)) or 'none'})")

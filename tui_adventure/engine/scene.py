@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from .facts import State
 from .text import compile_template
 
-CLOCK, FIRED, DRAWN, LOST = "clock", "fired", "drawn", "lost"
-SCENE_PREDICATES = frozenset({CLOCK, FIRED, DRAWN, LOST})
+CLOCK, FIRED, DRAWN, LOST, ACTIVE = "clock", "fired", "drawn", "lost", "active"
+SCENE_PREDICATES = frozenset({CLOCK, FIRED, DRAWN, LOST, ACTIVE})
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,7 @@ class SceneSpec:
     happenings: list[Happening] = field(default_factory=list)
     losses: list[Loss] = field(default_factory=list)
     characters: dict[str, Character] = field(default_factory=dict)
+    players: tuple[str, ...] = ()    # several players, in turn order; the first plays first (none: one player)
 
     @property
     def clocked(self) -> bool:
@@ -84,7 +85,7 @@ class SceneSpec:
         return any(h.timed for h in self.happenings) or any(c.route for c in self.characters.values())
 
     def initial_facts(self) -> list[tuple]:
-        return [(CLOCK, "0")] if self.clocked else []
+        return ([(CLOCK, "0")] if self.clocked else []) + ([(ACTIVE, self.players[0])] if self.players else [])
 
     def clock_after(self, turn: int) -> int:
         """The clock kept for turn ``turn``: the turn itself until the last ``at:``, then the same value
@@ -209,6 +210,8 @@ class Scene:
                             "intermediate_results": {"draws": drawn} if drawn else {},
                             "results": {"added": sorted(map(list, adds - st.facts)),
                                         "removed": sorted(map(list, dels & st.facts)), "said": text}})
+        if self.spec.players:
+            lines.append(self._rotate(facts))
         new = st if facts == st.facts else st.apply(facts - st.facts, st.facts - facts)
         lost = None
         env = {"here": style.player_room(new)}
@@ -220,6 +223,35 @@ class Scene:
                             "results": {"said": lost}})
                 break
         return Aftermath(new, lines, log, lost)
+
+    def _rotate(self, facts: set) -> str:
+        """The next player's turn. The rules speak of ``player`` (``at(player, R)``, ``held(X)``), so the
+        player whose turn it is is ``player`` in the state and the others are themselves (``at(ID, R)``,
+        ``held_by(X, ID)``): one ruleset serves any number of players, and a state says whose turn it is."""
+        order = self.spec.players
+        now = next(f[1] for f in facts if f[0] == ACTIVE)
+        nxt = order[(order.index(now) + 1) % len(order)]
+        for f in list(facts):
+            if f[0] == "at" and f[1] == "player":
+                facts.discard(f)
+                facts.add(("at", now, f[2]))
+            elif f[0] == "held":
+                facts.discard(f)
+                facts.add(("held_by", f[1], now))
+        for f in list(facts):
+            if f[0] == "at" and f[1] == nxt:
+                facts.discard(f)
+                facts.add(("at", "player", f[2]))
+            elif f[0] == "held_by" and f[2] == nxt:
+                facts.discard(f)
+                facts.add(("held", f[1]))
+        facts.discard((ACTIVE, now))
+        facts.add((ACTIVE, nxt))
+        return f"It is now {self.world.name_of(nxt).title()}'s turn."
+
+    def active(self, st: State) -> str | None:
+        """Whose turn it is (None in a one-player world)."""
+        return next((f[1] for f in st.facts if f[0] == ACTIVE), None)
 
     def advance(self, before: State, after: State, action: str, args: dict) -> State | None:
         """The planner's successor: the state after the move and the scene's turn (its delta against
@@ -239,6 +271,8 @@ class Scene:
         out = set(SCENE_PREDICATES)
         if self.routes:
             out.add("at")
+        if self.spec.players:
+            out |= {"at", "held", "held_by"}
         for h in self.spec.happenings:
             for text in h.effects:
                 out.update(n.atom.pred for n, _ in walk_all(parse_effects(str(text))) if isinstance(n, (Add, Delete)))

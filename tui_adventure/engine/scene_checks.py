@@ -15,7 +15,8 @@ from .scene import SCENE_PREDICATES, Character, Happening, Loss, SceneSpec, Tabl
 from .world import Entity
 from .yamlpos import _kind, did_you_mean, key_pos_of, pos_of
 
-SCENE_KEYS = ("characters", "tables", "events", "lose")
+SCENE_KEYS = ("characters", "tables", "events", "lose", "players")
+PLAYER_KEYS = ("id", "name", "start", "persona", "description")
 CHARACTER_KEYS = ("name", "adjectives", "synonyms", "description", "at", "persona", "goal", "traits", "flaws",
                   "greeting", "topics", "route", "rules")
 RULE_KEYS = ("id", "when", "at", "every", "after", "do", "say", "message", "once", "draw")
@@ -50,6 +51,7 @@ class SceneChecks:
         self._scene_conditions: list = []   # (where, condition text): their predicates are checked once built
         self.tables(spec)
         self.characters(spec, entities, facts, room_ids)
+        self.players(spec, entities, facts, room_ids)
         for i, item in enumerate(self._list("events")):
             h = self.happening(self.d["events"], i, item, None, spec)
             if h is not None:
@@ -241,6 +243,43 @@ class SceneChecks:
                 h = self.happening(rules, i, rule, cid, spec)
                 if h is not None:
                     spec.happenings.append(h)
+
+    def players(self, spec: SceneSpec, entities: dict, facts: list, room_ids: list[str]) -> None:
+        """``players:``: two or more, in turn order. The first starts at ``start:``; the others are
+        people in the world (the trait ``character``) until it is their turn."""
+        items = self._list("players")
+        if not items:
+            return
+        if len(items) < 2:
+            self.err(pos_of(self.d, "players"), "players: lists two or more players (one player needs no list)")
+            return
+        ids = []
+        for i, p in enumerate(items):
+            where = pos_of(self.d["players"], i)
+            if not isinstance(p, dict) or not isinstance(p.get("id"), str):
+                self.err(where, "each player is a mapping with at least an id (and start:, name:, persona:)")
+                continue
+            self._unknown(p, PLAYER_KEYS, "a player")
+            pid = p["id"]
+            if not self.check_id(p, pid, "player", self.seen):
+                continue
+            start = p.get("start", self.d.get("start"))
+            if start not in room_ids:
+                self.err(pos_of(p, "start") if "start" in p else where,
+                         f"player {pid!r} needs start: a room{did_you_mean(start, room_ids) if start else ''}")
+                continue
+            if i == 0 and start != self.d.get("start"):
+                self.err(pos_of(p, "start"), f"the first player starts at start: ({self.d.get('start')}), not {start!r}")
+                continue
+            name = self._text(p, "name") or pid.capitalize()
+            entities[pid] = Entity(pid, name, synonyms=(name.lower(), pid), article="",   # a name, not "a bo"
+                                   description=self._text(p, "description") or " ".join(self._lines(p, "persona")))
+            facts.append(("character", pid))
+            if i:
+                facts.append(("at", pid, start))
+            ids.append(pid)
+        if len(ids) == len(items):
+            spec.players = tuple(ids)
 
     def happening(self, items, i: int, item, character: str | None, spec: SceneSpec) -> Happening | None:
         where = pos_of(items, i)

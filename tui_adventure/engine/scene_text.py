@@ -13,12 +13,14 @@ def scene_functions(world) -> dict:
     spec = world.scene_spec
 
     def the(cid: str) -> str:
-        return f"the {world.name_of(cid)}"
+        ent = world.entities.get(cid)
+        return world.name_of(cid) if ent is not None and ent.article == "" else f"the {world.name_of(cid)}"
 
     def greeting(st, cid) -> str:
         c = spec.characters.get(cid)
-        if c is None:
-            return f"{the(cid).capitalize()} says nothing."
+        if c is None:   # another player: they speak for themselves on their turn
+            name = the(cid)
+            return f"{name[0].upper()}{name[1:]} looks at you, waiting for their turn."
         if c.greeting:
             return c.greeting
         return c.persona[0] if c.persona else f"{the(cid).capitalize()} nods at you."
@@ -30,6 +32,7 @@ def scene_functions(world) -> dict:
             for key, text in c.topics.items():
                 if set(key.split()) <= words:
                     return text
-        return f"{the(cid).capitalize()} has nothing to say about that."
+        name = the(cid)
+        return f"{name[0].upper()}{name[1:]} has nothing to say about that."
 
     return {"greeting": greeting, "answer": answer}

@@ -116,12 +116,19 @@ def _placeholder(body: str, template: str, names, types, functions, known_vars):
         return lambda st, env: name_of(env)
     low = form.lower()
     up = form[:1].isupper()
+    # a name that starts with a capital is a person's (a player's): no article, "you give it to Bo"
     if low == "the":
         word = "The" if up else "the"
-        return lambda st, env: f"{word} {name_of(env)}"
+
+        def definite(st, env):
+            name = name_of(env)
+            return name if name[:1].isupper() else f"{word} {name}"
+        return definite
     if low == "a":
         def article(st, env):
             name = name_of(env)
+            if name[:1].isupper():
+                return name
             a = "an" if name[:1] in "aeiou" else "a"
             return f"{a.capitalize() if up else a} {name}"
         return article

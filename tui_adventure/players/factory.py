@@ -21,6 +21,10 @@ def make_player(spec: str, world=None, mode: str = "text", **options) -> Player:
     ``max_retries``, ``retry_delay``, ...) only concern models. ValueError
     (or OSError for a file) when the spec names no player.
     """
+    if "," in spec:   # one spec per player of a world with several (docs/worlds.md, Scenes)
+        from .seats import Seats
+
+        return Seats([make_player(s.strip(), world, mode, **options) for s in spec.split(",")], world)
     kind, _, arg = spec.partition(":")
     if kind == "human":
         from .human import HumanPlayer
