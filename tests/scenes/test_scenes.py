@@ -165,15 +165,26 @@ def test_the_shipped_labyrinth_scene_checks_solves_and_plays(tmp_path):
     from conftest import WORLDS
 
     world = load_world(WORLDS / "labyrinth.yaml")
-    plan = Planner(world).solve()
-    assert plan.par == 6 and Planner(world, shortcuts=False).bfs().par == 6
-    for player in ("oracle", "random:3"):
-        result = adventure("run", str(WORLDS / "labyrinth.yaml"), "--player", player, "--records",
-                           str(tmp_path / "records"), cwd=tmp_path)
-        assert result.returncode == 0, result.stderr
+    assert Planner(world).solve().par == 14   # both players' turns
+    result = adventure("run", str(WORLDS / "labyrinth.yaml"), "--player", "oracle,oracle", "--records",
+                       str(tmp_path / "records"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
     assert adventure("score", str(tmp_path / "records"), cwd=tmp_path).returncode == 0
-    oracle = next((tmp_path / "records" / "oracle").rglob("scores.json"))
-    assert json.loads(oracle.read_text())["episode scores"]["Success"] == 1
+    oracle = next((tmp_path / "records" / "oracle+oracle").rglob("scores.json"))
+    scores = json.loads(oracle.read_text())["episode scores"]
+    assert scores["Success"] == 1 and scores["turns_over_par"] == 1
+
+
+@pytest.mark.slow
+def test_the_labyrinth_against_bfs_and_with_mixed_seats(tmp_path):
+    from conftest import WORLDS
+
+    world = load_world(WORLDS / "labyrinth.yaml")
+    assert Planner(world, shortcuts=False).bfs().par == 14
+    result = adventure("run", str(WORLDS / "labyrinth.yaml"), "--player", "oracle,random:3", "--records",
+                       str(tmp_path / "records"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert next((tmp_path / "records" / "oracle+random-3").rglob("completed.json")).exists()
 
 
 def test_a_misspelt_predicate_in_a_scene_or_a_bad_carrier_is_named(tmp_path):

@@ -95,5 +95,10 @@ class GoalChecks:
                 self.err(where, f"goal {item!r}: {args[1]!r} is not a room, and at is for rooms"
                          f" (write in({args[0]}, {args[1]}) or on({args[0]}, {args[1]}))")
                 continue
+            if self.d.get("players") and (pred in ("held", "held_by") or "player" in args):
+                # "player" is whoever's turn it is: a goal about them would hold or not by the turn
+                self.err(where, f"goal {item!r}: with several players, goals are shared and say where things are"
+                         " (at, in, on, open...), not who holds them or where the player is")
+                continue
             out.append(goal)
         return out

@@ -296,7 +296,9 @@ class ProgressTracker:
             action = by_id.get(action_id)
             if action is None:
                 return
-            st = action.successor(st, dict(env))
+            before, st = st, action.successor(st, dict(env))
+            if self.world.scene is not None:   # the scene's turn follows every move, as in the game
+                st = self.world.scene.advance(before, st, action_id, dict(env)) or st
             left -= 1
             if st.facts not in self._cache:
                 self._store(st.facts, left)

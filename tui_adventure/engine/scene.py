@@ -210,18 +210,19 @@ class Scene:
                             "intermediate_results": {"draws": drawn} if drawn else {},
                             "results": {"added": sorted(map(list, adds - st.facts)),
                                         "removed": sorted(map(list, dels & st.facts)), "said": text}})
-        if self.spec.players:
-            lines.append(self._rotate(facts))
-        new = st if facts == st.facts else st.apply(facts - st.facts, st.facts - facts)
         lost = None
-        env = {"here": style.player_room(new)}
-        for i, (cond, render) in enumerate(self.losses):
-            if cond(new, env):
-                lost = render(new, env)
-                new = new.apply({(LOST, str(i))}, set())
+        now_state = State.of(facts)
+        env = {"here": style.player_room(now_state)}
+        for i, (cond, render) in enumerate(self.losses):   # checked for the player who just moved
+            if cond(now_state, env):
+                lost = render(now_state, env)
+                facts.add((LOST, str(i)))
                 log.append({"function": "lose", "arguments": {"condition": self.spec.losses[i].when},
                             "results": {"said": lost}})
                 break
+        if self.spec.players and lost is None:
+            lines.append(self._rotate(facts))
+        new = st if facts == st.facts else st.apply(facts - st.facts, st.facts - facts)
         return Aftermath(new, lines, log, lost)
 
     def _rotate(self, facts: set) -> str:

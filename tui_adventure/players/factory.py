@@ -24,7 +24,11 @@ def make_player(spec: str, world=None, mode: str = "text", **options) -> Player:
     if "," in spec:   # one spec per player of a world with several (docs/worlds.md, Scenes)
         from .seats import Seats
 
-        return Seats([make_player(s.strip(), world, mode, **options) for s in spec.split(",")], world)
+        made: dict = {}   # the same spec twice is one player (an oracle keeps its plan across both seats)
+        for part in spec.split(","):
+            if part.strip() not in made:
+                made[part.strip()] = make_player(part.strip(), world, mode, **options)
+        return Seats([made[part.strip()] for part in spec.split(",")], world)
     kind, _, arg = spec.partition(":")
     if kind == "human":
         from .human import HumanPlayer
