@@ -98,10 +98,14 @@ def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000
     data = plan.as_json()
     if "optimal_turns" in world.meta:
         data["upstream_optimal_turns"] = world.meta["optimal_turns"]
+    drawn = world.scene is not None and world.scene.spec.tables
+    if drawn:   # another seed draws other entries: the plan (and par) hold for this one
+        data["seed"] = world.seed
     if as_json:
         print(json.dumps(data), file=out)
     else:
-        print(f"par {plan.par} ({plan.expanded} states expanded, {plan.seconds:.3f} s)", file=out)
+        print(f"par {plan.par} ({plan.expanded} states expanded, {plan.seconds:.3f} s)"
+              + (f", for seed {world.seed} (it fixes every draw from the world's tables)" if drawn else ""), file=out)
         if "optimal_turns" in world.meta:
             print(f"upstream optimal_turns {world.meta['optimal_turns']}", file=out)
         for i, c in enumerate(plan.commands, 1):

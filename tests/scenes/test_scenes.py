@@ -142,6 +142,7 @@ def test_check_and_solve_on_a_scene_world():
     assert result.returncode == 0, result.stderr
     result = adventure("solve", str(BRIDGE))
     assert result.returncode == 0 and "give silver coin to troll" in result.stdout
+    assert "for seed 7 (it fixes every draw" in result.stdout
 
 
 def test_the_gym_environment_terminates_a_lost_game():
