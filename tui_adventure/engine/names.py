@@ -38,3 +38,18 @@ def inside(root: Path, *parts: str) -> Path:
     if not path.resolve().is_relative_to(base):
         raise UnsafeName(f"{path} leads outside {root}")
     return path
+
+
+def make_id(name: str, taken: set[str], reserved: frozenset | set = frozenset()) -> str:
+    """A world id for an imported ``name`` (lowercase letters, digits and _), unique among ``taken``
+    (which it joins): importers of other formats name things freely, world files cannot."""
+    base = re.sub(r"[^a-z0-9]+", "_", str(name).lower()).strip("_") or "thing"
+    if not base[0].isalpha():
+        base = "x" + base
+    if base in reserved:
+        base += "_1"
+    out, n = base, 2
+    while out in taken:
+        out, n = f"{base}_{n}", n + 1
+    taken.add(out)
+    return out

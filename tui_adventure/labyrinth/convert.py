@@ -13,11 +13,11 @@ the failure condition above ``lose:``, the game flow and the other players.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import yaml
 
+from ..engine import names
 from ..engine.snapshot import write_atomic
 from ..engine.sources import read_source
 
@@ -30,16 +30,7 @@ class LabyrinthError(ValueError):
 
 
 def make_id(name: str, taken: set[str]) -> str:
-    base = re.sub(r"[^a-z0-9]+", "_", str(name).lower()).strip("_") or "thing"
-    if not base[0].isalpha():
-        base = "x_" + base
-    if base in RESERVED:
-        base += "_1"
-    out, n = base, 2
-    while out in taken:
-        out, n = f"{base}_{n}", n + 1
-    taken.add(out)
-    return out
+    return names.make_id(name, taken, RESERVED)
 
 
 def load_scene(path: str | Path) -> tuple[dict, list[dict]]:

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import yaml
 
+from ..engine import names
+
 DIR_PREDICATES = {"north_of": ("north", "south"), "south_of": ("south", "north"),
                   "east_of": ("east", "west"), "west_of": ("west", "east")}
 TYPE_TRAITS = {
@@ -161,16 +163,7 @@ def _inform_free(text: str | None, first_paragraph: bool = False) -> str:
 
 
 def make_id(name: str, taken: set[str]) -> str:
-    base = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "thing"
-    if not base[0].isalpha():
-        base = "x" + base
-    if base in RESERVED_IDS:
-        base += "_1"
-    out, n = base, 2
-    while out in taken:
-        out, n = f"{base}_{n}", n + 1
-    taken.add(out)
-    return out
+    return names.make_id(name, taken, RESERVED_IDS)
 
 
 def _adjectives(info: dict, name: str) -> list[str]:
