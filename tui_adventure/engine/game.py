@@ -14,10 +14,10 @@ from .parser import Failure, Parsed, Question
 from .world import World
 
 
-@dataclass
+@dataclass(slots=True)
 class StepResult:
     command: str
-    observation: str
+    text: object                      # the observation: a str, or a text.Later rendered when first read
     fail: dict | None = None          # {"phase": "parsing"|"resolution", "type": ...}
     done: bool = False
     goals_achieved: list[str] = field(default_factory=list)
@@ -27,6 +27,18 @@ class StepResult:
     args: dict = field(default_factory=dict)
     scene: list = field(default_factory=list)   # what the scene did after the command (engine.scene), logged
     lost: str | None = None           # the scene's loss message when this turn lost the game
+
+    @property
+    def observation(self) -> str:
+        """What the player reads; rendered on first reading (a replay that reads none renders none)."""
+        text = self.text
+        if type(text) is not str:
+            text = self.text = str(text)
+        return text
+
+    @observation.setter
+    def observation(self, value: str) -> None:
+        self.text = value
 
     def as_json(self, turn: int) -> dict:
         return {"turn": turn, "command": self.command, "observation": self.observation,
@@ -135,7 +147,7 @@ class Game:
         action = parsed.action
         if parsed.all_slot:
             return self._run_all(command, parsed)
-        new, message, fail_type = action.attempt(st, parsed.env)
+        new, message, fail_type = action.attempt_later(st, parsed.env)
         self._remember(parsed.env, action)
         if fail_type is not None:
             return StepResult(command, message, {"phase": "resolution", "type": fail_type},

@@ -117,14 +117,15 @@ class CommandParser:
         """Parse ``text`` against what is in sight in ``st``; ``last`` is what "it" means: the game's
         own (one parser serves every game of a world, so it keeps no state of any game).
 
-        The outcome depends only on the words, the things in sight and the
-        last thing named, so it is memoised on exactly those ("take all"
-        also depends on more of the state and is never memoised).
+        The outcome depends only on the words, the state and the last thing
+        named, so it is memoised on exactly those ("take all" is never
+        memoised). Keyed on the facts rather than on what is in sight: working
+        out the whole scope costs more than a fresh game's parse saves by it.
         """
         last = tuple(last)
         if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
             return self._parse(text, st, last)
-        key = (text, self.style.scope(st), last)
+        key = (text, st.facts, last)
         hit = self._memo.get(key)
         if hit is not None:
             return _fresh(hit)
@@ -256,7 +257,7 @@ class CommandParser:
                 return Failure("parsing", "no_referent", f"I'm not sure what '{words[0]}' refers to.")
             named = set(env.values()) if env else set()
             fits = [x for x in last if x not in named] or list(last)
-            if fits[0] in self.style.scope(st):
+            if self.style.visible(st, fits[0]):
                 return fits[0]
             return Failure("resolution", "not_visible", "You can't see that any more.")
         for w in words:
@@ -266,8 +267,8 @@ class CommandParser:
         cands = self._candidates(tuple(words))
         if not cands:
             return Failure("resolution", "not_visible", "You can't see any such thing.")
-        scope = self.style.scope(st)
-        seen = [c for c in cands if c in scope]
+        visible = self.style.visible
+        seen = [c for c in cands if visible(st, c)]
         if not seen:
             return Failure("resolution", "not_visible", "You can't see any such thing.")
         if len(seen) == 1:
