@@ -14,6 +14,9 @@ from .parser import Failure, Parsed, Question
 from .world import World
 
 
+_NONE: frozenset = frozenset()
+
+
 @dataclass(slots=True)
 class StepResult:
     command: str
@@ -46,7 +49,7 @@ class StepResult:
                 "fail": self.fail, "done": self.done}
 
 
-@dataclass
+@dataclass(slots=True)
 class _Undo:
     added: frozenset
     removed: frozenset
@@ -90,7 +93,7 @@ class Game:
     def step(self, command: str) -> StepResult:
         command = command if isinstance(command, str) else str(command)
         before = self.state
-        undo = _Undo(frozenset(), frozenset(), self.pending, list(self.last), self.achieved, command)
+        undo = _Undo(_NONE, _NONE, self.pending, list(self.last), self.achieved, command)
         result = self._run(command)
         if self.world.scene is not None and self.lost is None:
             self._scene_turn(result)
@@ -101,17 +104,17 @@ class Game:
                 added, removed = before.diff(self.state)
             undo.added, undo.removed = frozenset(added), frozenset(removed)
             result.changed = True
+            if not (self._goal_facts.isdisjoint(added) and self._goal_facts.isdisjoint(removed)):
+                facts = self.state.facts
+                achieved = frozenset(g for g in self.world.goals if (g.fact in facts) == g.positive)
+                result.goal_score = len(achieved) - len(self.achieved)
+                self._achieved_text = sorted(str(g) for g in achieved)
+                self.achieved = achieved
         self._log.append(undo)
         self.commands.append(command)
         self.turn += 1
-        if result.changed and not self._goal_facts.isdisjoint(undo.added | undo.removed):
-            facts = self.state.facts
-            achieved = frozenset(g for g in self.world.goals if (g.fact in facts) == g.positive)
-            result.goal_score = len(achieved) - len(self.achieved)
-            self._achieved_text = sorted(str(g) for g in achieved)
-            self.achieved = achieved
         result.goals_achieved = list(self._achieved_text)
-        if self.world.goals and len(self.achieved) == len(self.world.goals) and not self.finished:
+        if not self.finished and self.world.goals and len(self.achieved) == len(self.world.goals):
             result.done = True  # the step that wins; later steps are ordinary
             self.finished = True
         return result
@@ -174,8 +177,8 @@ class Game:
         return StepResult(command, "\n".join(lines), fail, action=action.id, args={slot: list(parsed.env[slot])})
 
     def _remember(self, env: dict, action) -> None:
-        for p in action.params:
-            if action.spec.params.get(p) == "thing" and isinstance(env.get(p), str):
+        for p in action.thing_params:
+            if isinstance(env.get(p), str):
                 self.last = [env[p]] + [x for x in self.last if x != env[p]][:2]   # newest first
                 return
 

@@ -182,7 +182,8 @@ class Action:
     """One compiled action: run its checks in order, then its effects."""
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
-                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "first_failing")
+                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "first_failing",
+                 "thing_params")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None,
@@ -192,6 +193,7 @@ class Action:
         self.memo: dict = memo if memo is not None else {}
         self.id = spec.id
         self.params = tuple(spec.params)
+        self.thing_params = tuple(p for p in self.params if spec.params[p] == "thing")   # what "it" may name
         bound = frozenset(self.params) | {"here"}   # the player's room, set before every evaluation
         self.checks = []
         asts = []
@@ -245,7 +247,7 @@ class Action:
         Memoised on (facts, arguments): states are immutable and rules
         deterministic, so a state seen before costs one dictionary lookup.
         """
-        key = (self.id, st.facts, tuple(env.get(p) for p in self.params), env.get("prep"))
+        key = (self.id, st.facts, tuple(map(env.get, self.params)), env.get("prep"))
         memo = self.memo
         hit = memo.get(key)
         if hit is not None:

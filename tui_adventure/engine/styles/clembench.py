@@ -266,6 +266,18 @@ class ClembenchStyle:
         return frozenset(relevant)
 
 
+class _HeldTypes:
+    """The types of what is held, worked out only when the parser asks (for "take X from inventory")."""
+
+    __slots__ = ("type_of", "st")
+
+    def __init__(self, type_of: dict, st) -> None:
+        self.type_of, self.st = type_of, st
+
+    def __contains__(self, t) -> bool:
+        return t in {self.type_of.get(x) for x in self.st.by2.get(("in", INVENTORY), ())}
+
+
 class ClemCommandParser:
     """Upstream's parsing phase (``ClemParser``), resolved to this world's ids."""
 
@@ -283,8 +295,7 @@ class ClemCommandParser:
         """Upstream's grammar has no pronouns: ``last`` (what "it" means) is accepted and unused."""
         style = self.style
         room = style.player_room(st)
-        held_types = {style.type_of.get(x) for x in st.by2.get(("in", INVENTORY), ())}
-        got = self.parser.parse(text, style.type_of.get(room, ""), held_types)
+        got = self.parser.parse(text, style.type_of.get(room, ""), _HeldTypes(style.type_of, st))
         if not isinstance(got, ParsedAction):
             return Failure(got.phase, got.fail_type, got.message)
         action = self.actions.get(got.verb)
