@@ -58,7 +58,12 @@ class _Pattern:
     text: str
 
 
+_PLAIN_RE = re.compile(r"[a-z]+(?: [a-z]+)*\Z")   # lowercase words, single spaces: most typed commands
+
+
 def normalise(text: str) -> list[str]:
+    if len(text) <= MAX_INPUT and _PLAIN_RE.match(text):
+        return text.split(" ")   # nothing below would change it
     text = _CLEAN_RE.sub(" ", text[:MAX_INPUT].lower().replace("\t", " "))
     return [w.strip("'-") for w in text.split() if w.strip("'-")]
 
@@ -82,6 +87,8 @@ class CommandParser:
                         self.verbs.add(alt)
         for pats in self.by_first.values():
             pats.sort(key=lambda p: -p.literals)
+        # the patterns a first word is tried against, in order: its own, then those starting with a slot
+        self.tried = {w: pats + self.slot_first for w, pats in self.by_first.items()}
         vocab: dict[str, set[str]] = {}
         for ent in world.entities.values():
             if ent.kind == "object" and not ent.hidden:
@@ -143,7 +150,7 @@ class CommandParser:
         line = " ".join(words)
         patterns = self.by_first.get(words[0], ())
         best: Failure | Question | None = None
-        for pat in list(patterns) + self.slot_first:
+        for pat in self.tried.get(words[0], self.slot_first):
             m = pat.regex.match(line)
             if not m:
                 continue
@@ -218,7 +225,8 @@ class CommandParser:
         env: dict = {}
         all_slot = None
         # "put it in the mailbox": name the other things first, so "it" can skip what they name
-        order = sorted(pat.slots, key=lambda s: groups[s].strip() in PRONOUNS)
+        slots = pat.slots
+        order = sorted(slots, key=lambda s: groups[s].strip() in PRONOUNS) if len(slots) > 1 else slots
         for slot in order:
             phrase = groups[slot]
             kind = action.spec.params.get(slot, "thing")

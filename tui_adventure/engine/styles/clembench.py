@@ -199,9 +199,15 @@ class ClembenchStyle:
 
     def receptacle_of(self, st, e: str) -> str | None:
         """``take X`` without ``from``: X's first on/in fact, in initial-state order."""
-        rests = self._sorted_rest(st, "on", e) + self._sorted_rest(st, "in", e)
-        rests.sort(key=lambda r: self.world.order.get(r[0], 1 << 30))
-        return rests[0][0] if rests else None
+        order = self.world.order
+        best, rank = None, None
+        # what sorting the "on" then the "in" receptacles by order (stably) would put first
+        for pred in ("on", "in"):
+            for r in st.by1.get((pred, e), ()):
+                k = order.get(r[0], 1 << 30)
+                if rank is None or k < rank:
+                    best, rank = r[0], k
+        return best
 
     def nameable(self, x: str) -> bool:
         """Whether typing this thing's name reaches it ("floor" means one floor only)."""
