@@ -99,9 +99,12 @@ class Compiler:
             cands = self._candidates(var, ast.body, bound)
             if isinstance(ast, Exists):
                 def exists(st, env):
+                    values = cands(st, env)
+                    if not values:   # usually so (no door on this exit): env need not be touched
+                        return False
                     saved = env.get(var, _MISSING)
                     try:
-                        for v in cands(st, env):
+                        for v in values:
                             env[var] = v
                             if body(st, env):
                                 return True
@@ -170,6 +173,17 @@ class Compiler:
             size = len(args) - 1
             if not fixed:
                 return lambda st, env: any(len(r) == size for r in st.by1.get((pred, g0(env)), ()))
+
+            if len(fixed) == 1:   # exit(here, dir, _): one argument to compare
+                ((i1, g1),) = fixed
+
+                def exists1(st, env):
+                    v = g1(env)
+                    for r in st.by1.get((pred, g0(env)), ()):
+                        if len(r) == size and r[i1] == v:
+                            return True
+                    return False
+                return exists1
 
             def exists(st, env):
                 want = [(i, g(env)) for i, g in fixed]

@@ -129,8 +129,11 @@ class ClembenchStyle:
         return " ".join(parts)
 
     def _sorted_rest(self, st, pred: str, first: str) -> list[tuple]:
+        rests = st.by1.get((pred, first), ())
+        if len(rests) < 2:   # most things are on or in one thing: nothing to sort
+            return list(rests)
         order = self.world.order
-        return sorted(st.by1.get((pred, first), ()), key=lambda r: order.get(r[0], 1 << 30))
+        return sorted(rests, key=lambda r: order.get(r[0], 1 << 30))
 
     def exits(self, st, room: str) -> list[Exit]:
         return [Exit(None, r, None) for (r,) in self._sorted_rest(st, "exit", room)]
