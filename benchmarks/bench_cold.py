@@ -21,6 +21,12 @@ the whole comparison takes a minute or two.
 
 house.yaml is replayed with its solution cold (a freshly loaded world per
 episode) and warm (one world, its memos filled by the replays before).
+
+The engine renders a step's message only when ``observation`` is read (upstream
+always renders it), so the cold figures are printed twice: observations unread,
+as a replay or a planner check uses the engine, and every observation read, as
+an episode does. Load times (building a world) are printed beside them; they are
+not in the step figures.
 """
 
 from __future__ import annotations
@@ -67,42 +73,58 @@ def instances(limit: int | None) -> list[tuple[str, dict]]:
     return out[:limit] if limit else out
 
 
-def ours_cold(name: str, commands: list[str]) -> float:
+def ours_cold(name: str, commands: list[str], read: bool = False) -> tuple[float, float]:
+    """(CPU seconds of the steps, of building the world). ``read``: every observation is read too
+    (the engine renders a message only when it is read, so a replay that reads none renders none)."""
+    t = time.process_time()
     world = packaged.world(name)          # built afresh: no memo of another replay
+    load = time.process_time() - t
     t = time.process_time()
     game = Game(world)
     for c in commands:
-        game.step(c)
-    return time.process_time() - t
+        r = game.step(c)
+        if read:
+            r.observation
+    return time.process_time() - t, load
 
 
-def upstream_cold(interpreter, game_path: str, inst: dict) -> float:
+def upstream_cold(interpreter, game_path: str, inst: dict) -> tuple[float, float]:
+    t = time.process_time()
     it = interpreter(game_path, inst)
+    load = time.process_time() - t
     t = time.process_time()
     for c in inst["optimal_commands"]:
         it.process_action(c)
-    return time.process_time() - t
+    return time.process_time() - t, load
 
 
-def house(seconds: float) -> tuple[float, float]:
+def house(seconds: float) -> dict[str, float]:
+    """Steps per second cold (a freshly loaded world per episode; observations unread, then read) and
+    warm (one world, its memos filled by the replays before); and the load time of one world."""
     path = ROOT / "worlds" / "house.yaml"
     solution = (ROOT / "worlds" / "solutions" / "house.txt").read_text(encoding="utf-8").split("\n")
     solution = [c.strip() for c in solution if c.strip()]
-    out = []
-    for cold in (True, False):
+    out = {}
+    loads = []
+    for label, cold, read in (("cold", True, False), ("cold, read", True, True), ("warm", False, False)):
         world = load_world(path)
         n, spent = 0, 0.0
         while spent < seconds:
             if cold:
+                t = time.process_time()
                 world = load_world(path)
+                loads.append(time.process_time() - t)
             t = time.process_time()
             game = Game(world)
             for c in solution:
-                game.step(c)
+                r = game.step(c)
+                if read:
+                    r.observation
             spent += time.process_time() - t
             n += len(solution)
-        out.append(n / spent)
-    return out[0], out[1]
+        out[label] = n / spent
+    out["load"] = sum(loads) / len(loads)
+    return out
 
 
 def main() -> None:
@@ -114,26 +136,32 @@ def main() -> None:
     home = os.environ.get("CLEMBENCH_HOME")
     interpreter = upstream_interpreter(Path(home)) if home else None
     game_path = str(Path(home) / "adventuregame") if home else ""
-    steps = ours_t = up_t = 0.0
-    up_steps = 0
+    steps = ours_t = ours_read_t = up_t = ours_load = up_load = 0.0
+    up_steps = n_worlds = n_up = 0
     for name, inst in instances(args.limit):
         commands = inst["optimal_commands"]
         if interpreter is not None:
-            up_t += upstream_cold(interpreter, game_path, inst)
-            up_steps += len(commands)
+            spent, load = upstream_cold(interpreter, game_path, inst)
+            up_t, up_load, up_steps, n_up = up_t + spent, up_load + load, up_steps + len(commands), n_up + 1
         for _ in range(args.repeat):
-            ours_t += ours_cold(name, commands)
+            spent, load = ours_cold(name, commands)
+            ours_t, ours_load, n_worlds = ours_t + spent, ours_load + load, n_worlds + 1
+            ours_read_t += ours_cold(name, commands, read=True)[0]
             steps += len(commands)
     ours = steps / ours_t
-    print(f"clembench optimal_commands, cold: ours {ours:,.0f} steps/s ({int(steps)} steps)")
+    print(f"clembench optimal_commands, cold: ours {ours:,.0f} steps/s ({int(steps)} steps),"
+          f" {steps / ours_read_t:,.0f} steps/s with every observation read;"
+          f" load {1000 * ours_load / n_worlds:.1f} ms/world (not timed)")
     if interpreter is not None:
         up = up_steps / up_t
         print(f"  upstream AdventureIFInterpreter.process_action: {up:,.0f} steps/s ({up_steps} steps);"
-              f" ours / upstream = {ours / up:,.0f}x")
+              f" ours / upstream = {ours / up:,.0f}x ({steps / ours_read_t / up:,.0f}x with observations read);"
+              f" upstream load {1000 * up_load / n_up:.0f} ms/instance (not timed)")
     else:
         print(f"  (no upstream figure: {HINT})")
-    cold, warm = house(args.seconds)
-    print(f"house.yaml solution: cold {cold:,.0f} steps/s, warm {warm:,.0f} steps/s")
+    h = house(args.seconds)
+    print(f"house.yaml solution: cold {h['cold']:,.0f} steps/s ({h['cold, read']:,.0f} with observations read),"
+          f" warm {h['warm']:,.0f} steps/s; load {1000 * h['load']:.1f} ms/world (not timed)")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ _WS = " \t\f\r\n"  # lark's common.WS; \v is not whitespace for the grammar
 MAX_WORDS = 60  # longer input is not enumerated (see ClemParser.parse)
 _ACCEPT = re.compile(r"[a-z]+(?:[ \t\f\r\n]+[a-z]+)*[ \t\f\r\n]*\Z")
 _SPLIT = re.compile(r"[ \t\f\r\n]+")
+_PLAIN = re.compile(r"[a-z]+(?: [a-z]+)*\Z")   # words and single spaces: most commands
 _QUOTED = re.compile(r'"([^"]*)"')
 # Grammar shape of each action type in basic_actions_v2 (the verb synonyms are
 # read from the data; the shapes are what the lark snippets say).
@@ -200,6 +201,9 @@ class ClemParser:
 
     # --------------------------------------------------------------- internals
     def _tokens(self, text: str):
+        if _PLAIN.match(text):   # what the general case below gives for it, without three regex passes
+            words = text.split(" ")
+            return words, [" "] * (len(words) - 1), False
         if not _ACCEPT.match(text):
             return None
         words = _SPLIT.split(text.rstrip(_WS))
@@ -336,6 +340,13 @@ class ClemParser:
         w[i:j]: DET? ADJ* then one or two words, as many DET/ADJ as possible."""
         n, adjs = len(w), self.adjs
         table = {}
+        if adjs.isdisjoint(w) and self.dets.isdisjoint(w):
+            # no DET, no ADJ: what the loop below gives then, each span one or two plain words
+            for i in range(1, n):
+                table[(i, i + 1)] = (0, w[i])
+                if i + 2 <= n:
+                    table[(i, i + 2)] = (0, f"{w[i]} {w[i + 1]}")
+            return table
         for i in range(1, n):
             for d in ((1, 0) if w[i] in self.dets else (0,)):
                 run = 0   # adjectives in a row after the optional DET

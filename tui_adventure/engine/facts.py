@@ -101,36 +101,52 @@ class State:
         # slots is copied by one memcpy, and every reader goes through get() anyway.
         by1 = self.by1.copy()
         by2 = self.by2.copy()
+        for f in dels:   # every deleted fact is in the state, so its index entries exist
+            n = len(f)
+            if n == 3:   # the usual shape, written out: a step's cost is mostly these few updates
+                p, a, b = f
+                k = (p, a)
+                by1[k] = by1[k] - {(b,)}
+                k = (p, b)
+                by2[k] = by2[k] - {a}
+            elif n == 2:
+                k = (f[0], "")
+                by2[k] = by2[k] - {f[1]}
+                k = f
+                by1[k] = by1[k] - {()}
+            elif n > 3:
+                k = f[:2]
+                by1[k] = by1[k] - {f[2:]}
+                k = (f[0], f[2])
+                by2[k] = by2[k] - {f[1]}
         get1 = by1.get
         get2 = by2.get
-        for f in dels:
-            n = len(f)
-            if n < 2:
-                continue
-            if n == 2:
-                k = (f[0], "")
-                by2[k] = get2(k, _EMPTY) - {f[1]}
-            k = f[:2]
-            by1[k] = get1(k, _EMPTY) - {f[2:]}
-            if n >= 3:
-                k = (f[0], f[2])
-                by2[k] = get2(k, _EMPTY) - {f[1]}
         for f in adds:
             n = len(f)
-            if n < 2:
-                continue
-            if n == 2:
+            if n == 3:
+                p, a, b = f
+                k = (p, a)
+                by1[k] = get1(k, _EMPTY) | {(b,)}
+                k = (p, b)
+                by2[k] = get2(k, _EMPTY) | {a}
+            elif n == 2:
                 k = (f[0], "")
                 by2[k] = get2(k, _EMPTY) | {f[1]}
-            k = f[:2]
-            by1[k] = get1(k, _EMPTY) | {f[2:]}
-            if n >= 3:
+                k = f
+                by1[k] = get1(k, _EMPTY) | {()}
+            elif n > 3:
+                k = f[:2]
+                by1[k] = get1(k, _EMPTY) | {f[2:]}
                 k = (f[0], f[2])
                 by2[k] = get2(k, _EMPTY) | {f[1]}
+        # One copy of the facts: the small change set is copied into a frozenset and the big
+        # state merged into it (``facts ^ change`` would add the big set's facts one by one).
         if adds and dels:
-            new = facts ^ (adds | dels)   # one copy of the facts, not two: dels is in them, adds is not
+            new = frozenset(adds | dels) ^ facts   # dels are in the facts, adds are not
+        elif adds:
+            new = facts | adds
         else:
-            new = facts | adds if adds else facts - dels
+            new = facts - dels
         return State(new, by1, by2, (adds, dels))
 
     def diff(self, other: "State") -> tuple[frozenset, frozenset]:

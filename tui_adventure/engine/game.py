@@ -14,10 +14,13 @@ from .parser import Failure, Parsed, Question
 from .world import World
 
 
-@dataclass
+_NONE: frozenset = frozenset()
+
+
+@dataclass(slots=True)
 class StepResult:
     command: str
-    observation: str
+    text: object                      # the observation: a str, or a text.Later rendered when first read
     fail: dict | None = None          # {"phase": "parsing"|"resolution", "type": ...}
     done: bool = False
     goals_achieved: list[str] = field(default_factory=list)
@@ -28,13 +31,25 @@ class StepResult:
     scene: list = field(default_factory=list)   # what the scene did after the command (engine.scene), logged
     lost: str | None = None           # the scene's loss message when this turn lost the game
 
+    @property
+    def observation(self) -> str:
+        """What the player reads; rendered on first reading (a replay that reads none renders none)."""
+        text = self.text
+        if type(text) is not str:
+            text = self.text = str(text)
+        return text
+
+    @observation.setter
+    def observation(self, value: str) -> None:
+        self.text = value
+
     def as_json(self, turn: int) -> dict:
         return {"turn": turn, "command": self.command, "observation": self.observation,
                 "goals_achieved": self.goals_achieved, "goal_score": self.goal_score,
                 "fail": self.fail, "done": self.done}
 
 
-@dataclass
+@dataclass(slots=True)
 class _Undo:
     added: frozenset
     removed: frozenset
@@ -78,7 +93,7 @@ class Game:
     def step(self, command: str) -> StepResult:
         command = command if isinstance(command, str) else str(command)
         before = self.state
-        undo = _Undo(frozenset(), frozenset(), self.pending, list(self.last), self.achieved, command)
+        undo = _Undo(_NONE, _NONE, self.pending, list(self.last), self.achieved, command)
         result = self._run(command)
         if self.world.scene is not None and self.lost is None:
             self._scene_turn(result)
@@ -89,17 +104,17 @@ class Game:
                 added, removed = before.diff(self.state)
             undo.added, undo.removed = frozenset(added), frozenset(removed)
             result.changed = True
+            if not (self._goal_facts.isdisjoint(added) and self._goal_facts.isdisjoint(removed)):
+                facts = self.state.facts
+                achieved = frozenset(g for g in self.world.goals if (g.fact in facts) == g.positive)
+                result.goal_score = len(achieved) - len(self.achieved)
+                self._achieved_text = sorted(str(g) for g in achieved)
+                self.achieved = achieved
         self._log.append(undo)
         self.commands.append(command)
         self.turn += 1
-        if result.changed and not self._goal_facts.isdisjoint(undo.added | undo.removed):
-            facts = self.state.facts
-            achieved = frozenset(g for g in self.world.goals if (g.fact in facts) == g.positive)
-            result.goal_score = len(achieved) - len(self.achieved)
-            self._achieved_text = sorted(str(g) for g in achieved)
-            self.achieved = achieved
         result.goals_achieved = list(self._achieved_text)
-        if self.world.goals and len(self.achieved) == len(self.world.goals) and not self.finished:
+        if not self.finished and self.world.goals and len(self.achieved) == len(self.world.goals):
             result.done = True  # the step that wins; later steps are ordinary
             self.finished = True
         return result
@@ -135,7 +150,7 @@ class Game:
         action = parsed.action
         if parsed.all_slot:
             return self._run_all(command, parsed)
-        new, message, fail_type = action.attempt(st, parsed.env)
+        new, message, fail_type = action.attempt_later(st, parsed.env)
         self._remember(parsed.env, action)
         if fail_type is not None:
             return StepResult(command, message, {"phase": "resolution", "type": fail_type},
@@ -162,8 +177,8 @@ class Game:
         return StepResult(command, "\n".join(lines), fail, action=action.id, args={slot: list(parsed.env[slot])})
 
     def _remember(self, env: dict, action) -> None:
-        for p in action.params:
-            if action.spec.params.get(p) == "thing" and isinstance(env.get(p), str):
+        for p in action.thing_params:
+            if isinstance(env.get(p), str):
                 self.last = [env[p]] + [x for x in self.last if x != env[p]][:2]   # newest first
                 return
 

@@ -99,9 +99,12 @@ class Compiler:
             cands = self._candidates(var, ast.body, bound)
             if isinstance(ast, Exists):
                 def exists(st, env):
+                    values = cands(st, env)
+                    if not values:   # usually so (no door on this exit): env need not be touched
+                        return False
                     saved = env.get(var, _MISSING)
                     try:
-                        for v in cands(st, env):
+                        for v in values:
                             env[var] = v
                             if body(st, env):
                                 return True
@@ -170,6 +173,17 @@ class Compiler:
             size = len(args) - 1
             if not fixed:
                 return lambda st, env: any(len(r) == size for r in st.by1.get((pred, g0(env)), ()))
+
+            if len(fixed) == 1:   # exit(here, dir, _): one argument to compare
+                ((i1, g1),) = fixed
+
+                def exists1(st, env):
+                    v = g1(env)
+                    for r in st.by1.get((pred, g0(env)), ()):
+                        if len(r) == size and r[i1] == v:
+                            return True
+                    return False
+                return exists1
 
             def exists(st, env):
                 want = [(i, g(env)) for i, g in fixed]
@@ -352,6 +366,7 @@ class _Gen:
             code = compile(source, "<rule>", "exec")
             _CODE[source] = code
         ns = dict(self.ns)
+        ns["_MISSING"], ns["_restore"] = _MISSING, _restore
         exec(code, ns)
         return ns[fname]
 
@@ -397,5 +412,25 @@ class _Gen:
         elif isinstance(ast, When):
             lines.append(f"{pad}if {self.expr(ast.cond, bound)}:")
             self.statement(ast.effect, bound, lines, pad + "    ")
+        elif isinstance(ast, ForEach):
+            # written out as a loop, as the closure in Compiler._effect runs it: the variable's
+            # candidates (exactly the fitting values when an index gives them), its old value back after
+            var, inner = ast.var, bound | {ast.var}
+            saved, v = self.name(None) + "_saved", self.name(None) + "_v"
+            exact = self.compiler._exact(var, ast.where, bound)
+            lines.append(f"{pad}{saved} = env.get({var!r}, _MISSING)")
+            lines.append(f"{pad}try:")
+            if exact is not None:
+                lines.append(f"{pad}    for {v} in {self.name(exact)}(st, env):")
+                lines.append(f"{pad}        env[{var!r}] = {v}")
+                self.statement(ast.effect, inner, lines, pad + "        ")
+            else:
+                cands = self.name(self.compiler._candidates(var, ast.where, bound))
+                lines.append(f"{pad}    for {v} in list({cands}(st, env)):")
+                lines.append(f"{pad}        env[{var!r}] = {v}")
+                lines.append(f"{pad}        if {self.expr(ast.where, inner)}:")
+                self.statement(ast.effect, inner, lines, pad + "            ")
+            lines.append(f"{pad}finally:")
+            lines.append(f"{pad}    _restore(env, {var!r}, {saved})")
         else:
             lines.append(f"{pad}{self.name(self.compiler._effect(ast, bound))}(st, env, adds, dels)")

@@ -58,7 +58,12 @@ class _Pattern:
     text: str
 
 
+_PLAIN_RE = re.compile(r"[a-z]+(?: [a-z]+)*\Z")   # lowercase words, single spaces: most typed commands
+
+
 def normalise(text: str) -> list[str]:
+    if len(text) <= MAX_INPUT and _PLAIN_RE.match(text):
+        return text.split(" ")   # nothing below would change it
     text = _CLEAN_RE.sub(" ", text[:MAX_INPUT].lower().replace("\t", " "))
     return [w.strip("'-") for w in text.split() if w.strip("'-")]
 
@@ -82,6 +87,8 @@ class CommandParser:
                         self.verbs.add(alt)
         for pats in self.by_first.values():
             pats.sort(key=lambda p: -p.literals)
+        # the patterns a first word is tried against, in order: its own, then those starting with a slot
+        self.tried = {w: pats + self.slot_first for w, pats in self.by_first.items()}
         vocab: dict[str, set[str]] = {}
         for ent in world.entities.values():
             if ent.kind == "object" and not ent.hidden:
@@ -117,14 +124,15 @@ class CommandParser:
         """Parse ``text`` against what is in sight in ``st``; ``last`` is what "it" means: the game's
         own (one parser serves every game of a world, so it keeps no state of any game).
 
-        The outcome depends only on the words, the things in sight and the
-        last thing named, so it is memoised on exactly those ("take all"
-        also depends on more of the state and is never memoised).
+        The outcome depends only on the words, the state and the last thing
+        named, so it is memoised on exactly those ("take all" is never
+        memoised). Keyed on the facts rather than on what is in sight: working
+        out the whole scope costs more than a fresh game's parse saves by it.
         """
         last = tuple(last)
         if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
             return self._parse(text, st, last)
-        key = (text, self.style.scope(st), last)
+        key = (text, st.facts, last)
         hit = self._memo.get(key)
         if hit is not None:
             return _fresh(hit)
@@ -142,7 +150,7 @@ class CommandParser:
         line = " ".join(words)
         patterns = self.by_first.get(words[0], ())
         best: Failure | Question | None = None
-        for pat in list(patterns) + self.slot_first:
+        for pat in self.tried.get(words[0], self.slot_first):
             m = pat.regex.match(line)
             if not m:
                 continue
@@ -217,7 +225,8 @@ class CommandParser:
         env: dict = {}
         all_slot = None
         # "put it in the mailbox": name the other things first, so "it" can skip what they name
-        order = sorted(pat.slots, key=lambda s: groups[s].strip() in PRONOUNS)
+        slots = pat.slots
+        order = sorted(slots, key=lambda s: groups[s].strip() in PRONOUNS) if len(slots) > 1 else slots
         for slot in order:
             phrase = groups[slot]
             kind = action.spec.params.get(slot, "thing")
@@ -256,7 +265,7 @@ class CommandParser:
                 return Failure("parsing", "no_referent", f"I'm not sure what '{words[0]}' refers to.")
             named = set(env.values()) if env else set()
             fits = [x for x in last if x not in named] or list(last)
-            if fits[0] in self.style.scope(st):
+            if self.style.visible(st, fits[0]):
                 return fits[0]
             return Failure("resolution", "not_visible", "You can't see that any more.")
         for w in words:
@@ -266,8 +275,8 @@ class CommandParser:
         cands = self._candidates(tuple(words))
         if not cands:
             return Failure("resolution", "not_visible", "You can't see any such thing.")
-        scope = self.style.scope(st)
-        seen = [c for c in cands if c in scope]
+        visible = self.style.visible
+        seen = [c for c in cands if visible(st, c)]
         if not seen:
             return Failure("resolution", "not_visible", "You can't see any such thing.")
         if len(seen) == 1:

@@ -17,7 +17,7 @@ from typing import Callable
 from .facts import State
 from .logic import (Atom, Compiler, LogicError, effect_predicates, expanded_predicates, names_in,
                     parse_condition, parse_effects)
-from .text import TemplateError, compile_template
+from .text import Later, TemplateError, compile_template
 from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
 RULESET_DIR = Path(__file__).resolve().parent.parent / "rulesets"
@@ -182,7 +182,8 @@ class Action:
     """One compiled action: run its checks in order, then its effects."""
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
-                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "first_failing")
+                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "first_failing",
+                 "thing_params")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None,
@@ -192,6 +193,7 @@ class Action:
         self.memo: dict = memo if memo is not None else {}
         self.id = spec.id
         self.params = tuple(spec.params)
+        self.thing_params = tuple(p for p in self.params if spec.params[p] == "thing")   # what "it" may name
         bound = frozenset(self.params) | {"here"}   # the player's room, set before every evaluation
         self.checks = []
         asts = []
@@ -235,36 +237,41 @@ class Action:
         self.slot_checks.append([c[0] for c in live if not c[3]])
 
     def attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
-        """(next state, message, fail type or None). The state is unchanged on failure.
+        """(next state, message, fail type or None). The state is unchanged on failure."""
+        new, text, fail_type = self.attempt_later(st, env)
+        return new, str(text), fail_type
+
+    def attempt_later(self, st: State, env: dict) -> tuple[State, Later, str | None]:
+        """As ``attempt``, the message left unrendered until it is read (``str(text)``).
 
         Memoised on (facts, arguments): states are immutable and rules
         deterministic, so a state seen before costs one dictionary lookup.
         """
-        key = (self.id, st.facts, tuple(env.get(p) for p in self.params), env.get("prep"))
+        key = (self.id, st.facts, tuple(map(env.get, self.params)), env.get("prep"))
         memo = self.memo
         hit = memo.get(key)
         if hit is not None:
-            new, message, fail_type = hit
-            return (st if new.facts == st.facts else new), message, fail_type
+            new, text, fail_type = hit
+            return (st if new.facts == st.facts else new), text, fail_type
         out = self._attempt(st, env)
         if len(memo) >= MEMO_STATES:  # one memo per world, shared by its actions: bounded memory
             memo.clear()
         memo[key] = out
         return out
 
-    def _attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
+    def _attempt(self, st: State, env: dict) -> tuple[State, Later, str | None]:
         env["here"] = self.where(st)
         i = self.first_failing(st, env)
         if i >= 0:
             _cond, render, fail_type, _ = self.checks[i]
-            return st, render(st, env), fail_type
+            return st, Later(render, st, env), fail_type
         if self.effect is None:
-            return st, self.success(st, env), None
+            return st, Later(self.success, st, env), None
         adds: set = set()
         dels: set = set()
         self.effect(st, env, adds, dels)
         new = st.apply(adds, dels)
-        return new, self.success(new, env), None
+        return new, Later(self.success, new, env), None
 
     def successor(self, st: State, env: dict) -> State:
         """The next state, checks assumed already passed (the planner's hot path)."""

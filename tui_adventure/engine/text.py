@@ -58,6 +58,29 @@ def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+class Later:
+    """A message rendered only when it is read, and then once.
+
+    Most of a step's cost is its text (a room description lists everything in
+    sight), yet a replay, a planner check or a batch run reads few of them. The
+    text is a function of an immutable state and the action's arguments, so
+    rendering it later gives the same bytes; a memo hit hands out the same
+    object, so it is rendered at most once however often it is shared.
+    """
+
+    __slots__ = ("render", "st", "env", "text")
+
+    def __init__(self, render: Callable, st, env: dict) -> None:
+        self.render, self.st, self.env, self.text = render, st, env, None
+
+    def __str__(self) -> str:
+        text = self.text
+        if text is None:
+            text = self.text = self.render(self.st, self.env)
+            self.render = self.st = self.env = None   # what it was made from is no longer needed
+        return text
+
+
 def compile_template(template: str, names: Callable[[str], str], types: Callable[[str], str],
                      functions: dict[str, Callable], known_vars: set[str]) -> Callable:
     """Returns ``render(state, env) -> str``; unknown placeholders fail at load, not in play."""

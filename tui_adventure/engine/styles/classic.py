@@ -103,7 +103,37 @@ class ClassicStyle:
         return hit
 
     def visible(self, st, x: str) -> bool:
-        return x in self.scope(st)
+        """``x in scope(st)``, found by climbing from x rather than listing the room.
+
+        The parser asks about the one or two things a command names; walking
+        up their containers costs a few lookups where ``scope`` visits
+        everything in the room. The same edges, walked the other way: x is in
+        sight when a chain of on/in (through open or unopenable holders) leads
+        from it to something held or standing in the player's room.
+        """
+        hit = st.cache.get("scope")
+        if hit is not None:
+            return x in hit
+        room = self.player_room(st)
+        by1 = st.by1
+        facts = st.facts
+        standing = st.by2.get(("at", room), ())
+        seen = {x}
+        stack = [x]
+        while stack:
+            y = stack.pop()
+            if (y in standing and y != "player") or ("held", y) in facts:
+                return True
+            for rest in by1.get(("on", y), ()):
+                if rest and rest[0] not in seen:
+                    seen.add(rest[0])
+                    stack.append(rest[0])
+            for rest in by1.get(("in", y), ()):
+                z = rest[0] if rest else None
+                if z is not None and z not in seen and (("openable", z) not in facts or ("open", z) in facts):
+                    seen.add(z)
+                    stack.append(z)
+        return False
 
     def parent(self, st, x: str) -> str | None:
         for pred in ("in", "on", "at"):

@@ -129,8 +129,11 @@ class ClembenchStyle:
         return " ".join(parts)
 
     def _sorted_rest(self, st, pred: str, first: str) -> list[tuple]:
+        rests = st.by1.get((pred, first), ())
+        if len(rests) < 2:   # most things are on or in one thing: nothing to sort
+            return list(rests)
         order = self.world.order
-        return sorted(st.by1.get((pred, first), ()), key=lambda r: order.get(r[0], 1 << 30))
+        return sorted(rests, key=lambda r: order.get(r[0], 1 << 30))
 
     def exits(self, st, room: str) -> list[Exit]:
         return [Exit(None, r, None) for (r,) in self._sorted_rest(st, "exit", room)]
@@ -199,9 +202,15 @@ class ClembenchStyle:
 
     def receptacle_of(self, st, e: str) -> str | None:
         """``take X`` without ``from``: X's first on/in fact, in initial-state order."""
-        rests = self._sorted_rest(st, "on", e) + self._sorted_rest(st, "in", e)
-        rests.sort(key=lambda r: self.world.order.get(r[0], 1 << 30))
-        return rests[0][0] if rests else None
+        order = self.world.order
+        best, rank = None, None
+        # what sorting the "on" then the "in" receptacles by order (stably) would put first
+        for pred in ("on", "in"):
+            for r in st.by1.get((pred, e), ()):
+                k = order.get(r[0], 1 << 30)
+                if rank is None or k < rank:
+                    best, rank = r[0], k
+        return best
 
     def nameable(self, x: str) -> bool:
         """Whether typing this thing's name reaches it ("floor" means one floor only)."""
@@ -266,6 +275,18 @@ class ClembenchStyle:
         return frozenset(relevant)
 
 
+class _HeldTypes:
+    """The types of what is held, worked out only when the parser asks (for "take X from inventory")."""
+
+    __slots__ = ("type_of", "st")
+
+    def __init__(self, type_of: dict, st) -> None:
+        self.type_of, self.st = type_of, st
+
+    def __contains__(self, t) -> bool:
+        return t in {self.type_of.get(x) for x in self.st.by2.get(("in", INVENTORY), ())}
+
+
 class ClemCommandParser:
     """Upstream's parsing phase (``ClemParser``), resolved to this world's ids."""
 
@@ -283,8 +304,7 @@ class ClemCommandParser:
         """Upstream's grammar has no pronouns: ``last`` (what "it" means) is accepted and unused."""
         style = self.style
         room = style.player_room(st)
-        held_types = {style.type_of.get(x) for x in st.by2.get(("in", INVENTORY), ())}
-        got = self.parser.parse(text, style.type_of.get(room, ""), held_types)
+        got = self.parser.parse(text, style.type_of.get(room, ""), _HeldTypes(style.type_of, st))
         if not isinstance(got, ParsedAction):
             return Failure(got.phase, got.fail_type, got.message)
         action = self.actions.get(got.verb)

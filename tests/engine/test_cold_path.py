@@ -1,0 +1,89 @@
+"""The shortcuts a fresh game takes must answer exactly as the long way round.
+
+A message is rendered when it is read, so reading it late (after more steps,
+or after other games of the same world) must give the same text; and the
+classic parser asks whether one thing is in sight by climbing from it, which
+must agree with the whole scope in every state, odd ones included.
+"""
+
+import random
+from pathlib import Path
+
+from tui_adventure.clembench import packaged
+from tui_adventure.engine.facts import State
+from tui_adventure.engine.game import Game
+from tui_adventure.engine.loader import load_world, load_world_text
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def solution(name: str) -> list[str]:
+    text = (ROOT / "worlds" / "solutions" / f"{name}.txt").read_text(encoding="utf-8")
+    return [c.strip() for c in text.splitlines() if c.strip()]
+
+
+def test_a_message_read_late_is_the_message_read_at_once():
+    for world, commands in [(load_world(ROOT / "worlds" / "house.yaml"), solution("house") + ["look", "i"]),
+                            (packaged.world(packaged.names()[0]), ["look", "take pillow", "go hallway",
+                                                                  "examine pillow", "go hallway", "open"])]:
+        at_once = Game(world)
+        texts = [at_once.step(c).observation for c in commands]
+        late = Game(world)
+        results = [late.step(c) for c in commands]
+        Game(world).step(commands[0])   # another game of the same world in between
+        assert [r.observation for r in results] == texts
+        assert [r.as_json(i)["observation"] for i, r in enumerate(results)] == texts
+
+
+SCOPE = """
+start: hall
+rooms:
+  hall: {exits: {north: den}}
+  den: {exits: {south: hall}}
+objects:
+  chair: {traits: [support], at: hall}
+  box: {traits: [container, openable], at: hall}
+  chest: {traits: [container, openable], open: true, in: box}
+  coin: {traits: [takeable], in: chest}
+  tray: {traits: [support, takeable], on: chair}
+  cup: {traits: [container, takeable], on: tray}
+  bead: {traits: [takeable], in: cup}
+  sword: {traits: [takeable], at: den}
+  bag: {traits: [container, takeable], at: den}
+goal: [held(sword)]
+"""
+
+
+def test_visible_agrees_with_scope_in_odd_states():
+    world = load_world_text(SCOPE, "scope.yaml")
+    style = world.style
+    things = list(world.entities)
+    holders = things + ["hall", "den", "nowhere"]
+    rng = random.Random(7)
+    base = [f for f in world.initial.facts if f[0] not in ("on", "in", "at", "open", "held")]
+    for _ in range(400):
+        facts = set(base)
+        facts.add(("at", "player", rng.choice(["hall", "den", "nowhere"])))
+        for x in things:
+            for _ in range(rng.choice([0, 1, 1, 2])):   # none, one or two places: cycles and strays
+                pred = rng.choice(["on", "in", "at", "held"])
+                facts.add(("held", x) if pred == "held" else (pred, x, rng.choice(holders)))
+            if rng.random() < 0.5:
+                facts.add(("open", x))
+        if rng.random() < 0.3:
+            facts.add(("on", "player", rng.choice(things)))
+        scope = style.scope(State.of(facts))
+        fresh = State.of(facts)
+        assert {x for x in things + ["player"] if style.visible(fresh, x)} == set(scope) & (set(things) | {"player"})
+
+
+def test_visible_agrees_with_scope_along_the_packaged_solutions():
+    for name in ("house", "manor", "tutorial"):
+        world = load_world(ROOT / "worlds" / f"{name}.yaml")
+        game = Game(world)
+        for command in solution(name):
+            game.step(command)
+            facts = game.state.facts
+            scope = world.style.scope(State.of(facts))
+            fresh = State.of(facts)
+            assert {x for x in world.entities if world.style.visible(fresh, x)} == set(scope) & set(world.entities)
