@@ -11,59 +11,29 @@ so the same bound serves the classic and the clembench rules.
 
 from __future__ import annotations
 
-from collections import deque
+from .walk import INF, TourBound, door_sides, room_distances, spanning_bound
 
-INF = 10 ** 6
-
-
-def room_distances(graph: dict[str, set[str]]) -> dict[str, dict[str, int]]:
-    out = {}
-    for src in graph:
-        dist = {src: 0}
-        queue = deque([src])
-        while queue:
-            r = queue.popleft()
-            for n in graph.get(r, ()):
-                if n not in dist:
-                    dist[n] = dist[r] + 1
-                    queue.append(n)
-        out[src] = dist
-    return out
-
-
-def walk_bound(start: str, rooms: set[str], dist: dict) -> int:
-    """Weight of a minimum spanning tree over ``{start} | rooms`` (Prim, metric closure)."""
-    rooms = rooms - {start}
-    if not rooms:
-        return 0
-    nodes = [start, *rooms]
-    best = {n: dist.get(start, {}).get(n, INF) for n in nodes[1:]}
-    total = 0
-    while best:
-        n = min(best, key=best.get)
-        d = best.pop(n)
-        if d >= INF:
-            return INF
-        total += d
-        row = dist.get(n, {})
-        for m in best:
-            dm = row.get(m, INF)
-            if dm < best[m]:
-                best[m] = dm
-    return total
+MAX_TOUR_TASKS = 12   # more tasks than this and the exact tour's table grows too large: spanning tree instead
 
 
 def transport_heuristic(style, goals):
     """``h(state)`` for worlds whose actions are the ruleset's own."""
-    dist = room_distances(style.room_graph())
-    put_needs_held = style.put_needs_held
+    graph = style.room_graph()
+    dist = room_distances(graph)
+    tour = TourBound(dist)
+    doors = style.door_exits()
+    sides = door_sides(graph, doors) if doors else {}
+    keys_of: dict = {}
+    for f in style.world.initial_facts:
+        if f[0] == "unlocks":
+            keys_of.setdefault(f[2], []).append(f[1])
     room_of, is_held, closed_chain, player_room = style.room_of, style.is_held, style.closed_chain, style.player_room
+    movable = getattr(style, "movable", None) or (lambda st, x: ("takeable", x) in st.facts)
 
     def h(st) -> int:
-        need: set = set()
+        tasks: set = set()   # (pick-up room or None, drop-off room or None): see walk.TourBound
         takes: set = set()
         opens: set = set()
-        carries: list = []   # (room of a thing to carry, room it goes to): each is one walk there and on
         puts = other = 0
         for g in goals:
             if g.holds(st):
@@ -77,17 +47,21 @@ def transport_heuristic(style, goals):
                 x, y = fact[1], fact[2]
                 puts += 1
                 ry = None if is_held(st, y) else room_of(st, y)
-                if ry is not None:
-                    need.add(ry)
+                # a destination that can be carried may come to the thing: then no order between the two
+                fixed = ry is not None and not movable(st, y)
+                if ry is not None and not fixed:
+                    tasks.add((ry, None))
                 if not is_held(st, x):
                     rx = room_of(st, x)
                     if rx is not None:
-                        need.add(rx)
-                        if ry is not None and rx != ry:
-                            carries.append((rx, ry))
-                    if put_needs_held or rx is None or rx != ry:
+                        tasks.add((rx, ry) if fixed else (rx, None))
+                    elif fixed:
+                        tasks.add((None, ry))
+                    if style.put_needs_held or rx is None or rx != ry:
                         takes.add(x)
                     opens |= closed_chain(st, x)
+                elif fixed:
+                    tasks.add((None, ry))
                 if pred == "in":
                     opens |= closed_chain(st, y, include_self=True)
             elif pred == "held":
@@ -95,36 +69,72 @@ def transport_heuristic(style, goals):
                 takes.add(x)
                 rx = room_of(st, x)
                 if rx is not None:
-                    need.add(rx)
+                    tasks.add((rx, None))
                 opens |= closed_chain(st, x)
             elif pred == "at" and fact[1] == "player":
-                need.add(fact[2])
+                tasks.add((fact[2], None))
             elif pred == "open":
                 opens.add(fact[1])
                 rx = room_of(st, fact[1])
                 if rx is not None and not style.is_door(fact[1]):
-                    need.add(rx)
+                    tasks.add((rx, None))
             else:
                 other += 1
                 if pred in ("eaten", "at") and len(fact) >= 2 and not is_held(st, fact[1]):
                     rx = room_of(st, fact[1])
-                    if rx is not None:
-                        need.add(rx)
                     takes.add(fact[1])
                     opens |= closed_chain(st, fact[1])
-                if pred == "at" and len(fact) == 3:
-                    need.add(fact[2])
+                    if pred == "at" and len(fact) == 3:
+                        tasks.add((rx, fact[2]))   # carried there: picked up first
+                    elif rx is not None:
+                        tasks.add((rx, None))
+                elif pred == "at" and len(fact) == 3:
+                    tasks.add((None, fact[2]))
         here = player_room(st)
-        walk = walk_bound(here, need, dist) if need else 0
-        if carries:   # fetching a thing and carrying it on is one walk at least: here -> its room -> target
-            row = dist.get(here, {})
-            walk = max(walk, max(row.get(rx, INF) + dist.get(rx, {}).get(ry, INF) for rx, ry in carries))
+        need = {r for task in tasks for r in task if r is not None}
+        door_extra = 0
         if need and doors:
-            other += door_work(st, here, need, takes)
-        return puts + len(takes) + len(opens) + other + walk
+            door_extra = door_work(st, here, need, takes)
+            forced = forced_doors(st, here, need, takes, opens, tasks)
+            door_extra = max(door_extra, forced)
+        tasks.discard((None, None))
+        if len(tasks) <= MAX_TOUR_TASKS:
+            walk = tour(here, tasks)
+        else:
+            walk = spanning_bound(here, need, dist)
+        return puts + len(takes) + len(opens) + other + door_extra + walk
 
-    doors = style.door_exits()
-    graph = style.room_graph()
+    def forced_doors(st, here, need, takes, opens, tasks) -> int:
+        """Doors on every route from here to a room to visit: each still shut costs an open, each
+        locked an unlock too and, with its only key not in hand, that key's take (and the walk
+        to fetch it before the far side). Adds to ``opens`` and ``tasks``."""
+        facts = st.facts
+        extra = 0
+        keys: set = set()
+        for door, (reach, edges) in sides.items():
+            if ("open", door) in facts or door in opens:
+                continue
+            near = reach.get(here)
+            if near is None or need <= near:
+                continue
+            extra += 1
+            if ("locked", door) not in facts:
+                continue
+            extra += 1
+            ks = keys_of.get(door, ())
+            if len(ks) != 1 or is_held(st, ks[0]):
+                continue
+            k = ks[0]
+            if k not in takes and k not in keys:
+                keys.add(k)
+                extra += 1
+            rk = room_of(st, k)
+            if rk is not None:
+                far = {b for a, b in edges if a in near and b not in near}
+                tasks.add((rk, far.pop() if len(far) == 1 else None))
+        for k in keys:
+            opens |= closed_chain(st, k)
+        return extra
 
     def reach(st, start, passable) -> set:
         seen = {start}
