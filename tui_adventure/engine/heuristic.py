@@ -21,6 +21,8 @@ def transport_heuristic(style, goals):
     graph = style.room_graph()
     dist = room_distances(graph)
     tour = TourBound(dist)
+    locked_tours: dict = {}   # the locked doors' set -> tours over the rooms joined without them
+    about_locks = any(g.fact[0] in ("locked", "lockable") for g in goals)
     doors = style.door_exits()
     sides = door_sides(graph, doors) if doors else {}
     keys_of: dict = {}
@@ -100,9 +102,43 @@ def transport_heuristic(style, goals):
         tasks.discard((None, None))
         if len(tasks) <= MAX_TOUR_TASKS:
             walk = tour(here, tasks)
+            if doors and not about_locks:
+                walk = behind_locks(st, here, tasks, takes, walk)
         else:
             walk = spanning_bound(here, need, dist)
         return puts + len(takes) + len(opens) + other + door_extra + walk
+
+    def behind_locks(st, here, tasks, takes, walk) -> int:
+        """The walk, or more: a plan either never unlocks a door (it walks the rooms joined without
+        the locked ones, often the long way round) or unlocks one (an unlock and, with no key in hand,
+        a take and a walk by the key's room). The cheaper of the two is still a lower bound. The
+        unlock and the take are counted here only: when the first case is possible at all, the door
+        counts (``door_work``, ``forced_doors``) have counted no unlock and no key."""
+        facts = st.facts
+        locked = frozenset(d for d in sides if ("locked", d) in facts)
+        if not locked:
+            return walk
+        without = locked_tours.get(locked)
+        if without is None:
+            cut = {e for e, d in doors.items() if d in locked}
+            sub = {r: {n for n in ns if (r, n) not in cut} for r, ns in graph.items()}
+            without = locked_tours[locked] = TourBound(room_distances(sub))
+        plain = without(here, tasks)
+        if plain <= walk + 1 or plain >= INF:
+            return walk if plain >= INF else plain
+        best = plain
+        for door in locked:
+            ks = keys_of.get(door, ())
+            if any(is_held(st, k) for k in ks):
+                return min(best, walk + 1)
+            for k in ks:
+                rk = room_of(st, k)
+                cost = 1 + (k not in takes) + (tour(here, tasks | {(rk, None)}) if rk is not None else walk)
+                if cost < best:
+                    best = cost
+                    if best <= walk + 1:
+                        return best
+        return best
 
     def forced_doors(st, here, need, takes, opens, tasks) -> int:
         """Doors on every route from here to a room to visit: each still shut costs an open, each
