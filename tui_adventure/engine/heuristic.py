@@ -172,7 +172,14 @@ def transport_heuristic(style, goals):
             opens |= closed_chain(st, k)
         return extra
 
-    def reach(st, start, passable) -> set:
+    door_ids = sorted(set(doors.values())) if doors else []
+    reached: dict = {}   # (room, doors passable) -> rooms reachable: door states repeat across states
+
+    def reach(start, passable: frozenset) -> frozenset:
+        key = (start, passable)
+        got = reached.get(key)
+        if got is not None:
+            return got
         seen = {start}
         stack = [start]
         while stack:
@@ -180,21 +187,23 @@ def transport_heuristic(style, goals):
             for n in graph.get(r, ()):
                 if n not in seen:
                     door = doors.get((r, n))
-                    if door is None or passable(st, door):
+                    if door is None or door in passable:
                         seen.add(n)
                         stack.append(n)
-        return seen
+        got = reached[key] = frozenset(seen)
+        return got
 
     def door_work(st, here, need, takes) -> int:
         """Rooms behind a closed door cost an open; behind a locked one, an unlock and a key too."""
         facts = st.facts
-        if need <= reach(st, here, lambda st, d: ("open", d) in facts):
+        if need <= reach(here, frozenset(d for d in door_ids if ("open", d) in facts)):
             return 0
         extra = 1  # some door must be opened
-        if need <= reach(st, here, lambda st, d: ("locked", d) not in facts):
+        locked = [d for d in door_ids if ("locked", d) in facts]
+        if need <= reach(here, frozenset(d for d in door_ids if d not in locked)):
             return extra
         extra += 1  # and unlocked, with a key in hand
-        keys = style.keys_for_locked_doors(st)
+        keys = [k for d in locked for k in keys_of.get(d, ())]
         if keys and not any(is_held(st, k) or k in takes for k in keys):
             extra += 1
         return extra
