@@ -11,9 +11,10 @@ so the same bound serves the classic and the clembench rules.
 
 from __future__ import annotations
 
-from .walk import INF, TourBound, door_sides, room_distances, spanning_bound
+from .walk import INF, KeyTour, TourBound, door_sides, door_weights, room_distances, spanning_bound
 
 MAX_TOUR_TASKS = 12   # more tasks than this and the exact tour's table grows too large: spanning tree instead
+MODELLED_LOCKS = 3    # locked doors whose keys the walk bound fetches (each doubles its table at most)
 
 
 def transport_heuristic(style, goals):
@@ -21,9 +22,15 @@ def transport_heuristic(style, goals):
     graph = style.room_graph()
     dist = room_distances(graph)
     tour = TourBound(dist)
+    doors = style.door_exits()
     locked_tours: dict = {}   # the locked doors' set -> tours over the rooms joined without them
     about_locks = any(g.fact[0] in ("locked", "lockable") for g in goals)
-    doors = style.door_exits()
+    # walking with keys (``KeyTour``) unless a goal's own action could be an unlock or a door's open
+    with_keys = bool(doors) and not about_locks and not any(
+        g.fact[0] == "open" and style.is_door(g.fact[1]) for g in goals)
+    key_tour = KeyTour(graph, doors) if with_keys else None
+    key_fetches: set = set()   # the key tasks ``forced_doors`` added to this state's tasks
+    weights = door_weights(graph, doors) if with_keys else {}
     sides = door_sides(graph, doors) if doors else {}
     keys_of: dict = {}
     for f in style.world.initial_facts:
@@ -94,19 +101,49 @@ def transport_heuristic(style, goals):
                     tasks.add((None, fact[2]))
         here = player_room(st)
         need = {r for task in tasks for r in task if r is not None}
+        key_fetches.clear()
         door_extra = 0
         if need and doors:
             door_extra = door_work(st, here, need, takes)
             forced = forced_doors(st, here, need, takes, opens, tasks)
             door_extra = max(door_extra, forced)
         tasks.discard((None, None))
+        base = puts + len(takes) + len(opens) + other
         if len(tasks) <= MAX_TOUR_TASKS:
             walk = tour(here, tasks)
             if doors and not about_locks:
                 walk = behind_locks(st, here, tasks, takes, walk)
+            if with_keys and need:
+                return base + max(door_extra + walk, fetching_keys(st, here, need, tasks, takes))
         else:
             walk = spanning_bound(here, need, dist)
-        return puts + len(takes) + len(opens) + other + door_extra + walk
+        return base + door_extra + walk
+
+    def fetching_keys(st, here, need, tasks, takes) -> int:
+        """Door opens (some door, or each on every route) plus the walk that fetches the keys of
+        the locked doors it goes through, with their takes and unlocks (``KeyTour``). The other
+        bound's key tasks are left out: here the keys are the walk's own choice."""
+        facts = st.facts
+        opens_needed = int(not need <= reach(here, frozenset(d for d in door_ids if ("open", d) in facts)))
+        forced = 0
+        for door, (sides_of, _) in sides.items():
+            near = sides_of.get(here)
+            if ("open", door) not in facts and near is not None and not need <= near:
+                forced += 1
+        modelled = []
+        for door in door_ids:
+            if ("locked", door) not in facts:
+                continue
+            ks = keys_of.get(door, ())
+            if len(ks) != 1 or is_held(st, ks[0]):
+                continue
+            rk = room_of(st, ks[0])
+            if rk is not None:
+                modelled.append((weights.get(door, 0), door, rk, 1 + (ks[0] not in takes)))
+        modelled.sort(reverse=True)
+        keys = frozenset((d, rk, price) for _, d, rk, price in modelled[:MODELLED_LOCKS])
+        own = {t for t in tasks if t not in key_fetches}
+        return max(opens_needed, forced) + key_tour(here, own, keys)
 
     def behind_locks(st, here, tasks, takes, walk) -> int:
         """The walk, or more: a plan either never unlocks a door (it walks the rooms joined without
@@ -167,7 +204,10 @@ def transport_heuristic(style, goals):
             rk = room_of(st, k)
             if rk is not None:
                 far = {b for a, b in edges if a in near and b not in near}
-                tasks.add((rk, far.pop() if len(far) == 1 else None))
+                fetch = (rk, far.pop() if len(far) == 1 else None)
+                if fetch not in tasks:
+                    key_fetches.add(fetch)
+                tasks.add(fetch)
         for k in keys:
             opens |= closed_chain(st, k)
         return extra

@@ -133,3 +133,68 @@ def door_sides(graph: dict[str, set[str]], doors: dict) -> dict:
             sides[src] = frozenset(seen)
         out[door] = (sides, frozenset(edges))
     return out
+
+
+class KeyTour:
+    """The shortest relaxed walk doing every task when some locked doors are in the way.
+
+    Each modelled door is shut until its key's room has been visited (picking up the key, at
+    the price of its take and the unlock); the other locked doors count as passable, which only
+    shortens the walk. A plan that goes round a locked door and one that fetches its key are both
+    among the walks searched, so the least is a lower bound on walking, unlocking and those takes.
+    """
+
+    def __init__(self, graph: dict, doors: dict, max_entries: int = 400_000) -> None:
+        self.graph = graph
+        self.doors = doors
+        self.tables: dict = {}
+        self.memo: dict = {}
+        self.max_entries = max_entries
+
+    def distances(self, cut: frozenset) -> dict:
+        got = self.tables.get(cut)
+        if got is None:
+            edges = {e for e, d in self.doors.items() if d in cut}
+            sub = {r: {n for n in ns if (r, n) not in edges} for r, ns in self.graph.items()}
+            got = self.tables[cut] = room_distances(sub)
+        return got
+
+    def __call__(self, here: str, tasks, keys: frozenset) -> int:
+        """``keys``: (door, key's room, price of fetching and using it) for each modelled door."""
+        if len(self.memo) > self.max_entries:
+            self.memo.clear()
+        return self._rest(here, frozenset(_visit(tasks, here)), keys)
+
+    def _rest(self, here: str, tasks: frozenset, keys: frozenset) -> int:
+        if not tasks:
+            return 0
+        key = (here, tasks, keys)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        row = self.distances(frozenset(d for d, _, _ in keys)).get(here, {})
+        best = INF
+        for q in {p if p is not None else d for p, d in tasks}:
+            step = row.get(q, INF)
+            if step < best:
+                best = min(best, step + self._rest(q, frozenset(_visit(tasks, q)), keys))
+        for option in keys:
+            _, room, price = option
+            step = row.get(room, INF) + price
+            if step < best:
+                best = min(best, step + self._rest(room, frozenset(_visit(tasks, room)), keys - {option}))
+        self.memo[key] = best
+        return best
+
+
+def door_weights(graph: dict, doors: dict) -> dict:
+    """door -> how much longer walks between rooms get without it (summed over pairs): the doors
+    worth modelling first when only a few can be."""
+    base = room_distances(graph)
+    out = {}
+    for door in set(doors.values()):
+        edges = {e for e, d in doors.items() if d == door}
+        sub = {r: {n for n in ns if (r, n) not in edges} for r, ns in graph.items()}
+        cut = room_distances(sub)
+        out[door] = sum(min(cut[a].get(b, INF), 4 * len(graph)) - base[a][b] for a in base for b in base[a])
+    return out
