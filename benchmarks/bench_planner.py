@@ -6,7 +6,8 @@ Worlds come from ``adventure generate``'s classic generator (a grid of rooms,
 a third of the passages with doors, a sixth locked with their keys elsewhere,
 containers, supports, things to carry, goals "put X in/on Y"), one per size
 and seed. Each search runs in a fresh process, so its peak memory (max RSS,
-less the process's size before the search) is its own. A search that
+less the process's size before the search) is its own; h0, the heuristic's
+estimate at the start, shows how far below par the search begins. A search that
 exceeds the budget reports par's proven bounds instead. With ``--fd`` and
 the ``up-fast-downward`` package installed, Fast Downward's optimal planner
 (A* with LM-cut) solves the same world from ``adventure export pddl``, in
@@ -32,12 +33,17 @@ from tui_adventure.engine.planner import Planner, PlannerLimit
 world = load_world_text(open(sys.argv[1]).read(), sys.argv[1])
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.perf_counter()
+cpu = time.process_time()
+planner = Planner(world, max_seconds=float(sys.argv[2]), max_nodes=10**9)
+h0 = planner.h(world.initial) if planner.h else 0
 try:
-    plan = Planner(world, max_seconds=float(sys.argv[2]), max_nodes=10**9).solve()
+    plan = planner.solve()
     out = {"par": plan.par, "expanded": plan.expanded}
 except PlannerLimit as exc:
     out = {"par": None, "lower_bound": exc.lower_bound, "expanded": exc.expanded}
 out["seconds"] = time.perf_counter() - t
+out["cpu"] = time.process_time() - cpu
+out["h0"] = h0
 out["peak_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
 print(json.dumps(out))
 """
@@ -88,7 +94,7 @@ def main() -> None:
     from tui_adventure.generate import Knobs
     from tui_adventure.generate.classic import draft, dump
 
-    print(f"{'world':>12} {'seed':>4} {'par':>10} {'expanded':>9} {'seconds':>8} {'peak MB':>8}"
+    print(f"{'world':>12} {'seed':>4} {'h0':>4} {'par':>10} {'expanded':>9} {'seconds':>8} {'cpu s':>7} {'peak MB':>8}"
           + ("  FD par  FD s  ratio" if args.fd else ""))
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes.split(","):
@@ -102,8 +108,8 @@ def main() -> None:
                     print(f"{size:>12} {seed:>4} error: {res['error']}")
                     continue
                 par = str(res["par"]) if res["par"] is not None else f">= {res['lower_bound']}"
-                line = (f"{size:>12} {seed:>4} {par:>10} {res['expanded']:>9} {res['seconds']:>8.2f}"
-                        f" {res['peak_mb']:>8.0f}")
+                line = (f"{size:>12} {seed:>4} {res['h0']:>4} {par:>10} {res['expanded']:>9} {res['seconds']:>8.2f}"
+                        f" {res['cpu']:>7.2f} {res['peak_mb']:>8.0f}")
                 if args.fd:
                     fd = fast_downward(path, args.budget)
                     if fd is None:

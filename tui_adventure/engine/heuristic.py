@@ -11,59 +11,38 @@ so the same bound serves the classic and the clembench rules.
 
 from __future__ import annotations
 
-from collections import deque
+from .walk import INF, KeyTour, TourBound, door_sides, door_weights, room_distances, spanning_bound
 
-INF = 10 ** 6
-
-
-def room_distances(graph: dict[str, set[str]]) -> dict[str, dict[str, int]]:
-    out = {}
-    for src in graph:
-        dist = {src: 0}
-        queue = deque([src])
-        while queue:
-            r = queue.popleft()
-            for n in graph.get(r, ()):
-                if n not in dist:
-                    dist[n] = dist[r] + 1
-                    queue.append(n)
-        out[src] = dist
-    return out
-
-
-def walk_bound(start: str, rooms: set[str], dist: dict) -> int:
-    """Weight of a minimum spanning tree over ``{start} | rooms`` (Prim, metric closure)."""
-    rooms = rooms - {start}
-    if not rooms:
-        return 0
-    nodes = [start, *rooms]
-    best = {n: dist.get(start, {}).get(n, INF) for n in nodes[1:]}
-    total = 0
-    while best:
-        n = min(best, key=best.get)
-        d = best.pop(n)
-        if d >= INF:
-            return INF
-        total += d
-        row = dist.get(n, {})
-        for m in best:
-            dm = row.get(m, INF)
-            if dm < best[m]:
-                best[m] = dm
-    return total
+MAX_TOUR_TASKS = 12   # more tasks than this and the exact tour's table grows too large: spanning tree instead
+MODELLED_LOCKS = 3    # locked doors whose keys the walk bound fetches (each doubles its table at most)
 
 
 def transport_heuristic(style, goals):
     """``h(state)`` for worlds whose actions are the ruleset's own."""
-    dist = room_distances(style.room_graph())
-    put_needs_held = style.put_needs_held
+    graph = style.room_graph()
+    dist = room_distances(graph)
+    tour = TourBound(dist)
+    doors = style.door_exits()
+    locked_tours: dict = {}   # the locked doors' set -> tours over the rooms joined without them
+    about_locks = any(g.fact[0] in ("locked", "lockable") for g in goals)
+    # walking with keys (``KeyTour``) unless a goal's own action could be an unlock or a door's open
+    with_keys = bool(doors) and not about_locks and not any(
+        g.fact[0] == "open" and style.is_door(g.fact[1]) for g in goals)
+    key_tour = KeyTour(graph, doors) if with_keys else None
+    key_fetches: set = set()   # the key tasks ``forced_doors`` added to this state's tasks
+    weights = door_weights(graph, doors) if with_keys else {}
+    sides = door_sides(graph, doors) if doors else {}
+    keys_of: dict = {}
+    for f in style.world.initial_facts:
+        if f[0] == "unlocks":
+            keys_of.setdefault(f[2], []).append(f[1])
     room_of, is_held, closed_chain, player_room = style.room_of, style.is_held, style.closed_chain, style.player_room
+    movable = getattr(style, "movable", None) or (lambda st, x: ("takeable", x) in st.facts)
 
     def h(st) -> int:
-        need: set = set()
+        tasks: set = set()   # (pick-up room or None, drop-off room or None): see walk.TourBound
         takes: set = set()
         opens: set = set()
-        carries: list = []   # (room of a thing to carry, room it goes to): each is one walk there and on
         puts = other = 0
         for g in goals:
             if g.holds(st):
@@ -77,17 +56,21 @@ def transport_heuristic(style, goals):
                 x, y = fact[1], fact[2]
                 puts += 1
                 ry = None if is_held(st, y) else room_of(st, y)
-                if ry is not None:
-                    need.add(ry)
+                # a destination that can be carried may come to the thing: then no order between the two
+                fixed = ry is not None and not movable(st, y)
+                if ry is not None and not fixed:
+                    tasks.add((ry, None))
                 if not is_held(st, x):
                     rx = room_of(st, x)
                     if rx is not None:
-                        need.add(rx)
-                        if ry is not None and rx != ry:
-                            carries.append((rx, ry))
-                    if put_needs_held or rx is None or rx != ry:
+                        tasks.add((rx, ry) if fixed else (rx, None))
+                    elif fixed:
+                        tasks.add((None, ry))
+                    if style.put_needs_held or rx is None or rx != ry:
                         takes.add(x)
                     opens |= closed_chain(st, x)
+                elif fixed:
+                    tasks.add((None, ry))
                 if pred == "in":
                     opens |= closed_chain(st, y, include_self=True)
             elif pred == "held":
@@ -95,38 +78,148 @@ def transport_heuristic(style, goals):
                 takes.add(x)
                 rx = room_of(st, x)
                 if rx is not None:
-                    need.add(rx)
+                    tasks.add((rx, None))
                 opens |= closed_chain(st, x)
             elif pred == "at" and fact[1] == "player":
-                need.add(fact[2])
+                tasks.add((fact[2], None))
             elif pred == "open":
                 opens.add(fact[1])
                 rx = room_of(st, fact[1])
                 if rx is not None and not style.is_door(fact[1]):
-                    need.add(rx)
+                    tasks.add((rx, None))
             else:
                 other += 1
                 if pred in ("eaten", "at") and len(fact) >= 2 and not is_held(st, fact[1]):
                     rx = room_of(st, fact[1])
-                    if rx is not None:
-                        need.add(rx)
                     takes.add(fact[1])
                     opens |= closed_chain(st, fact[1])
-                if pred == "at" and len(fact) == 3:
-                    need.add(fact[2])
+                    if pred == "at" and len(fact) == 3:
+                        tasks.add((rx, fact[2]))   # carried there: picked up first
+                    elif rx is not None:
+                        tasks.add((rx, None))
+                elif pred == "at" and len(fact) == 3:
+                    tasks.add((None, fact[2]))
         here = player_room(st)
-        walk = walk_bound(here, need, dist) if need else 0
-        if carries:   # fetching a thing and carrying it on is one walk at least: here -> its room -> target
-            row = dist.get(here, {})
-            walk = max(walk, max(row.get(rx, INF) + dist.get(rx, {}).get(ry, INF) for rx, ry in carries))
+        need = {r for task in tasks for r in task if r is not None}
+        key_fetches.clear()
+        door_extra = 0
         if need and doors:
-            other += door_work(st, here, need, takes)
-        return puts + len(takes) + len(opens) + other + walk
+            door_extra = door_work(st, here, need, takes)
+            forced = forced_doors(st, here, need, takes, opens, tasks)
+            door_extra = max(door_extra, forced)
+        tasks.discard((None, None))
+        base = puts + len(takes) + len(opens) + other
+        if len(tasks) <= MAX_TOUR_TASKS:
+            walk = tour(here, tasks)
+            if doors and not about_locks:
+                walk = behind_locks(st, here, tasks, takes, walk)
+            if with_keys and need:
+                return base + max(door_extra + walk, fetching_keys(st, here, need, tasks, takes))
+        else:
+            walk = spanning_bound(here, need, dist)
+        return base + door_extra + walk
 
-    doors = style.door_exits()
-    graph = style.room_graph()
+    def fetching_keys(st, here, need, tasks, takes) -> int:
+        """Door opens (some door, or each on every route) plus the walk that fetches the keys of
+        the locked doors it goes through, with their takes and unlocks (``KeyTour``). The other
+        bound's key tasks are left out: here the keys are the walk's own choice."""
+        facts = st.facts
+        opens_needed = int(not need <= reach(here, frozenset(d for d in door_ids if ("open", d) in facts)))
+        forced = 0
+        for door, (sides_of, _) in sides.items():
+            near = sides_of.get(here)
+            if ("open", door) not in facts and near is not None and not need <= near:
+                forced += 1
+        modelled = []
+        for door in door_ids:
+            if ("locked", door) not in facts:
+                continue
+            ks = keys_of.get(door, ())
+            if len(ks) != 1 or is_held(st, ks[0]):
+                continue
+            rk = room_of(st, ks[0])
+            if rk is not None:
+                modelled.append((weights.get(door, 0), door, rk, 1 + (ks[0] not in takes)))
+        modelled.sort(reverse=True)
+        keys = frozenset((d, rk, price) for _, d, rk, price in modelled[:MODELLED_LOCKS])
+        own = {t for t in tasks if t not in key_fetches}
+        return max(opens_needed, forced) + key_tour(here, own, keys)
 
-    def reach(st, start, passable) -> set:
+    def behind_locks(st, here, tasks, takes, walk) -> int:
+        """The walk, or more: a plan either never unlocks a door (it walks the rooms joined without
+        the locked ones, often the long way round) or unlocks one (an unlock and, with no key in hand,
+        a take and a walk by the key's room). The cheaper of the two is still a lower bound. The
+        unlock and the take are counted here only: when the first case is possible at all, the door
+        counts (``door_work``, ``forced_doors``) have counted no unlock and no key."""
+        facts = st.facts
+        locked = frozenset(d for d in sides if ("locked", d) in facts)
+        if not locked:
+            return walk
+        without = locked_tours.get(locked)
+        if without is None:
+            cut = {e for e, d in doors.items() if d in locked}
+            sub = {r: {n for n in ns if (r, n) not in cut} for r, ns in graph.items()}
+            without = locked_tours[locked] = TourBound(room_distances(sub))
+        plain = without(here, tasks)
+        if plain <= walk + 1 or plain >= INF:
+            return walk if plain >= INF else plain
+        best = plain
+        for door in locked:
+            ks = keys_of.get(door, ())
+            if any(is_held(st, k) for k in ks):
+                return min(best, walk + 1)
+            for k in ks:
+                rk = room_of(st, k)
+                cost = 1 + (k not in takes) + (tour(here, tasks | {(rk, None)}) if rk is not None else walk)
+                if cost < best:
+                    best = cost
+                    if best <= walk + 1:
+                        return best
+        return best
+
+    def forced_doors(st, here, need, takes, opens, tasks) -> int:
+        """Doors on every route from here to a room to visit: each still shut costs an open, each
+        locked an unlock too and, with its only key not in hand, that key's take (and the walk
+        to fetch it before the far side). Adds to ``opens`` and ``tasks``."""
+        facts = st.facts
+        extra = 0
+        keys: set = set()
+        for door, (reach, edges) in sides.items():
+            if ("open", door) in facts or door in opens:
+                continue
+            near = reach.get(here)
+            if near is None or need <= near:
+                continue
+            extra += 1
+            if ("locked", door) not in facts:
+                continue
+            extra += 1
+            ks = keys_of.get(door, ())
+            if len(ks) != 1 or is_held(st, ks[0]):
+                continue
+            k = ks[0]
+            if k not in takes and k not in keys:
+                keys.add(k)
+                extra += 1
+            rk = room_of(st, k)
+            if rk is not None:
+                far = {b for a, b in edges if a in near and b not in near}
+                fetch = (rk, far.pop() if len(far) == 1 else None)
+                if fetch not in tasks:
+                    key_fetches.add(fetch)
+                tasks.add(fetch)
+        for k in keys:
+            opens |= closed_chain(st, k)
+        return extra
+
+    door_ids = sorted(set(doors.values())) if doors else []
+    reached: dict = {}   # (room, doors passable) -> rooms reachable: door states repeat across states
+
+    def reach(start, passable: frozenset) -> frozenset:
+        key = (start, passable)
+        got = reached.get(key)
+        if got is not None:
+            return got
         seen = {start}
         stack = [start]
         while stack:
@@ -134,21 +227,23 @@ def transport_heuristic(style, goals):
             for n in graph.get(r, ()):
                 if n not in seen:
                     door = doors.get((r, n))
-                    if door is None or passable(st, door):
+                    if door is None or door in passable:
                         seen.add(n)
                         stack.append(n)
-        return seen
+        got = reached[key] = frozenset(seen)
+        return got
 
     def door_work(st, here, need, takes) -> int:
         """Rooms behind a closed door cost an open; behind a locked one, an unlock and a key too."""
         facts = st.facts
-        if need <= reach(st, here, lambda st, d: ("open", d) in facts):
+        if need <= reach(here, frozenset(d for d in door_ids if ("open", d) in facts)):
             return 0
         extra = 1  # some door must be opened
-        if need <= reach(st, here, lambda st, d: ("locked", d) not in facts):
+        locked = [d for d in door_ids if ("locked", d) in facts]
+        if need <= reach(here, frozenset(d for d in door_ids if d not in locked)):
             return extra
         extra += 1  # and unlocked, with a key in hand
-        keys = style.keys_for_locked_doors(st)
+        keys = [k for d in locked for k in keys_of.get(d, ())]
         if keys and not any(is_held(st, k) or k in takes for k in keys):
             extra += 1
         return extra

@@ -369,6 +369,14 @@ class ClassicStyle:
     def is_held(self, st, x: str) -> bool:
         return ("held", x) in st.facts
 
+    def movable(self, st, x: str) -> bool:
+        """Whether x can be carried (itself or whatever holds it): then things may be brought to it."""
+        for _ in range(64):
+            if x is None or ("takeable", x) in st.facts:
+                return x is not None
+            x = self.parent(st, x)
+        return True
+
     def is_door(self, x: str) -> bool:
         return ("door", x) in self.world.initial.facts
 
