@@ -432,8 +432,9 @@ async def test_the_debug_screen_is_driven_from_the_keyboard_and_shows_every_turn
         await pilot.press("ctrl+n")
         await settle(pilot)
         turns = screen.query_one("#turns")
-        first = str(turns.get_option_at_index(1).prompt)   # turn 1 was 'up'; from the start, west and north tie
-        assert "1: up" in first and ("optimal: go west" in first or "optimal: go north" in first)
+        first, second = (str(turns.get_option_at_index(i).prompt) for i in (1, 2))
+        assert first.startswith("1: up   = optimal (as go ")    # as good as the planner's own choice
+        assert second == "2: down   ≠ optimal: go north"        # back where it started: a wasted move
         await pilot.press("/")
         assert screen.query_one("#debug-tabs").active == "tab-facts" and screen.focused.id == "fact-filter"
 

@@ -134,20 +134,30 @@ class DebugScreen(Screen[str | None]):
             scratch.step(command)
             return scratch.state.facts
 
-        labels = []
-        for turn in s.episode.turns:
+        def best_from(state):   # (the planner's first move, par) from a state; par None when unknown
             try:
-                plan = planner.solve(game.state)
-                best = plan.commands[0] if plan and plan.commands else ("done" if plan else "no plan")
+                plan = planner.solve(state)
             except PlannerLimit:
-                best = "?"
+                return "?", None
+            if plan is None:
+                return "no plan", None
+            return (plan.commands[0] if plan.commands else "done"), plan.par
+
+        labels = []
+        best, par = best_from(game.state)
+        for turn in s.episode.turns:
             move = turn.command if turn.command is not None else turn.reply
             same = move == best or (turn.command is not None and best not in ("?", "no plan", "done")
                                     and after(move) == after(best))
-            mark = "=" if same else "≠"
-            labels.append(f"{turn.index}: {move}   {mark} optimal: {best}")
             if turn.command is not None:
                 game.step(turn.command)
+            next_best, next_par = best_from(game.state)
+            # another move may be as good as the planner's choice: what it left to do says so
+            optimal = same or (par is not None and next_par is not None and next_par == par - 1)
+            labels.append(f"{turn.index}: {move}   = optimal" if optimal and same else
+                          f"{turn.index}: {move}   = optimal (as {best})" if optimal else
+                          f"{turn.index}: {move}   ≠ optimal: {best}")
+            best, par = next_best, next_par
         self.app.call_from_thread(self._show_moves, labels)
 
     def _show_moves(self, labels: list[str]) -> None:
