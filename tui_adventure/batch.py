@@ -21,6 +21,7 @@ from .clembench.records import Busy, RecordsError
 from .catalog import expand, open_world as load_world
 from .engine.yamlpos import SourceErrors
 from .gamemaster.episode import ContextExhausted, Episode, play_turn
+from .gamemaster.voices import Voices
 from .players import make_player, recorder_options
 from .players.base import ModelBacked
 
@@ -78,7 +79,7 @@ def world_files(paths: list[str]) -> list[str]:
 async def play_episode(world, player, records: Path, on_turn=None, name: str | None = None
                        ) -> tuple[Episode | None, bool]:
     """Play and record one episode; (episode, skipped)."""
-    episode = Episode(world)
+    episode = Episode(world, voices=Voices.for_world(world))
     recorder = Recorder(records, world, name or player.name, **recorder_options(player, episode))
     recorder.refuse_other_run()
     if recorder.is_done():

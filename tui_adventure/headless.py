@@ -101,11 +101,17 @@ def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000
     drawn = world.scene is not None and world.scene.spec.tables
     if drawn:   # another seed draws other entries: the plan (and par) hold for this one
         data["seed"] = world.seed
+    voiced = [c.id for c in world.scene.spec.characters.values() if c.voice] if world.scene is not None else []
+    if voiced:   # a model's choices cannot be planned: par is for a voice that helps
+        data["assumes"] = "cooperative voices: " + ", ".join(voiced)
     if as_json:
         print(json.dumps(data), file=out)
     else:
         print(f"par {plan.par} ({plan.expanded} states expanded, {plan.seconds:.3f} s)"
               + (f", for seed {world.seed} (it fixes every draw from the world's tables)" if drawn else ""), file=out)
+        if voiced:
+            print(f"assuming cooperative voices ({', '.join(voiced)}): each calls its tools as soon as it is"
+                  " spoken to and their conditions hold", file=out)
         if "optimal_turns" in world.meta:
             print(f"upstream optimal_turns {world.meta['optimal_turns']}", file=out)
         for i, c in enumerate(plan.commands, 1):

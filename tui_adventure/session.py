@@ -21,6 +21,7 @@ from pathlib import Path
 from .clembench.recorder import Recorder
 from .engine.metrics import turn_ratio, turns_over_par
 from .figures import RESEARCHER, Panels, ProgressFigures, Visibility
+from .gamemaster.voices import Voices
 from .completion import Words
 from . import meta_commands
 from .meta_commands import META_COMMANDS, Feedback
@@ -56,6 +57,7 @@ class Session:
         self.show = show
         self.time_limit = time_limit
         self.record_meta = dict(meta or {})
+        self.voices = Voices.for_world(world)   # model-voiced characters (ValueError at once when one cannot be)
         self._tracker = None
         self.recorder = None
         self.changed_by_turn = False   # the last thing done was a turn (not undo or restore): panels show its change
@@ -66,7 +68,7 @@ class Session:
         """A fresh episode; never overwrites another's records (a second session becomes ``human-2``)."""
         if self.recorder is not None:
             self.recorder.unlock()
-        self.episode = Episode(self.world)
+        self.episode = Episode(self.world, voices=self.voices)
         self.recorder = None
         self._begin()
         if self.records is None:
@@ -253,7 +255,7 @@ class Session:
         if self.recorder is None or self.episode.ended:
             self.new_episode()
             return
-        self.episode = Episode(self.world)
+        self.episode = Episode(self.world, voices=self.voices)
         self._begin()
         self.recorder.restart(self.episode, kind)
 

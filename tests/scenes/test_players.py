@@ -48,6 +48,57 @@ def test_a_seat_per_player_in_any_mix(tmp_path):
     assert "give one spec per player" in result.stdout + result.stderr
 
 
+@pytest.mark.parametrize("world", [TWO, "labyrinth"])
+def test_pettingzoos_own_api_and_seed_tests_pass(world):
+    pytest.importorskip("pettingzoo")
+    import warnings
+
+    from pettingzoo.test import api_test, seed_test
+    from tui_adventure.agents.multi import decode, env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # its advice on agent names and Box actions, not failures
+        api_test(env(str(world), observation="bytes"), num_cycles=40)
+        seed_test(lambda: env(str(world), observation="bytes"), num_cycles=20)
+    as_text, as_bytes = env(str(world)), env(str(world), observation="bytes")
+    as_text.reset(seed=2)
+    as_bytes.reset(seed=2)
+    for command in ("look", "inventory"):
+        as_text.step(command)
+        as_bytes.step(command)
+        assert decode(as_bytes.observe(as_bytes.agent_selection)) == as_text.observe(as_text.agent_selection)
+
+
+def test_records_name_each_player_as_clemcores_multi_player_games_do(tmp_path):
+    from clemcore_check import require_clemcore, transcribe_all
+
+    result = adventure("run", str(TWO), "--player", "oracle,random:3", "--records", str(tmp_path / "r"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    episode = next((tmp_path / "r").rglob("interactions.json")).parent
+    data = json.loads((episode / "interactions.json").read_text())
+    assert data["players"]["Player 1"] == {"game_role": "Adventurer (ava)", "model_name": "oracle"}
+    assert data["players"]["Player 2"] == {"game_role": "Adventurer (bo)", "model_name": "random-3"}
+    movers = [e["from"] for turn in data["turns"] for e in turn if e["action"]["type"] == "get message"]
+    assert movers[:4] == ["Player 1", "Player 2", "Player 1", "Player 2"]
+    for k in (1, 2):
+        calls = json.loads((episode / f"player_{k}.requests.json").read_text())
+        assert calls["meta"]["player_name"] == f"Player {k}"
+        assert len(calls["calls"]) == movers.count(f"Player {k}")
+    assert adventure("score", str(tmp_path / "r"), cwd=tmp_path).returncode == 0
+    scores = json.loads((episode / "scores.json").read_text())
+    assert len(scores["turn scores"]) == len(movers)
+    from tui_adventure.clembench.records import read_episode
+
+    recorded = read_episode(episode)   # what replay and score read back: every player's replies, in turn order
+    assert len(recorded.replies) == len(movers)
+    game = Game(recorded.world)
+    results = [game.step(r.lstrip("> ")) for r in recorded.replies]
+    assert results[-1].done or game.all_goals_achieved()
+    require_clemcore()
+    transcripts = transcribe_all(tmp_path / "r")
+    assert len(transcripts) == 1 and "Player 2" in transcripts[0].read_text()
+
+
 def test_the_pettingzoo_environment_runs_the_turns():
     pytest.importorskip("pettingzoo")
     from tui_adventure.agents.multi import env

@@ -5,11 +5,17 @@ world says whose turn it is (``engine.scene``), that agent acts, everyone's
 observation is what they last read. Goals are shared, so each agent is
 rewarded with the change in goals achieved on any turn; a win, a loss or
 ``done`` terminates every agent, the turn limit truncates them.
+
+Observations are text (``spaces.Text``) by default. PettingZoo's own
+``api_test`` insists on observations with a dtype, so ``observation="bytes"``
+gives the same text as a fixed-size ``uint8`` array (UTF-8, zero-padded;
+``decode`` reads it back), which passes it.
 """
 
 from __future__ import annotations
 
 import gymnasium
+import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
@@ -22,8 +28,11 @@ from .env import ACTION_CHARS, ACTION_CHARSET, OBSERVATION_CHARS
 class AdventureAEC(AECEnv):
     metadata = {"render_modes": ["ansi"], "name": "tui_adventure_players_v0", "is_parallelizable": False}
 
-    def __init__(self, world: str | World, render_mode: str | None = None) -> None:
+    def __init__(self, world: str | World, render_mode: str | None = None, observation: str = "text") -> None:
         super().__init__()
+        if observation not in ("text", "bytes"):
+            raise ValueError(f"observation is 'text' or 'bytes', not {observation!r}")
+        self.as_bytes = observation == "bytes"
         self.world = world if isinstance(world, World) else open_world(world)
         scene = self.world.scene
         if scene is None or not scene.spec.players:
@@ -31,7 +40,8 @@ class AdventureAEC(AECEnv):
         self.possible_agents = list(scene.spec.players)
         self.render_mode = render_mode
         charset = "".join(sorted(set(chr(c) for c in range(32, 127)) | {"\n"}))
-        self._obs_space = spaces.Text(OBSERVATION_CHARS, charset=charset)
+        self._obs_space = (spaces.Box(0, 255, (OBSERVATION_CHARS,), np.uint8) if self.as_bytes
+                           else spaces.Text(OBSERVATION_CHARS, charset=charset))
         self._act_space = spaces.Text(ACTION_CHARS, min_length=1, charset=ACTION_CHARSET)
 
     def observation_space(self, agent):
@@ -56,7 +66,13 @@ class AdventureAEC(AECEnv):
         self.agent_selection = self.world.scene.active(self.game.state)
 
     def observe(self, agent):
-        return self._printable(self.observations[agent])
+        text = self._printable(self.observations[agent])
+        if not self.as_bytes:
+            return text
+        out = np.zeros(OBSERVATION_CHARS, np.uint8)
+        raw = np.frombuffer(text.encode("ascii"), np.uint8)
+        out[:len(raw)] = raw
+        return out
 
     @staticmethod
     def _printable(text: str) -> str:
@@ -89,6 +105,14 @@ class AdventureAEC(AECEnv):
         gymnasium.logger.warn("render() needs render_mode='ansi'")
         return None
 
+    def close(self):
+        """Nothing to release: the game lives in this process and holds no files."""
 
-def env(world: str | World, render_mode: str | None = None) -> AdventureAEC:
-    return AdventureAEC(world, render_mode=render_mode)
+
+def env(world: str | World, render_mode: str | None = None, observation: str = "text") -> AdventureAEC:
+    return AdventureAEC(world, render_mode=render_mode, observation=observation)
+
+
+def decode(observation) -> str:
+    """The text of an observation, either kind."""
+    return observation if isinstance(observation, str) else bytes(observation).rstrip(b"\0").decode("ascii")

@@ -20,10 +20,20 @@ from .records import (CLEM_VERSION, DISCARDED, POINTER, Busy, FolderLock, Record
 
 class Recorder:
     def __init__(self, root: str | Path, world, player_name: str, *, backend: str = "_player_programmatic",
-                 gen_args: dict | None = None, secrets: tuple = (), run_facts: dict | None = None) -> None:
+                 gen_args: dict | None = None, secrets: tuple = (), run_facts: dict | None = None,
+                 seats: tuple[str, ...] = ()) -> None:
         """``run_facts``: how a model run asks (mode, tools, tool choice), kept in its model_spec;
-        a folder holding a run that asked otherwise is refused rather than resumed."""
+        a folder holding a run that asked otherwise is refused rather than resumed.
+
+        ``seats``: in a world of several players, who plays each (in the world's turn order). The
+        records then name them Player 1..n as clemcore's multi-player games do: each turn's messages
+        go between the game master and the player who moved, and each player's calls go to its
+        own ``player_K.requests.json``.
+        """
         self.world = world
+        scene = world.scene
+        self.order: tuple[str, ...] = tuple(scene.spec.players) if scene is not None else ()
+        self.seats = tuple(seats) if len(seats) == len(self.order) else (player_name,) * len(self.order)
         self.secrets = tuple(secrets)    # values never written: the model's key, wherever a response echoes it
         self.player_name = player_name
         self.root = Path(root)
@@ -42,7 +52,8 @@ class Recorder:
         self.discarded: list[dict] = []     # turns taken back by hand, kept in DISCARDED
         self._pending_events: list[dict] = []   # game-master events for the next recorded turn
         self._turn_texts: list[str] = []   # self.turns, each already encoded (per-turn rewrites)
-        self._call_texts: list[str] = []
+        self._call_texts: dict[str, list[str]] = {}   # per player label: its calls, each already encoded
+        self.call_players: list[str] = []   # per call: the label of the player who made it
         self.completed = False
         self.ended_by: str | None = None   # an end with no reply to judge ("context_exhausted")
         self.meta_extra: dict = {}   # what a front end adds to the meta (what a person was shown, a study's facts)
@@ -158,16 +169,18 @@ class Recorder:
         raw_response, call_start, call_duration = (call.get("raw_response_obj"), call.get("call_start"),
                                                    call.get("call_duration"))
         round_index = turn.index - 1
-        response = self._msg("Player 1", "GM", "get message", turn.reply, "response")
+        label = self.label(getattr(turn, "actor", None))
+        response = self._msg(label, "GM", "get message", turn.reply, "response")
         if played_by != self.player_name:   # a run's own turns stay exactly upstream's shape
             response["played_by"] = played_by
-        events = [self._msg("GM", "Player 1", "send message", self._pending_context, "context"), response,
+        events = [self._msg("GM", label, "send message", self._pending_context, "context"), response,
                   self._gm("metadata", f"Round: {round_index}")]
         events.extend(self._pending_events)
         self._pending_events = []
         events.extend(self._gm(kind, content) for kind, content in turn.events)
         self.turns.append(events)
         self.played_by.append(played_by)
+        self.call_players.append(label)
         options = call.get("request_options")
         self.calls.append({"round": round_index, "call": {
             "timestamp": now(),
@@ -201,6 +214,7 @@ class Recorder:
         for _ in range(n):
             self.turns.pop()
             self.calls.pop()
+            self.call_players.pop()
             self.played_by.pop()
             self._pending_context = self._contexts.pop()
         self.discarded.append(taken)
@@ -254,6 +268,17 @@ class Recorder:
         return True
 
     # -- pieces --------------------------------------------------------------
+    def label(self, actor: str | None) -> str:
+        """The records' name for a player: ``Player K`` by turn order (``Player 1`` alone)."""
+        return f"Player {self.order.index(actor) + 1}" if actor in self.order else "Player 1"
+
+    def _players(self) -> dict:
+        players = {"GM": {"game_role": "Game Master", "model_name": "programmatic"}}
+        if not self.order:
+            return players | {"Player 1": {"game_role": "Adventurer", "model_name": self.player_name}}
+        return players | {f"Player {k}": {"game_role": f"Adventurer ({pid})", "model_name": seat}
+                          for k, (pid, seat) in enumerate(zip(self.order, self.seats), 1)}
+
     @staticmethod
     def _msg(frm: str, to: str, kind: str, content, label: str) -> dict:
         return {"from": frm, "to": to, "timestamp": now(), "action": {"type": kind, "content": content, "label": label}}
@@ -291,25 +316,36 @@ class Recorder:
             meta["mixed"] = len(players) > 1
         interactions = {
             "meta": meta, "player_models": models,
-            "players": {"GM": {"game_role": "Game Master", "model_name": "programmatic"},
-                        "Player 1": {"game_role": "Adventurer", "model_name": self.player_name}},
+            "players": self._players(),
             "turns": self.turns,
             "adventure_info": {"variant": self.world.meta.get("variant", "basic"), "max_turns": self.world.max_turns,
                                "optimal_turns": self.world.meta.get("optimal_turns", self.world.par),
                                "goal_count": len(self.world.goals)},
         }
-        requests = {"meta": {"game_name": self.game_name, "experiment_name": self.experiment, "game_id": self.game_id,
-                             "player_name": "Player 1", "game_role": "Adventurer", "model_name": self.player_name,
-                             "round_count": len(self.turns), "completed": self.completed},
-                    "calls": self.calls}
         if final:
             write_json(self.dir / "interactions.json", interactions, final)
-            write_json(self.dir / "player_1.requests.json", requests, final)
-            return
-        # Per turn: each turn and call is serialised once, when it is new, so a turn costs O(its own
-        # size) in the encoder instead of re-encoding the whole episode (quadratic in long episodes).
-        self._write_listed(self.dir / "interactions.json", interactions, "turns", self._turn_texts)
-        self._write_listed(self.dir / "player_1.requests.json", requests, "calls", self._call_texts)
+        else:
+            # Per turn: each turn and call is serialised once, when it is new, so a turn costs O(its
+            # own size) in the encoder instead of re-encoding the whole episode (quadratic otherwise).
+            self._write_listed(self.dir / "interactions.json", interactions, "turns", self._turn_texts)
+        labels = [f"Player {k}" for k in range(1, len(self.order) + 1)] or ["Player 1"]
+        for k, label in enumerate(labels):
+            path = self.dir / f"{label.lower().replace(' ', '_')}.requests.json"
+            calls = self.calls if len(labels) == 1 else [c for c, who in zip(self.calls, self.call_players)
+                                                         if who == label]
+            if not calls and len(labels) > 1:   # as clemcore: a player who never made a request has no file
+                path.unlink(missing_ok=True)
+                continue
+            seat = self.seats[k] if self.order else self.player_name
+            requests = {"meta": {"game_name": self.game_name, "experiment_name": self.experiment,
+                                 "game_id": self.game_id, "player_name": label,
+                                 "game_role": self._players()[label]["game_role"], "model_name": seat,
+                                 "round_count": len(self.turns), "completed": self.completed},
+                        "calls": calls}
+            if final:
+                write_json(path, requests, final)
+            else:
+                self._write_listed(path, requests, "calls", self._call_texts.setdefault(label, []))
 
     @staticmethod
     def _write_listed(path: Path, document: dict, key: str, cache: list[str]) -> None:

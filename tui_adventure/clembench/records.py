@@ -55,11 +55,16 @@ def read_json(path: Path, limit: int = RECORD_SIZE_LIMIT):
         raise RecordsError(f"{path}: not JSON ({exc})") from None
 
 
+def is_player(name) -> bool:
+    """A player's name in the records: ``Player 1``, or ``Player K`` in a world of several players."""
+    return isinstance(name, str) and name.startswith("Player ") and name[7:].isdigit()
+
+
 def replies_of(interactions: dict) -> list[str]:
-    """Player 1's replies, in order, from an interactions.json (ours or upstream's)."""
+    """The players' replies, in order, from an interactions.json (ours or upstream's)."""
     turns = interactions.get("turns", []) if isinstance(interactions, dict) else []
     return [str(e["action"]["content"]) for turn in turns if isinstance(turn, list) for e in turn
-            if isinstance(e, dict) and e.get("from") == "Player 1" and isinstance(e.get("action"), dict)
+            if isinstance(e, dict) and is_player(e.get("from")) and isinstance(e.get("action"), dict)
             and e["action"].get("type") == "get message"]
 
 

@@ -30,7 +30,7 @@ from typing import Callable
 
 from ..engine import metrics as m
 from ..engine.metrics import ProgressTracker
-from .records import read_json, world_pointer, write_json
+from .records import is_player, read_json, world_pointer, write_json
 
 FAIL_TYPES = ["lark_exception", "malformed_command", "undefined_action_verb", "undefined_action",
               "undefined_repr_str", "manipulating_room", "undefined_argument_type", "taking_from_inventory",
@@ -43,7 +43,7 @@ NAN = float("nan")
 
 
 def _reply(turn: list[dict]) -> str:
-    return next((str(e["action"]["content"]) for e in turn if e.get("from") == "Player 1"), "")
+    return next((str(e["action"]["content"]) for e in turn if is_player(e.get("from"))), "")
 
 
 def _command(reply: str) -> str:

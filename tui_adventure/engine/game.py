@@ -132,6 +132,23 @@ class Game:
         if out.lost is not None:
             result.lost = self.lost = out.lost
 
+    def scene_call(self, character: str, tool: str):
+        """A voiced character's model calls one of its tools after the last turn: the change is part
+        of that turn (undo takes both back), and the goals follow it. Returns the scene's Aftermath."""
+        out = self.world.scene.call(self.state, character, tool, self.turn)
+        if out.state is self.state:
+            return out
+        if self._log:
+            u = self._log[-1]
+            before = self.state.apply(set(u.removed), set(u.added))
+            u.added, u.removed = before.diff(out.state)
+        self.state = out.state
+        self.achieved = frozenset(g for g in self.world.goals if g.holds(self.state))
+        self._achieved_text = sorted(str(g) for g in self.achieved)
+        if self.world.goals and len(self.achieved) == len(self.world.goals):
+            self.finished = True
+        return out
+
     def _run(self, command: str) -> StepResult:
         self._single = True
         st = self.state

@@ -24,6 +24,7 @@ from .text import compile_template
 
 CLOCK, FIRED, DRAWN, LOST, ACTIVE = "clock", "fired", "drawn", "lost", "active"
 SCENE_PREDICATES = frozenset({CLOCK, FIRED, DRAWN, LOST, ACTIVE})
+SPOKEN_TO = ("talk", "ask", "give")   # the player's actions that turn to a character (a voiced one answers)
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class Happening:
     character: str | None = None
     once: bool = True
     draws: tuple[tuple[str, str], ...] = ()   # (table, variable): an entry drawn per firing, bound for effects
+    tool: bool = False                     # a voiced character's tool: done only when its model calls it
+    description: str = ""                  # a tool's description, as its model reads it
 
     @property
     def timed(self) -> bool:
@@ -63,6 +66,7 @@ class Character:
     greeting: str = ""
     topics: dict = field(default_factory=dict)     # topic word -> answer
     route: tuple[str, ...] = ()                    # rooms walked one a turn, round and round
+    voice: str | None = None                       # a model (registry name) speaks for them and calls their tools
 
 
 @dataclass(frozen=True)
@@ -172,7 +176,7 @@ class Scene:
                 log.append({"character": cid, "function": "move", "arguments": {"to": room}})
         named = set(_flat((args or {}).values()))
         for h, cond, effect, render in self.compiled:
-            if h.once and (FIRED, h.id) in facts:
+            if h.tool or h.once and (FIRED, h.id) in facts:
                 continue
             if h.at is not None and turn != h.at or h.every is not None and (turn is None or turn % h.every):
                 continue
@@ -182,34 +186,8 @@ class Scene:
             env = {"here": style.player_room(now_state)}
             if cond is not None and not cond(now_state, env):
                 continue
-            drawn = {}
-            for table, var in h.draws:
-                counter = next((f for f in facts if f[0] == DRAWN and f[1] == table), (DRAWN, table, "0"))
-                k = int(counter[2])
-                value = self.entry(table, k)
-                if value is None:
-                    break
-                facts.discard(counter)
-                facts.add((DRAWN, table, str(k + 1)))
-                env[var] = drawn[var] = value
-            else:
-                adds: set = set()
-                dels: set = set()
-                if effect is not None:
-                    effect(now_state, env, adds, dels)
-                facts -= dels
-                facts |= adds
-                if h.once:
-                    facts.add((FIRED, h.id))
-                after = State.of(facts)
-                text = render(after, env) if render is not None else ""
-                if text:
-                    lines.append(text)
-                log.append({**({"character": h.character} if h.character else {}), "function": h.id,
-                            "arguments": {"turn": turn_number or turn, **({"after": action} if h.after else {})},
-                            "intermediate_results": {"draws": drawn} if drawn else {},
-                            "results": {"added": sorted(map(list, adds - st.facts)),
-                                        "removed": sorted(map(list, dels & st.facts)), "said": text}})
+            self._fire(h, effect, render, st, now_state, facts, env, lines, log,
+                       {"turn": turn_number or turn, **({"after": action} if h.after else {})})
         lost = None
         now_state = State.of(facts)
         env = {"here": style.player_room(now_state)}
@@ -224,6 +202,78 @@ class Scene:
             lines.append(self._rotate(facts))
         new = st if facts == st.facts else st.apply(facts - st.facts, st.facts - facts)
         return Aftermath(new, lines, log, lost)
+
+    def _fire(self, h: Happening, effect, render, st: State, now: State, facts: set, env: dict, lines: list,
+              log: list, arguments: dict) -> bool:
+        """Do one happening to ``facts`` (``now`` is the state they make): its draws, effects and line;
+        False when a table it draws from is spent."""
+        drawn = {}
+        for table, var in h.draws:
+            counter = next((f for f in facts if f[0] == DRAWN and f[1] == table), (DRAWN, table, "0"))
+            k = int(counter[2])
+            value = self.entry(table, k)
+            if value is None:
+                return False
+            facts.discard(counter)
+            facts.add((DRAWN, table, str(k + 1)))
+            env[var] = drawn[var] = value
+        adds: set = set()
+        dels: set = set()
+        if effect is not None:
+            effect(now, env, adds, dels)
+        facts -= dels
+        facts |= adds
+        if h.once:
+            facts.add((FIRED, h.id))
+        text = render(State.of(facts), env) if render is not None else ""
+        if text:
+            lines.append(text)
+        log.append({**({"character": h.character} if h.character else {}), "function": h.id,
+                    "arguments": arguments, "intermediate_results": {"draws": drawn} if drawn else {},
+                    "results": {"added": sorted(map(list, adds - st.facts)),
+                                "removed": sorted(map(list, dels & st.facts)), "said": text}})
+        return True
+
+    def tools_of(self, character: str) -> list[Happening]:
+        """What a voiced character may do, offered to its model as tools."""
+        return [h for h in self.spec.happenings if h.tool and h.character == character]
+
+    def call(self, st: State, character: str, tool: str, turn_number: int | None = None) -> Aftermath:
+        """A voiced character's model calls one of its tools: done when the tool's condition holds.
+        The log says what was asked and what came of it (refused, and why, or the changes), so a
+        model game master's calls can be checked against the state it was in."""
+        entry = next(((h, cond, effect, render) for h, cond, effect, render in self.compiled
+                      if h.tool and h.character == character and h.id == tool), None)
+        asked = {"character": character, "function": tool, "arguments": {"turn": turn_number, "by": "voice"}}
+        if entry is None:
+            known = ", ".join(h.id for h in self.tools_of(character)) or "none"
+            return Aftermath(st, [], [asked | {"results": {"refused": f"no such tool (tools: {known})"}}])
+        h, cond, effect, render = entry
+        if h.once and (FIRED, h.id) in st.facts:
+            return Aftermath(st, [], [asked | {"results": {"refused": "already done (once)"}}])
+        env = {"here": self.world.style.player_room(st)}
+        if cond is not None and not cond(st, env):
+            return Aftermath(st, [], [asked | {"results": {"refused": f"its condition does not hold: {h.when}"}}])
+        facts = set(st.facts)
+        lines: list[str] = []
+        log: list[dict] = []
+        if not self._fire(h, effect, render, st, st, facts, env, lines, log, asked["arguments"]):
+            return Aftermath(st, [], [asked | {"results": {"refused": "its table is spent"}}])
+        new = st if facts == st.facts else st.apply(facts - st.facts, st.facts - facts)
+        return Aftermath(new, lines, log)
+
+    def cooperative_voices(self, st: State, action: str, args: dict) -> State:
+        """What the planner assumes of voiced characters (a model it cannot foresee): a cooperative
+        voice, that calls each of its tools as soon as it is spoken to and the tool's condition holds.
+        Par is then the best a player can do with a helpful character."""
+        if action not in SPOKEN_TO:
+            return st
+        named = set(_flat(args.values()))
+        for c in self.spec.characters.values():
+            if c.voice and c.id in named:
+                for h in self.tools_of(c.id):
+                    st = self.call(st, c.id, h.id).state
+        return st
 
     def _rotate(self, facts: set) -> str:
         """The next player's turn. The rules speak of ``player`` (``at(player, R)``, ``held(X)``), so the
@@ -260,7 +310,7 @@ class Scene:
         out = self.after_turn(after, action, args)
         if out.lost is not None:
             return None
-        st = out.state
+        st = self.cooperative_voices(out.state, action, args)
         if st is after:
             return after
         return before.apply(st.facts - before.facts, before.facts - st.facts)

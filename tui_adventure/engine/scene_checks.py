@@ -18,7 +18,8 @@ from .yamlpos import _kind, did_you_mean, key_pos_of, pos_of
 SCENE_KEYS = ("characters", "tables", "events", "lose", "players")
 PLAYER_KEYS = ("id", "name", "start", "persona", "description")
 CHARACTER_KEYS = ("name", "adjectives", "synonyms", "description", "at", "persona", "goal", "traits", "flaws",
-                  "greeting", "topics", "route", "rules")
+                  "greeting", "topics", "route", "rules", "voice", "tools")
+TOOL_KEYS = ("id", "description", "when", "do", "say", "message", "once", "draw")
 RULE_KEYS = ("id", "when", "at", "every", "after", "do", "say", "message", "once", "draw")
 LOSE_KEYS = ("when", "message")
 MAX_TURN = 100_000
@@ -234,7 +235,9 @@ class SceneChecks:
             spec.characters[cid] = Character(cid, self._lines(c, "persona"), self._text(c, "goal") or "",
                                              self._lines(c, "traits"), self._lines(c, "flaws"),
                                              self._text(c, "greeting") or "",
-                                             {str(k).lower(): v for k, v in topics.items()}, tuple(route))
+                                             {str(k).lower(): v for k, v in topics.items()}, tuple(route),
+                                             self.voice(c, cid))
+            self.tools(c, cid, spec)
             rules = c.get("rules") or []
             if not isinstance(rules, list):
                 self.err(pos_of(c, "rules"), "rules is a list of {when, do, say} items")
@@ -243,6 +246,38 @@ class SceneChecks:
                 h = self.happening(rules, i, rule, cid, spec)
                 if h is not None:
                     spec.happenings.append(h)
+
+    def voice(self, c: dict, cid: str) -> str | None:
+        voice = c.get("voice")
+        if voice is not None and (not isinstance(voice, str) or not voice.strip()):
+            self.err(pos_of(c, "voice"), f"voice: names the model that speaks for {cid!r} (a model_registry.json"
+                                         " name, as --player takes)")
+            return None
+        return voice
+
+    def tools(self, c: dict, cid: str, spec: SceneSpec) -> None:
+        """``tools:``: what a voiced character's model may do, each {id, description, when, do, say}."""
+        tools = c.get("tools")
+        if tools is None:
+            return
+        if not c.get("voice") or not isinstance(tools, list):
+            self.err(pos_of(c, "tools"), "tools: is a list of {id, description, when, do, say} for a character"
+                                         " with a voice: (its model calls them)")
+            return
+        seen: set = set()
+        for i, item in enumerate(tools):
+            if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not item["id"].isidentifier():
+                self.err(pos_of(tools, i), "a tool is a mapping with an id (letters, digits, _), description:,"
+                                           " when:, do: and say:")
+                continue
+            if item["id"] in seen:
+                self.err(pos_of(item, "id"), f"tool {item['id']!r} is listed twice")
+                continue
+            seen.add(item["id"])
+            self._unknown(item, TOOL_KEYS, f"tool {item['id']!r}")
+            h = self.happening(tools, i, item, cid, spec, tool=True)
+            if h is not None:
+                spec.happenings.append(h)
 
     def players(self, spec: SceneSpec, entities: dict, facts: list, room_ids: list[str]) -> None:
         """``players:``: two or more, in turn order. The first starts at ``start:``; the others are
@@ -281,13 +316,15 @@ class SceneChecks:
         if len(ids) == len(items):
             spec.players = tuple(ids)
 
-    def happening(self, items, i: int, item, character: str | None, spec: SceneSpec) -> Happening | None:
+    def happening(self, items, i: int, item, character: str | None, spec: SceneSpec,
+                  tool: bool = False) -> Happening | None:
         where = pos_of(items, i)
         what = f"a rule of {character!r}" if character else "an event"
         if not isinstance(item, dict):
             self.err(where, f"{what} is a mapping with when:/at:/every:, do: and say:")
             return None
-        self._unknown(item, RULE_KEYS, what)
+        if not tool:
+            self._unknown(item, RULE_KEYS, what)
         at, every = self._turn(item, "at"), self._turn(item, "every")
         when = self._condition(item, "when")
         after = item.get("after") or []
@@ -296,7 +333,7 @@ class SceneChecks:
             self.err(pos_of(item, "after"), "after: is for a character's rules: talk or give (the actions that name"
                                             " the character and can be planned)")
             after = []
-        if at is None and every is None and when is None and not after:
+        if at is None and every is None and when is None and not after and not tool:
             self.err(where, f"{what} needs at: N, every: K, when: CONDITION or after: (else it never happens)")
             return None
         effects = item.get("do") or []
@@ -311,8 +348,9 @@ class SceneChecks:
             self.err(pos_of(item, "draw"), f"draw: maps a table to a name for its entry, e.g. {{weather: w}}"
                                            f" (tables: {', '.join(spec.tables) or 'none'})")
             draws = {}
-        once = item.get("once", at is None and every is None)
+        once = item.get("once", at is None and every is None and not tool)
         hid = str(item.get("id") or (f"{character}_rule_{i + 1}" if character else f"event_{i + 1}"))
         message = self._text(item, "say" if "say" in item else "message") or ""
         return Happening(hid, tuple(str(e) for e in effects), message, at, every, when, tuple(after), character,
-                         bool(once), tuple((str(t), str(v)) for t, v in draws.items()))
+                         bool(once), tuple((str(t), str(v)) for t, v in draws.items()), tool,
+                         self._text(item, "description") or "" if tool else "")

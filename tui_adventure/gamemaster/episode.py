@@ -42,6 +42,7 @@ class Turn:
     plan_results: list[list] | None = None   # the current plan simulated: [goals, text, info] per command
     events: list[tuple[str, object]] = field(default_factory=list)   # (type, content), in order
     answer: object = None                    # the player's players.Reply (request record, usage), if any
+    actor: str | None = None                 # a world of several players: whose turn this was (its id)
 
     @property
     def goal_score(self) -> int:
@@ -90,8 +91,11 @@ class Episode:
     """
 
     def __init__(self, world: World, *, par: int | None = None, strict: bool | None = None,
-                 listener: Callable[[str, object], None] | None = None) -> None:
+                 listener: Callable[[str, object], None] | None = None, voices=None) -> None:
+        """``voices``: the world's model-voiced characters (``voices.Voices``), asked after each turn
+        that turns to them; None plays them silent (a replay, a planner, a scorer)."""
         self.world = world
+        self.voices = voices
         self.game = Game(world)
         self.clembench = world.is_clembench()
         self.strict = world.strict if strict is None else strict
@@ -119,13 +123,18 @@ class Episode:
         self.messages: list[dict] = [{"role": "user", "content": self.first_message}]
 
     # -- the loop ---------------------------------------------------------
+    def whose_turn(self) -> str | None:
+        """The id of the player to move in a world of several players (None: one player)."""
+        scene = self.world.scene
+        return scene.active(self.game.state) if scene is not None and scene.spec.players else None
+
     def submit(self, reply: str) -> Turn:
         """Play one reply. Raises RuntimeError if the episode already ended."""
         if self.ended:
             raise RuntimeError("the episode has ended")
         reply = reply if isinstance(reply, str) else str(reply)
         self._before.append((self.interpreter.snapshot(), list(self.goals), self.finished, len(self.plans)))
-        turn = Turn(len(self.turns) + 1, reply)
+        turn = Turn(len(self.turns) + 1, reply, actor=self.whose_turn())
         self.turns.append(turn)
         self.messages.append({"role": "assistant", "content": reply})
         command, problem = self.command_of(reply)
@@ -229,6 +238,28 @@ class Episode:
             return None
         return [a.strip() for a in parts[1].split(",")]
 
+    def scene_event(self, turn: Turn, kind: str, content) -> None:
+        """A game-master event from outside the engine's step (a voiced character's line or call)."""
+        self._event(turn, kind, content)
+
+    def scene_lines(self, turn: Turn, lines: list[str]) -> None:
+        """What voiced characters said and did, after the turn's own text (the player reads it next);
+        the goals follow any change their tools made."""
+        if lines and turn.observation is not None:
+            turn.observation = "\n".join([turn.observation, *lines])
+            if self.messages and self.messages[-1]["role"] == "user":
+                self.messages[-1] = {"role": "user", "content": turn.observation}
+        goals = [str(g) for g in self.world.goals if g.holds(self.game.state)]
+        if not self.clembench and goals != list(self.goals):
+            self.interpreter.goals = frozenset(g for g in self.world.goals if g.holds(self.game.state))
+            prior = len(self.goals)
+            self.goals = goals
+            self._event(turn, "goal_status", {"goal_states_achieved": list(goals),
+                                              "turn_goal_score": len(goals) - prior})
+            if not self.finished and self._all_goals(goals):
+                self.finished = True
+                self._event(turn, "adventure_finished", list(goals))
+
     def _event(self, turn: Turn, kind: str, content) -> None:
         turn.events.append((kind, content))
         if self.listener is not None:
@@ -306,6 +337,19 @@ async def play_turn(episode: Episode, player, recorder=None, stream: Callable[[s
     bare = isinstance(answer, str)   # a player of a few lines may answer with the text alone
     turn = episode.submit(answer if bare else answer.text)
     turn.answer = None if bare else answer
+    if episode.voices is not None and not episode.ended:
+        try:
+            await episode.voices.after_turn(episode, turn)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:   # a voice's backend gave up: the episode ends as an error, as for a player's
+            episode.ended = True
+            episode.error = exc
+            if recorder is not None:
+                recorder.log_turn(episode, turn, call=None if bare else answer.call, played_by=player.name,
+                                  secrets=() if bare else answer.secrets)
+                recorder.error(exc)
+            raise PlayerFailed(f"a voiced character: {type(exc).__name__}: {exc}") from exc
     if recorder is not None:
         recorder.log_turn(episode, turn, call=None if bare else answer.call, played_by=player.name,
                           secrets=() if bare else answer.secrets)

@@ -39,8 +39,17 @@ class ModelBacked(Protocol):
     def secrets(self) -> tuple: ...
 
 
+@runtime_checkable
+class Seated(Protocol):
+    """Several players at one world (``seats.Seats``): who plays each, in the world's turn order."""
+    seat_names: tuple[str, ...]
+
+
 def recorder_options(player, episode) -> dict:
-    """The Recorder keywords for ``player``'s records (none for a person or a program)."""
+    """The Recorder keywords for ``player``'s records (for a person or a program: only the seats of
+    a world of several players)."""
+    if isinstance(player, Seated):
+        return {"seats": player.seat_names}
     if not isinstance(player, ModelBacked):
         return {}
     return {"backend": player.backend, "gen_args": dict(player.gen_args) or None,

@@ -23,6 +23,7 @@ class Seats:
         self.world = world
         self.by_player = dict(zip(order, seats))
         self.name = "+".join(s.name.replace(":", "-") for s in seats)
+        self.seat_names = tuple(s.name for s in seats)
 
     def seat(self, state):
         return self.by_player[self.world.scene.active(state)]
