@@ -76,6 +76,10 @@ async def test_a_voice_speaks_and_its_tool_works_only_when_its_condition_holds(m
     assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
     assert second[2]["content"] == "Fine, fine. In you go."   # never null: strict servers refuse that
     assert len(server.requests) == 2   # only turns that speak to the warden ask its model
+    from tui_adventure.players.backends.learned import facts_for
+
+    # asking with "auto" teaches nothing: a player on the same server still asks for "required"
+    assert facts_for(episode.voices.voices["warden"].spec).tool_choice is None
 
 
 @in_loop

@@ -65,6 +65,8 @@ async def complete(spec, messages: list[dict], tools: list[dict] | None = None, 
     if not facts.stream_tools:
         streamed = False
     configured = (spec.config or {}).get("tool_choice")
+    if tool_choice == "auto":   # tools offered, none asked for (a voiced character): nothing to step down to
+        configured = "auto"     # nor to learn, so a player asking the same server keeps its "required"
     settled = configured is not None or facts.tool_choice is not None
     choices = [configured] if configured is not None else tool_choices(tools, tool_choice, facts)
     tried: list[str] = []
