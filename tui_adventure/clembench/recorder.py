@@ -95,11 +95,17 @@ class Recorder:
                 run = read_json(run_file)
             except RecordsError:
                 pass
-        run.setdefault("games", {}).setdefault(self.game_name, {"game_path": "tui-adventure"})
-        write_json(run_file, run)
-        exp = {"name": self.experiment, "timestamp": now(), "game_name": self.game_name, "player_models": models}
-        write_json(self.dir.parent / "experiment.json", exp)
-        write_json(self.dir / "instance.json", self.instance_dict())
+        # Written at every episode's start, so only when they change, and not fsynced (milliseconds an
+        # episode): until completed.json is written durably, a lost start only means playing it again.
+        games = run.setdefault("games", {})
+        if self.game_name not in games or not run_file.exists():
+            games[self.game_name] = {"game_path": "tui-adventure"}
+            write_json(run_file, run, final=False)
+        exp_file = self.dir.parent / "experiment.json"
+        if not exp_file.exists():
+            write_json(exp_file, {"name": self.experiment, "timestamp": now(), "game_name": self.game_name,
+                                  "player_models": models}, final=False)
+        write_json(self.dir / "instance.json", self.instance_dict(), final=False)
         self.write_pointer()
         for stale in ("completed.json", "error.json", "scores.json"):
             (self.dir / stale).unlink(missing_ok=True)
