@@ -181,12 +181,17 @@ class SceneChecks:
         self._scene_conditions.append((pos_of(item, key), str(value)))
         return str(value)
 
+    def _mapping(self, key: str, what: str) -> dict | None:
+        """The world's ``key:`` when it is a mapping; None when absent (or wrong, which is reported)."""
+        value = self.d.get(key)
+        if value is not None and not isinstance(value, dict):
+            self.err(pos_of(self.d, key), f"{key} is a mapping of {what}")
+            return None
+        return value
+
     def tables(self, spec: SceneSpec) -> None:
-        tables = self.d.get("tables")
+        tables = self._mapping("tables", "name: [entries]")
         if tables is None:
-            return
-        if not isinstance(tables, dict):
-            self.err(pos_of(self.d, "tables"), "tables is a mapping of name: [entries]")
             return
         for tid, value in tables.items():
             replace = True
@@ -203,11 +208,8 @@ class SceneChecks:
             spec.tables[str(tid)] = Table(str(tid), tuple(str(v) for v in value), replace)
 
     def characters(self, spec: SceneSpec, entities: dict, facts: list, room_ids: list[str]) -> None:
-        chars = self.d.get("characters")
+        chars = self._mapping("characters", "id: {name, at, persona, ...}")
         if chars is None:
-            return
-        if not isinstance(chars, dict):
-            self.err(pos_of(self.d, "characters"), "characters is a mapping of id: {name, at, persona, ...}")
             return
         for cid, c in chars.items():
             if not self.check_id(chars, cid, "character", self.seen):
