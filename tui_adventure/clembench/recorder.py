@@ -1,7 +1,8 @@
 """Writing one episode's clemcore records as it is played (the formats and their reading are in
 ``records.py``).
 
-Every turn rewrites ``interactions.json`` and ``player_1.requests.json``
+Every turn rewrites ``interactions.json`` and ``player_1.requests.json`` (``player_K`` per
+player in a world of several)
 (temp file + rename, each turn and call encoded once), a turn taken back by
 hand goes to ``DISCARDED`` with a trace in the next turn, and the end writes
 ``completed.json`` or clemcore's ``error.json``. The folder is held by a lock
