@@ -2,8 +2,7 @@
 ``records.py``).
 
 Every turn rewrites ``interactions.json`` and ``player_1.requests.json`` (``player_K`` per
-player in a world of several)
-(temp file + rename, each turn and call encoded once), a turn taken back by
+player in a world of several; temp file + rename, each turn and call encoded once), a turn taken back by
 hand goes to ``DISCARDED`` with a trace in the next turn, and the end writes
 ``completed.json`` or clemcore's ``error.json``. The folder is held by a lock
 while the episode is played, and a run folder refuses a run that asks otherwise.
