@@ -203,7 +203,7 @@ class SceneChecks:
                     replace = True
                 value = value.get("entries")
             if not isinstance(value, list) or not value or not all(isinstance(v, (str, int)) for v in value):
-                self.err(pos_of(tables, tid), f"table {tid!r} needs a non-empty list of entries")
+                self.err(pos_of(tables, tid), f"table {tid!r} needs a non-empty list of entries (e.g. {tid}: [rain, fog])")
                 continue
             spec.tables[str(tid)] = Table(str(tid), tuple(str(v) for v in value), replace)
 
@@ -273,7 +273,7 @@ class SceneChecks:
                                            " when:, do: and say:")
                 continue
             if item["id"] in seen:
-                self.err(pos_of(item, "id"), f"tool {item['id']!r} is listed twice")
+                self.err(pos_of(item, "id"), f"tool {item['id']!r} is listed twice (give each tool its own id)")
                 continue
             seen.add(item["id"])
             self._unknown(item, TOOL_KEYS, f"tool {item['id']!r}")
