@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from typing import IO, Iterable
 
 from .engine.game import Game
@@ -85,10 +86,11 @@ def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000
     if world is None:
         return 1
     seconds, states = budget
-    try:
-        plan = Planner(world, max_nodes=states or max_nodes, max_seconds=seconds).solve()
+    deadline = time.perf_counter() + seconds if seconds else None
+    try:   # three quarters of a time budget for the exact search, the rest for a plan if it gives up
+        plan = Planner(world, max_nodes=states or max_nodes, max_seconds=seconds * EXACT_SHARE if seconds else None).solve()
     except PlannerLimit as exc:
-        return _bounded(world, path, exc, as_json, out, seconds)
+        return _bounded(world, path, exc, as_json, out, deadline)
     if plan is None:
         if as_json:
             print(json.dumps({"par": None, "commands": [], "optimal": True, "expanded": 0, "seconds": 0}), file=out)
@@ -120,17 +122,20 @@ def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000
 
 
 BOUND_WEIGHTS = (2.0, 5.0)   # weighted searches for a plan once the exact one gave up: quick, then quicker
+EXACT_SHARE = 0.75           # of a time budget, for the exact search; the weighted ones share the rest
 
 
-def _bounded(world, path: str, limit: PlannerLimit, as_json: bool, out: IO, seconds: float | None) -> int:
+def _bounded(world, path: str, limit: PlannerLimit, as_json: bool, out: IO, deadline: float | None) -> int:
     """What is known when the exact search ran out of budget: a proven lower bound, and an upper
-    bound from the best plan a weighted search finds in a share of the same budget (exit 3)."""
+    bound from the best plan a weighted search finds in what is left of the same budget (exit 3)."""
     lower = limit.lower_bound
     plan = None
     for weight in BOUND_WEIGHTS:
+        left = deadline - time.perf_counter() if deadline is not None else None
+        if left is not None and left <= 0:
+            break
         try:
-            plan = Planner(world, max_nodes=max(limit.expanded, 10_000),
-                           max_seconds=max(1.0, (seconds or 0) / 4) if seconds else None).solve(weight=weight)
+            plan = Planner(world, max_nodes=max(limit.expanded, 10_000), max_seconds=left).solve(weight=weight)
             break
         except PlannerLimit:
             continue

@@ -192,3 +192,32 @@ def test_a_search_that_gives_up_says_how_short_a_plan_cannot_be():
     assert limit.value.expanded == 11 and 0 < limit.value.lower_bound <= par
     rough = Planner(world).solve(weight=3.0)
     assert rough is not None and not rough.optimal and par <= rough.par <= 3 * par
+
+
+def test_a_time_budget_holds_on_a_world_whose_estimates_are_costly():
+    """64 rooms, 120 things, 8 goals: one exact estimate once took 7 s, so a 1 s budget took 25."""
+    import time
+
+    from tui_adventure.engine.planner import PlannerLimit
+    from tui_adventure.generate import Knobs
+    from tui_adventure.generate.classic import draft, dump
+
+    knobs = Knobs(rooms=64, objects=120, goals=8, doors=21, locked=10).resolved()
+    world = load_world_text(dump(draft(knobs, 0).doc), "w64.yaml")
+    planner = Planner(world, max_seconds=1.0, max_nodes=10**9)
+    started = time.perf_counter()
+    with pytest.raises(PlannerLimit) as limit:
+        planner.solve()
+    assert time.perf_counter() - started < 4.0   # the budget, and at most one estimate's work past it
+    assert limit.value.lower_bound >= 30
+
+
+def test_the_cruder_tour_bound_never_exceeds_the_exact_one(monkeypatch):
+    from tui_adventure.engine import walk
+
+    line = {f"r{i}": {f"r{j}": abs(i - j) for j in range(12)} for i in range(12)}
+    tasks = [("r3", "r11"), ("r9", None), (None, "r0"), ("r6", "r2")]
+    exact = walk.TourBound(line)("r5", tasks)
+    monkeypatch.setattr(walk, "WORK", 2)
+    crude = walk.TourBound(line)("r5", tasks)
+    assert 0 < crude <= exact

@@ -176,6 +176,7 @@ class Planner:
         rebuilt from their bits when they come off the queue.
         """
         t0 = time.perf_counter()
+        deadline = t0 + self.max_seconds if self.max_seconds is not None else None
         start = self._start = start or self.world.initial
         h = self.h or (lambda st: 0)
         if self.is_goal(start):
@@ -205,13 +206,8 @@ class Planner:
                 return plan
             expanded += 1
             over = expanded > self.max_nodes or len(best_g) > self.max_states
-            if over or (self.max_seconds is not None and not expanded & 255
-                        and time.perf_counter() - t0 > self.max_seconds):
-                bound = min(f, queue[0][0]) if queue else f
-                bound = -int(-bound // 1) if weight == 1.0 else None   # h is a whole number of moves
-                why = (f"{expanded} expanded and {len(best_g)} seen states" if over
-                       else f"{self.max_seconds:g} s ({expanded} states expanded)")
-                raise PlannerLimit(f"no plan found within {why}", bound, expanded)
+            if over or deadline is not None and time.perf_counter() > deadline:
+                self._give_up(f, queue, weight, expanded, len(best_g), over)
             if self.depth is not None and g >= self.depth:
                 continue
             for action, env, new in self.successors(st):
@@ -225,10 +221,20 @@ class Planner:
                         move = moves[step] = (action, env)
                     parent[child] = (key, move)
                     heapq.heappush(queue, (ng + h(new) * weight, -ng, next(counter), child))
+                    if deadline is not None and time.perf_counter() > deadline:   # one estimate can take 0.5 s
+                        self._give_up(f, queue, weight, expanded, len(best_g), False)
                     if len(recent) >= RECENT_STATES:
                         del recent[next(iter(recent))]
                     recent[child] = new
         return None
+
+    def _give_up(self, f, queue, weight: float, expanded: int, seen: int, over: bool):
+        """PlannerLimit with the lower bound proven so far (the least f still open; exact search only)."""
+        bound = min(f, queue[0][0]) if queue else f
+        bound = -int(-bound // 1) if weight == 1.0 else None   # h is a whole number of moves
+        why = (f"{expanded} expanded and {seen} seen states" if over
+               else f"{self.max_seconds:g} s ({expanded} states expanded)")
+        raise PlannerLimit(f"no plan found within {why}", bound, expanded)
 
     def bfs(self, start: State | None = None) -> Plan | None:
         """Brute-force breadth-first search: slow, obviously right; the tests compare against it."""

@@ -17,6 +17,16 @@ from __future__ import annotations
 from collections import deque
 
 INF = 10 ** 6
+WORK = 100_000   # sub-tours one estimate may work out before it settles for a cruder bound
+
+
+class _TooLong(Exception):
+    """An estimate's exact tour is too costly here (many tasks): a weaker admissible bound serves."""
+
+
+def _farthest(row: dict, tasks) -> int:
+    """A lower bound of any tour doing ``tasks``: the walk to its farthest room."""
+    return max((row.get(p if p is not None else d, INF) for p, d in tasks), default=0)
 
 
 def room_distances(graph: dict[str, set[str]]) -> dict[str, dict[str, int]]:
@@ -74,12 +84,19 @@ class TourBound:
             return 0
         if len(self.memo) > self.max_entries:
             self.memo.clear()
-        return self._rest(here, tasks)
+        self.work = WORK
+        try:
+            return self._rest(here, tasks)
+        except _TooLong:   # the memo keeps only finished sub-tours: it stays exact
+            return _farthest(self.dist.get(here, {}), tasks)
 
     def _rest(self, here: str, tasks: frozenset) -> int:
         """Tasks left after doing all that can be done in ``here``."""
         if not tasks:
             return 0
+        self.work -= 1
+        if self.work < 0:
+            raise _TooLong
         key = (here, tasks)
         got = self.memo.get(key)
         if got is not None:
@@ -163,11 +180,19 @@ class KeyTour:
         """``keys``: (door, key's room, price of fetching and using it) for each modelled door."""
         if len(self.memo) > self.max_entries:
             self.memo.clear()
-        return self._rest(here, frozenset(_visit(tasks, here)), keys)
+        tasks = frozenset(_visit(tasks, here))
+        self.work = WORK
+        try:
+            return self._rest(here, tasks, keys)
+        except _TooLong:   # every door passable: no tour can be shorter than the walk to the farthest task
+            return _farthest(self.distances(frozenset()).get(here, {}), tasks)
 
     def _rest(self, here: str, tasks: frozenset, keys: frozenset) -> int:
         if not tasks:
             return 0
+        self.work -= 1
+        if self.work < 0:
+            raise _TooLong
         key = (here, tasks, keys)
         got = self.memo.get(key)
         if got is not None:
