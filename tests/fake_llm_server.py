@@ -48,6 +48,12 @@ class Malformed:
 
 
 @dataclass
+class Raw:
+    """A 200 whose JSON body is exactly ``body`` (a server's own dialect of the API)."""
+    body: dict
+
+
+@dataclass
 class Stall:
     seconds: float = 5.0
 
@@ -269,6 +275,9 @@ class FakeLLMServer:
         if isinstance(item, EmptyStream):
             await self._stream(writer, [])
             return False
+        if isinstance(item, Raw):
+            await self._send(writer, 200, json.dumps(item.body).encode())
+            return True
         if isinstance(item, Malformed):
             if stream:
                 await self._stream(writer, [b'data: {"choices": [{"delta": {"content": "> ta\n\n'])

@@ -44,6 +44,12 @@ class AdventureApp(App):
         self.replay_dir = replay
         self.replay_world = replay_world
 
+    async def on_unmount(self) -> None:
+        """Close the model clients this app's loop made (a model player, a voiced character): an
+        unclosed aiohttp session would complain on the terminal after the app has gone."""
+        from .players.backends.clients import close_clients
+        await close_clients()
+
     def on_mount(self) -> None:
         cfg = self.config
         if cfg.theme and cfg.theme in self.available_themes:

@@ -25,6 +25,10 @@ from .gamemaster.voices import Voices
 from .players import make_player, recorder_options
 from .players.base import ModelBacked
 
+# Seconds between rewrites of an episode's records while it runs (see Recorder): a batch's turns
+# against a fast server come many a second, and each rewrite costs as much CPU as the turn.
+CHECKPOINT = 0.5
+
 
 @dataclass
 class Summary:
@@ -80,7 +84,8 @@ async def play_episode(world, player, records: Path, on_turn=None, name: str | N
                        ) -> tuple[Episode | None, bool]:
     """Play and record one episode; (episode, skipped)."""
     episode = Episode(world, voices=Voices.for_world(world))
-    recorder = Recorder(records, world, name or player.name, **recorder_options(player, episode))
+    recorder = Recorder(records, world, name or player.name, checkpoint=CHECKPOINT,
+                        **recorder_options(player, episode))
     recorder.refuse_other_run()
     if recorder.is_done():
         return None, True
@@ -94,13 +99,16 @@ async def play_episode(world, player, records: Path, on_turn=None, name: str | N
     except RecordsError:
         recorder.unlock()
         raise
-    while not episode.ended:   # a failing player raises PlayerFailed, already recorded as error.json
-        try:
-            turn = await play_turn(episode, player, recorder)
-        except ContextExhausted:
-            break              # recorded as played and aborted (context_exhausted)
-        if on_turn:
-            on_turn(episode, turn)
+    try:
+        while not episode.ended:   # a failing player raises PlayerFailed, already recorded as error.json
+            try:
+                turn = await play_turn(episode, player, recorder)
+            except ContextExhausted:
+                break              # recorded as played and aborted (context_exhausted)
+            if on_turn:
+                on_turn(episode, turn)
+    finally:
+        recorder.flush()   # cancelled (Ctrl-C) between checkpoints: the turns played so far reach the disk
     if recorder.unwritten is not None:
         raise OSError(f"{recorder.dir}: the records could not be written ({recorder.unwritten})")
     return episode, False

@@ -190,6 +190,8 @@ class Repl(Printer):
                 return self.run_human()
             return self.run_player()
         finally:
+            from .players.backends.clients import close_clients
+            self.runner.run(close_clients())   # before the loop goes: unclosed sessions complain
             self.runner.close()
 
     def run_human(self) -> int:

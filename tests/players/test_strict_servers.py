@@ -15,7 +15,7 @@ import pytest
 
 from clemcore_check import require_clemcore, transcribe_all
 from conftest import TEST_WORLDS, adventure
-from fake_llm_server import Status, ToolCalls, in_loop
+from fake_llm_server import Raw, Status, ToolCalls, in_loop
 from tui_adventure.batch import run_all, shared_local_server
 from tui_adventure.clembench.recorder import Recorder
 from tui_adventure.clembench.results import evaluate
@@ -94,6 +94,21 @@ async def test_streamed_text_without_usage_is_counted_and_says_so(config, server
     assert answer.call["raw_response_obj"]["usage"] is None          # the server's own account: none
     assert answer.tokens_estimated and answer.tokens_in > 50 and answer.tokens_out >= 1
     assert answer.finish_reason == "stop"
+
+
+@in_loop
+async def test_a_response_in_a_servers_own_dialect_is_played_and_kept_as_sent(config, server, mini):
+    # The SDK's types refuse this body (a finish reason of its own, no created time); the answer is
+    # still read, and the records keep what the server said.
+    server.script(Raw({"id": "x1", "object": "chat.completion", "created": None, "model": "m",
+                       "choices": [{"index": 0, "message": {"role": "assistant", "content": "> go east"},
+                                    "finish_reason": "eos_token"}],
+                       "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+                       "timings": {"predicted_ms": 12.5}}))
+    answer = (await play_turn(Episode(mini), model(mini))).answer
+    assert answer.text == "> go east" and answer.finish_reason == "eos_token" and answer.tokens_in == 7
+    raw = answer.call["raw_response_obj"]
+    assert raw["choices"][0]["finish_reason"] == "eos_token" and raw["timings"] == {"predicted_ms": 12.5}
 
 
 @in_loop

@@ -130,11 +130,22 @@ class Compiler:
         raise LogicError(f"cannot compile {ast!r}")
 
     def expand(self, ast: Atom):
-        """A macro call's body with the call's arguments put in."""
+        """A macro call's body with the call's arguments put in.
+
+        Shared by every world: the same call of the same definition expands to the same tree, with
+        the same fresh names, so the rules generated from it are the same source and compile once
+        (``_CODE``) instead of once per world a batch loads."""
         params, body = self.macros[ast.pred]
+        key = (ast.args, params, body)
+        hit = _EXPANDED.get(key)
+        if hit is not None:
+            return hit
         if len(params) != len(ast.args):
             raise LogicError(f"{ast.pred} takes {len(params)} arguments, got {len(ast.args)}")
-        return substitute(fresh(body), dict(zip(params, ast.args)))
+        if len(_EXPANDED) > 10_000:
+            _EXPANDED.clear()
+        out = _EXPANDED[key] = substitute(fresh(body), dict(zip(params, ast.args)))
+        return out
 
     def _atom(self, ast: Atom, bound: frozenset) -> Cond:
         pred, args = ast.pred, ast.args
@@ -344,6 +355,7 @@ def _matcher(pred: str, args: tuple, bound: frozenset):
 
 
 
+_EXPANDED: dict = {}   # (arguments, parameters, body) of a macro call -> its expansion (Compiler.expand)
 _CODE: dict = {}   # generated source -> code object: worlds of one ruleset share their compiled rules
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from typing import Iterator, Union
 
 _TOKEN_RE = re.compile(r"\s*(?:(==|!=|<=|>=|<|>|[(),:;])|([A-Za-z_][\w-]*)|(-?\d+))")
@@ -120,10 +121,15 @@ _QUANTIFIERS = (Exists, Forall, ForEach)
 
 
 # -- the one walker ------------------------------------------------------------------------
+_FIELD_NAMES: dict = {}
+
+
 def children(node: Node) -> tuple:
     """The sub-nodes of ``node``, in source order."""
-    return tuple(getattr(node, f.name) for f in fields(node)
-                 if isinstance(getattr(node, f.name), (*_NODE_TYPES,)))
+    names = _FIELD_NAMES.get(type(node))
+    if names is None:   # dataclasses.fields() is slow, and a world's load walks its rules thousands of times
+        names = _FIELD_NAMES[type(node)] = tuple(f.name for f in fields(node))
+    return tuple(v for v in (getattr(node, n) for n in names) if isinstance(v, _NODE_TYPES))
 
 
 def walk(node: Node, bound: frozenset = frozenset()) -> Iterator[tuple[Node, frozenset]]:
@@ -149,19 +155,34 @@ def map_children(node: Node, fn) -> Node:
 # -- what a tree mentions --------------------------------------------------------------------
 def atoms_in(tree) -> list[Atom]:
     """Every atom of a condition or of a list of effects (the facts it reads or writes)."""
-    nodes = tree if isinstance(tree, list) else [tree]
-    return [n for n, _ in walk_all(nodes) if isinstance(n, Atom)]
+    if isinstance(tree, list):
+        return [a for node in tree for a in _atoms(node)]
+    return list(_atoms(tree))
 
 
 def names_in(tree) -> set[str]:
     """Every name a tree uses that no quantifier inside it binds (which parameters a check needs)."""
+    if isinstance(tree, list):
+        return set().union(*map(_names, tree))
+    return set(_names(tree))
+
+
+# Trees are frozen, and loading a world asks these of the same few hundred rule trees again and
+# again (a batch loads a world per episode): each tree is walked once per process.
+@lru_cache(maxsize=16384)
+def _atoms(node: Node) -> tuple:
+    return tuple(n for n, _ in walk(node) if isinstance(n, Atom))
+
+
+@lru_cache(maxsize=16384)
+def _names(node: Node) -> frozenset:
     out: set[str] = set()
-    for node, bound in walk_all(tree if isinstance(tree, list) else [tree]):
-        if isinstance(node, Atom):
-            out.update(a for a in node.args if a not in bound)
-        elif isinstance(node, Compare):
-            out.update(a for a in (node.left, node.right) if a not in bound)
-    return out
+    for n, bound in walk(node):
+        if isinstance(n, Atom):
+            out.update(a for a in n.args if a not in bound)
+        elif isinstance(n, Compare):
+            out.update(a for a in (n.left, n.right) if a not in bound)
+    return frozenset(out)
 
 
 def effect_predicates(effects) -> set[str]:
@@ -390,7 +411,10 @@ class _Parser:
         raise LogicError(f"an effect starts with add, del, when or forall, not {tok!r}: {self.text!r}")
 
 
+@lru_cache(maxsize=4096)
 def parse_condition(text: str) -> Cond:
+    """Cached: the trees are frozen, and every world of a ruleset parses the same few hundred texts
+    (a batch loads a world per episode; parsing was a third of loading one)."""
     p = _Parser(text)
     ast = p.cond()
     p.done()
@@ -398,7 +422,12 @@ def parse_condition(text: str) -> Cond:
 
 
 def parse_effects(text: str) -> list[Effect]:
+    return list(_parse_effects(text))
+
+
+@lru_cache(maxsize=4096)
+def _parse_effects(text: str) -> tuple:
     p = _Parser(text)
     ast = p.effects()
     p.done()
-    return ast
+    return tuple(ast)

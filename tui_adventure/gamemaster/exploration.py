@@ -83,16 +83,15 @@ class Exploration:
             if holders and not any(("open", c) in facts for (c,) in holders):
                 continue        # in a closed container or in the inventory
             visible.add(x)
-        held = {x for x in st.by2.get(("in", INVENTORY), ())}
-        for f in facts:
-            if len(f) < 2:
-                continue
-            if f[1] in visible and f[0] in PERCEIVED_PREDICATES:
-                out.add(f)
-            elif f[1] in held and f[0] in ("at", "in"):
-                out.add(f)
-            elif f[0] == "exit" and f[1] == room:
-                out.add(f)
+        held = st.by2.get(("in", INVENTORY), ())
+        # The facts about what is seen or held and the room's exits, read off the index by first
+        # argument rather than by scanning every fact of the world each turn.
+        by1 = st.by1
+        for preds, xs in ((PERCEIVED_PREDICATES, visible), (("at", "in"), held), (("exit",), (room,))):
+            for x in xs:
+                for pred in preds:
+                    for rest in by1.get((pred, x), ()):
+                        out.add((pred, x, *rest))
         if self.counted:
             out.add(self.itemcount(st))
         return frozenset(out)

