@@ -115,14 +115,17 @@ def world_from_instance(inst: dict, experiment: str, names: dict, path: str = "<
 def initial_accessible(facts: list[tuple], kinds: dict) -> list[tuple]:
     """What upstream marks accessible at the start: supported, in open containers, held, or free-standing."""
     present = set(facts)
+    on = {f[1] for f in facts if f[0] == "on"}
+    holders: dict = {}   # x -> what x is in
+    for f in facts:
+        if f[0] == "in":
+            holders.setdefault(f[1], []).append(f[2])
     out = []
     for eid, (kind, t) in kinds.items():
         if kind != "object" or t == "floor":
             continue
         if ("needs_support", eid) in present:
-            ok = any(f[0] == "on" and f[1] == eid for f in facts) or any(
-                f[0] == "in" and f[1] == eid and (f[2] == "inventory" or ("closed", f[2]) not in present)
-                for f in facts)
+            ok = eid in on or any(c == "inventory" or ("closed", c) not in present for c in holders.get(eid, ()))
         else:
             ok = True
         if ok:

@@ -207,11 +207,25 @@ REDACTED = "[redacted]"
 
 def scrub(obj, secrets: tuple = ()):
     """Drop anything that could carry a credential from a raw provider response: fields named like
-    one, and the key's own value wherever it stands (a server error may echo it in any field)."""
+    one, and the key's own value wherever it stands (a server error may echo it in any field).
+
+    Usually there is nothing to drop: one encoding shows that, and decoding it gives the copy (both
+    in C), where walking it in Python copied every message of a long prompt on every turn."""
+    try:
+        text = json.dumps(obj, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError):
+        return _scrub(obj, secrets)
+    if any(s in text or json.dumps(s, ensure_ascii=False)[1:-1] != s for s in secrets) or any(
+            f'"{k}"' in text for k in SECRET_KEYS):
+        return _scrub(obj, secrets)   # something to drop, or a secret JSON writes otherwise: walk it
+    return json.loads(text)
+
+
+def _scrub(obj, secrets: tuple):
     if isinstance(obj, dict):
-        return {k: scrub(v, secrets) for k, v in obj.items() if k not in SECRET_KEYS}
+        return {k: _scrub(v, secrets) for k, v in obj.items() if k not in SECRET_KEYS}
     if isinstance(obj, list):
-        return [scrub(v, secrets) for v in obj]
+        return [_scrub(v, secrets) for v in obj]
     if isinstance(obj, str) and secrets:
         for secret in secrets:
             obj = obj.replace(secret, REDACTED)

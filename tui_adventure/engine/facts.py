@@ -9,6 +9,7 @@ and a state can be a dictionary key in the planner's search.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable, Iterator
 
 Fact = tuple  # ("on", "book", "table"): predicate first, then the arguments
@@ -17,8 +18,11 @@ _FACT_RE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*\(\s*(.*?)\s*\)\s*$")
 _EMPTY: frozenset = frozenset()
 
 
+@lru_cache(maxsize=65536)
 def parse_fact(text: str) -> Fact:
-    """``"on(book1, table1)"`` -> ``("on", "book1", "table1")``; raises ValueError."""
+    """``"on(book1, table1)"`` -> ``("on", "book1", "table1")``; raises ValueError.
+
+    Cached: the worlds of one experiment repeat most of their facts, and a batch loads one per episode."""
     m = _FACT_RE.match(text)
     if not m:
         raise ValueError(f"not a fact: {text!r} (write it as pred(arg1,arg2))")
