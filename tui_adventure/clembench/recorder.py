@@ -2,7 +2,8 @@
 ``records.py``).
 
 Every turn rewrites ``interactions.json`` and ``player_1.requests.json`` (``player_K`` per
-player in a world of several; temp file + rename, each turn and call encoded once), a turn taken back by
+player in a world of several; temp file + rename, each turn and call encoded once; a batch
+rewrites at most once a second, see ``checkpoint``), a turn taken back by
 hand goes to ``DISCARDED`` with a trace in the next turn, and the end writes
 ``completed.json`` or clemcore's ``error.json``. The folder is held by a lock
 while the episode is played, and a run folder refuses a run that asks otherwise.
@@ -369,7 +370,8 @@ class Recorder:
                                "goal_count": len(self.world.goals)},
         }
         if final:
-            write_json(self.dir / "interactions.json", interactions, final)
+            # durable, but the folder is synced once, by the completed.json or error.json after them
+            write_json(self.dir / "interactions.json", interactions, final, sync_dir=False)
         else:
             # Per turn: each turn and call is serialised once, when it is new, so a turn costs O(its
             # own size) in the encoder instead of re-encoding the whole episode (quadratic otherwise).
@@ -389,7 +391,7 @@ class Recorder:
                                  "round_count": len(self.turns), "completed": self.completed},
                         "calls": calls}
             if final:
-                write_json(path, requests, final)
+                write_json(path, requests, final, sync_dir=False)
             else:
                 self._write_listed(path, requests, "calls", self._call_texts.setdefault(label, []))
 

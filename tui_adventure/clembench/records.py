@@ -182,7 +182,7 @@ def now() -> str:
     return datetime.now().isoformat()
 
 
-def write_json(path: Path, data, final: bool = True) -> None:
+def write_json(path: Path, data, final: bool = True, sync_dir: bool = True) -> None:
     """Atomically: a reader sees the old file or the new one, never a mix.
 
     Files rewritten every turn (``final=False``) are not fsynced: fsync costs
@@ -195,7 +195,7 @@ def write_json(path: Path, data, final: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, ensure_ascii=False, allow_nan=True)
     # a lone surrogate (a reply cut mid-character, undecodable input) becomes its JSON escape \udXXX
-    write_atomic(path, text.encode("utf-8", "backslashreplace"), durable=final)
+    write_atomic(path, text.encode("utf-8", "backslashreplace"), durable=final, sync_dir=sync_dir)
 
 
 def dumps_compact(value) -> str:

@@ -172,7 +172,7 @@ def _file_mode() -> int:
 _FILE_MODE = _file_mode()
 
 
-def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
+def write_atomic(path: Path, data: bytes, durable: bool = True, sync_dir: bool = True) -> None:
     """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never half.
 
     The rename alone is enough when the process dies (kill -9): the kernel
@@ -195,7 +195,7 @@ def write_atomic(path: Path, data: bytes, durable: bool = True) -> None:
         except OSError:
             pass
         raise
-    if durable:
+    if durable and sync_dir:   # a writer of several files in one folder syncs it once, after the last
         _fsync_dir(directory)
 
 
