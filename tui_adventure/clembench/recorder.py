@@ -69,7 +69,7 @@ class Recorder:
         self.ended_by: str | None = None   # an end with no reply to judge ("context_exhausted")
         self.meta_extra: dict = {}   # what a front end adds to the meta (what a person was shown, a study's facts)
         self.checkpoint = checkpoint
-        self._written_at = float("-inf")   # time.monotonic() of the last rewrite
+        self._last_turn_at = float("-inf")   # time.monotonic() of the last turn recorded (or the start)
         self._dirty = False                # turns recorded but not yet on disk (checkpoint > 0)
         self._timer: asyncio.TimerHandle | None = None
 
@@ -126,8 +126,7 @@ class Recorder:
             (self.dir / stale).unlink(missing_ok=True)
         self._pending_context = episode.first_message
         self._contexts: list[str] = []     # the context of each recorded turn, for undo
-        if self.checkpoint > 0:   # the empty episode waits for the first checkpoint too
-            self._written_at = time.monotonic()
+        self._last_turn_at = time.monotonic()   # the empty episode waits like a quick turn
         self._checkpoint()
 
     def clash(self) -> str | None:
@@ -264,7 +263,11 @@ class Recorder:
             self._write()
 
     def _checkpoint(self) -> None:
-        if self.checkpoint <= 0 or time.monotonic() - self._written_at >= self.checkpoint:
+        """A turn that came ``checkpoint`` seconds or more after the one before is written at once
+        (a model that takes its time costs nothing); quicker ones wait for the timer."""
+        now = time.monotonic()
+        quick, self._last_turn_at = now - self._last_turn_at < self.checkpoint, now
+        if not quick:
             self._write()
             return
         self._dirty = True
@@ -346,7 +349,6 @@ class Recorder:
             return False
         self.unwritten = None
         self._dirty = False
-        self._written_at = time.monotonic()
         return True
 
     def _write_files(self, final: bool) -> None:
