@@ -82,7 +82,8 @@ def test_a_worker_killed_mid_episode_is_played_again_from_scratch(in_tmp, ray_in
         while killed is None and time.monotonic() < deadline and run.poll() is None:
             for lock in scratch.rglob(".tui_adventure.lock"):
                 pid = lock.read_text().strip()
-                if pid and len(replies(lock.parent)) >= 2:   # mid-episode: two turns played, more to come
+                # mid-episode: two turns on disk (a batch writes quick turns once a second), more to come
+                if pid and (lock.parent / "interactions.json").exists() and len(replies(lock.parent)) >= 2:
                     killed = int(pid)
                     os.kill(killed, signal.SIGKILL)
                     break
