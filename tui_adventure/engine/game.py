@@ -105,8 +105,8 @@ class Game:
             undo.added, undo.removed = frozenset(added), frozenset(removed)
             result.changed = True
             if not (self._goal_facts.isdisjoint(added) and self._goal_facts.isdisjoint(removed)):
-                facts = self.state.facts
-                achieved = frozenset(g for g in self.world.goals if (g.fact in facts) == g.positive)
+                has = self.state.has
+                achieved = frozenset(g for g in self.world.goals if has(g.fact) == g.positive)
                 result.goal_score = len(achieved) - len(self.achieved)
                 self._achieved_text = sorted(str(g) for g in achieved)
                 self.achieved = achieved

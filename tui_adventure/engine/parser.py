@@ -132,7 +132,7 @@ class CommandParser:
         last = tuple(last)
         if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
             return self._parse(text, st, last)
-        key = (text, st.facts, last)
+        key = (text, st.key, last)
         hit = self._memo.get(key)
         if hit is not None:
             return _fresh(hit)

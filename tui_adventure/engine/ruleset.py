@@ -244,19 +244,19 @@ class Action:
     def attempt_later(self, st: State, env: dict) -> tuple[State, Later, str | None]:
         """As ``attempt``, the message left unrendered until it is read (``str(text)``).
 
-        Memoised on (facts, arguments): states are immutable and rules
+        Memoised on (state, arguments): states are immutable and rules
         deterministic, so a state seen before costs one dictionary lookup.
         """
-        key = (self.id, st.facts, tuple(map(env.get, self.params)), env.get("prep"))
+        key = (self.id, st.key, tuple(map(env.get, self.params)), env.get("prep"))
         memo = self.memo
         hit = memo.get(key)
         if hit is not None:
             new, text, fail_type = hit
-            return (st if new.facts == st.facts else new), text, fail_type
+            return (st if new is None else new), text, fail_type   # None: the state stays as it was
         out = self._attempt(st, env)
         if len(memo) >= MEMO_STATES:  # one memo per world, shared by its actions: bounded memory
             memo.clear()
-        memo[key] = out
+        memo[key] = (None, out[1], out[2]) if out[0] is st else out
         return out
 
     def _attempt(self, st: State, env: dict) -> tuple[State, Later, str | None]:
@@ -270,7 +270,7 @@ class Action:
         adds: set = set()
         dels: set = set()
         self.effect(st, env, adds, dels)
-        new = st.apply(adds, dels)
+        new = st.advance(adds, dels)
         return new, Later(self.success, new, env), None
 
     def successor(self, st: State, env: dict) -> State:

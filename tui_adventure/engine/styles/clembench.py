@@ -51,7 +51,7 @@ class ClembenchStyle:
 
     # where things are ------------------------------------------------------
     def player_room(self, st) -> str | None:
-        for r in st.by1.get(("at", PLAYER), ()):
+        for r in st.rest("at", PLAYER):
             return r[0]
         return None
 
@@ -62,7 +62,7 @@ class ClembenchStyle:
         hit = st.cache.get("here")
         if hit is None:
             room = self.player_room(st)
-            hit = self.world.sort_ids(x for x in st.by2.get(("at", room), ()) if x != PLAYER)
+            hit = self.world.sort_ids(x for x in st.firsts("at", room) if x != PLAYER)
             st.cache["here"] = hit
         return hit
 
@@ -70,10 +70,10 @@ class ClembenchStyle:
         return self.rooms
 
     def scope(self, st) -> frozenset:
-        return frozenset(x for x in self.things_here(st) if ("accessible", x) in st.facts)
+        return frozenset(x for x in self.things_here(st) if ("accessible", x) in st)
 
     def held(self, st) -> list[str]:
-        return self.world.sort_ids(st.by2.get(("in", INVENTORY), ()))
+        return self.world.sort_ids(st.firsts("in", INVENTORY))
 
     def name(self, eid: str) -> str:
         return self.world.name_of(eid)
@@ -87,12 +87,12 @@ class ClembenchStyle:
         return self.room_description(st)
 
     def listed_here(self, st) -> list[str]:
-        facts = st.facts
+        facts = st   # reads through a derived state's overlay
         out = []
         for x in self.things_here(st):
             if x in self.floors or x == INVENTORY or (("in", x, INVENTORY) in facts):
                 continue
-            if any(("closed", c) in facts for (c,) in st.by1.get(("in", x), ())):
+            if any(("closed", c) in facts for (c,) in st.rest("in", x)):
                 continue
             out.append(x)
         return out
@@ -110,7 +110,7 @@ class ClembenchStyle:
             parts.append(f"There is a {names[0]}.")
         elif names:
             parts.append(f"There are {_a_list(names)}.")
-        facts = st.facts
+        facts = st   # reads through a derived state's overlay
         for x in things:
             n = self.name(x)
             if ("closed", x) in facts:
@@ -129,7 +129,7 @@ class ClembenchStyle:
         return " ".join(parts)
 
     def _sorted_rest(self, st, pred: str, first: str) -> list[tuple]:
-        rests = st.by1.get((pred, first), ())
+        rests = st.rest(pred, first)
         if len(rests) < 2:   # most things are on or in one thing: nothing to sort
             return list(rests)
         order = self.world.order
@@ -145,7 +145,7 @@ class ClembenchStyle:
         return []
 
     def container_content(self, st, c: str) -> str:
-        inside = [self.name(x) for x in self.world.sort_ids(st.by2.get(("in", c), ()))]
+        inside = [self.name(x) for x in self.world.sort_ids(st.firsts("in", c))]
         if not inside:
             return f"The {self.name(c)} is empty."
         if len(inside) == 1:
@@ -159,7 +159,7 @@ class ClembenchStyle:
         return f"In your inventory you have {_a_list(held)}."
 
     def examine_desc(self, st, e: str) -> str:
-        facts = st.facts
+        facts = st   # reads through a derived state's overlay
         bare = self._bare(e)
         out = []
         if ("in", e, INVENTORY) in facts:
@@ -178,7 +178,7 @@ class ClembenchStyle:
             if ("closed", e) in facts:
                 out.append(f"You can't see the {bare}'s contents because it is closed.")
             else:
-                inside = [self._bare(x) for x in self.world.sort_ids(st.by2.get(("in", e), ()))]
+                inside = [self._bare(x) for x in self.world.sort_ids(st.firsts("in", e))]
                 if not inside:
                     out.append(f"The {bare} is empty.")
                 elif len(inside) == 1:
@@ -186,7 +186,7 @@ class ClembenchStyle:
                 else:
                     out.append(f"There are {_a_list(inside)} in the {bare}.")
         if ("support", e) in facts:
-            on = [self._bare(x) for x in self.world.sort_ids(st.by2.get(("on", e), ()))]
+            on = [self._bare(x) for x in self.world.sort_ids(st.firsts("on", e))]
             if not on:
                 out.append(f"There is nothing on the {bare}.")
             elif len(on) == 1:
@@ -206,7 +206,7 @@ class ClembenchStyle:
         best, rank = None, None
         # what sorting the "on" then the "in" receptacles by order (stably) would put first
         for pred in ("on", "in"):
-            for r in st.by1.get((pred, e), ()):
+            for r in st.rest(pred, e):
                 k = order.get(r[0], 1 << 30)
                 if rank is None or k < rank:
                     best, rank = r[0], k
@@ -231,7 +231,7 @@ class ClembenchStyle:
                 return f"take {n(env['e'])} from {n(env['s'])}"
             return f"take {n(env['e'])}"
         if action.id == "put":
-            prep = "in" if ("container", env["t"]) in st.facts else "on"
+            prep = "in" if ("container", env["t"]) in st else "on"
             return f"put {n(env['e'])} {prep} {n(env['t'])}"
         if action.id in ("open", "close", "examine"):
             return f"{action.id} {n(env['e'])}"
@@ -249,20 +249,20 @@ class ClembenchStyle:
         return graph
 
     def is_held(self, st, x: str) -> bool:
-        return ("in", x, INVENTORY) in st.facts
+        return ("in", x, INVENTORY) in st
 
     def is_door(self, x: str) -> bool:
         return False
 
     def room_of(self, st, x: str) -> str | None:
-        for r in st.by1.get(("at", x), ()):
+        for r in st.rest("at", x):
             return r[0]
         return None
 
     def closed_chain(self, st, x: str, include_self: bool = False) -> set:
-        out = {x} if include_self and ("closed", x) in st.facts else set()
-        for (c,) in st.by1.get(("in", x), ()):
-            if ("closed", c) in st.facts:
+        out = {x} if include_self and ("closed", x) in st else set()
+        for (c,) in st.rest("in", x):
+            if ("closed", c) in st:
                 out.add(c)
         return out
 
@@ -271,7 +271,7 @@ class ClembenchStyle:
         st = self.world.initial
         relevant = {a for g in goals for a in g.fact[1:] if a not in self.rooms}
         for x in list(relevant):
-            relevant.update(c for (c,) in st.by1.get(("in", x), ()) if ("openable", c) in st.facts)
+            relevant.update(c for (c,) in st.rest("in", x) if ("openable", c) in st)
         return frozenset(relevant)
 
 
@@ -284,7 +284,7 @@ class _HeldTypes:
         self.type_of, self.st = type_of, st
 
     def __contains__(self, t) -> bool:
-        return t in {self.type_of.get(x) for x in self.st.by2.get(("in", INVENTORY), ())}
+        return t in {self.type_of.get(x) for x in self.st.firsts("in", INVENTORY)}
 
 
 class ClemCommandParser:
@@ -328,7 +328,7 @@ class ClemCommandParser:
             if second is None:
                 return Failure("parsing", "malformed_command", "I don't know what you mean.")
             if got.prep is None:  # "put book shelf": upstream's reply supplies the preposition
-                env["prep"] = "in" if ("container", second) in st.facts else "on"
+                env["prep"] = "in" if ("container", second) in st else "on"
         elif params:
             env[params[0]] = first
         return Parsed(action, env)
