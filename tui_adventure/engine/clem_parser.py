@@ -126,6 +126,13 @@ class ClemParser:
         ``text`` is what the game master passes (text after ">", first line,
         stripped).  ``held_types``: type names of the inventory's contents.
         """
+        got = self.parse_fields(text, current_room_type, held_types)
+        return ParsedAction(*got) if type(got) is tuple else got
+
+    def parse_fields(self, text: str, current_room_type: str,
+                     held_types: Collection[str] = ()) -> tuple | ParseFailure:
+        """As ``parse``, a success given as the tuple of ``ParsedAction``'s fields: a game's step
+        needs no frozen dataclass, whose every field is set through ``object.__setattr__``."""
         if text.endswith(".") or text.endswith("!"):   # upstream: strip, then lower
             text = text[:-1]
         text = text.lower()
@@ -153,7 +160,7 @@ class ClemParser:
                                 f"I don't know how to interpret this '{word}' action.", word)
         verb, args, prep = parsed[1], parsed[2], parsed[3]
         if verb == "done":
-            return ParsedAction("done", prep=prep)
+            return ("done", None, None, prep, None, None, ())
         arg1 = args[0]
         t1 = self.names.get(arg1)
         if t1 is None:
@@ -182,7 +189,7 @@ class ClemParser:
             # *surface* name, so "living room" never matches
             if t2 in self.room_types and t2 != self.type_repr.get(current_room_type):
                 return ParseFailure("other_room_argument", f"You are not in a {t2}.", t2)
-        return ParsedAction(verb, arg1, arg2, prep, t1, t2, args)
+        return (verb, arg1, arg2, prep, t1, t2, args)
 
     def candidates(self, text: str) -> list[tuple[str, tuple[str, ...], str | None]]:
         """All best-ranked readings (verb, args, prep) of a cleaned command.

@@ -246,33 +246,63 @@ class State:
             return self
         if len(over) + len(adds) + len(dels) > OVERLAY_LIMIT:
             return self.apply(adds, dels)
-        new = State.__new__(State)
-        o = over.copy()
-        for f in adds:
-            if f in o:
-                del o[f]      # deleted from the base before, back now
+        # Written out for the usual shapes, as in ``apply``: a fresh game's step is mostly this.
+        o, o1, o2, b1, b2 = over.copy(), self.o1.copy(), self.o2.copy(), self.b1, self.b2
+        dh = 0
+        for f in dels:   # in the state: changed since the base (back to it now) or the base's
+            if f in known:
+                o[f] = False
             else:
-                o[f] = True
-        for f in dels:
-            if f in o:
+                del o[f]
+            dh -= hash(f)
+            n = len(f)
+            if n == 3:
+                p, a, b = f
+                k = (p, a)
+                v = o1.get(k)
+                o1[k] = (b1[k] if v is None else v) - {(b,)}
+                k = (p, b)
+                v = o2.get(k)
+                o2[k] = (b2[k] if v is None else v) - {a}
+            elif n == 2:
+                k = (f[0], "")
+                v = o2.get(k)
+                o2[k] = (b2[k] if v is None else v) - {f[1]}
+                v = o1.get(f)
+                o1[f] = (b1[f] if v is None else v) - {()}
+            elif n > 3:
+                _reindex(o1, o2, b1, b2, (), (f,))
+        for f in adds:
+            if f in known:
                 del o[f]
             else:
-                o[f] = False
-        o1, o2 = self.o1.copy(), self.o2.copy()
-        _reindex(o1, o2, self.b1, self.b2, adds, dels)
-        new.known, new.over, new.b1, new.o1, new.b2, new.o2 = known, o, self.b1, o1, self.b2, o2
+                o[f] = True
+            dh += hash(f)
+            n = len(f)
+            if n == 3:
+                p, a, b = f
+                k = (p, a)
+                v = o1.get(k)
+                o1[k] = (b1.get(k, _EMPTY) if v is None else v) | {(b,)}
+                k = (p, b)
+                v = o2.get(k)
+                o2[k] = (b2.get(k, _EMPTY) if v is None else v) | {a}
+            elif n == 2:
+                k = (f[0], "")
+                v = o2.get(k)
+                o2[k] = (b2.get(k, _EMPTY) if v is None else v) | {f[1]}
+                v = o1.get(f)
+                o1[f] = (b1.get(f, _EMPTY) if v is None else v) | {()}
+            elif n > 3:
+                _reindex(o1, o2, b1, b2, (f,), ())
+        new = State.__new__(State)
+        new.known, new.over, new.b1, new.o1, new.b2, new.o2 = known, o, b1, o1, b2, o2
         new._facts = new._by1 = new._by2 = None
         new.cache = {}
         new.delta = (adds, dels)
         new._base = self if self._base is None else self._base
         h = self._hash
-        if h is not None:
-            for f in adds:
-                h += hash(f)
-            for f in dels:
-                h -= hash(f)
-            h &= _MASK
-        new._hash = h
+        new._hash = None if h is None else (h + dh) & _MASK
         return new
 
     def diff(self, other: "State") -> tuple[frozenset, frozenset]:
@@ -284,56 +314,15 @@ class State:
 
 
 def _reindex(o1: dict, o2: dict, b1: dict, b2: dict, adds, dels) -> None:
-    """Write into the overlays ``o1``/``o2`` the index entries a change touches (as ``apply`` does to
-    its copies); an entry's old value is the overlay's, else the base's (``b1``/``b2``)."""
-    for f in dels:
-        n = len(f)
-        if n == 3:
-            p, a, b = f
-            k = (p, a)
-            v = o1.get(k)
-            o1[k] = (b1[k] if v is None else v) - {(b,)}
-            k = (p, b)
-            v = o2.get(k)
-            o2[k] = (b2[k] if v is None else v) - {a}
-        elif n == 2:
-            k = (f[0], "")
-            v = o2.get(k)
-            o2[k] = (b2[k] if v is None else v) - {f[1]}
-            k = f
-            v = o1.get(k)
-            o1[k] = (b1[k] if v is None else v) - {()}
-        elif n > 3:
-            k = f[:2]
-            v = o1.get(k)
-            o1[k] = (b1[k] if v is None else v) - {f[2:]}
-            k = (f[0], f[2])
-            v = o2.get(k)
-            o2[k] = (b2[k] if v is None else v) - {f[1]}
-    for f in adds:
-        n = len(f)
-        if n == 3:
-            p, a, b = f
-            k = (p, a)
-            v = o1.get(k)
-            o1[k] = (b1.get(k, _EMPTY) if v is None else v) | {(b,)}
-            k = (p, b)
-            v = o2.get(k)
-            o2[k] = (b2.get(k, _EMPTY) if v is None else v) | {a}
-        elif n == 2:
-            k = (f[0], "")
-            v = o2.get(k)
-            o2[k] = (b2.get(k, _EMPTY) if v is None else v) | {f[1]}
-            k = f
-            v = o1.get(k)
-            o1[k] = (b1.get(k, _EMPTY) if v is None else v) | {()}
-        elif n > 3:
-            k = f[:2]
-            v = o1.get(k)
-            o1[k] = (b1.get(k, _EMPTY) if v is None else v) | {f[2:]}
-            k = (f[0], f[2])
-            v = o2.get(k)
-            o2[k] = (b2.get(k, _EMPTY) if v is None else v) | {f[1]}
+    """Write into the overlays ``o1``/``o2`` the index entries of facts of four or more places (the
+    usual shapes are written out in ``State.advance``); an entry's old value is the overlay's, else
+    the base's (``b1``/``b2``)."""
+    for f, add in [(f, False) for f in dels] + [(f, True) for f in adds]:
+        for o, b, k, item in ((o1, b1, f[:2], f[2:]), (o2, b2, (f[0], f[2]), f[1])):
+            v = o.get(k)
+            if v is None:
+                v = b.get(k, _EMPTY)
+            o[k] = v | {item} if add else v - {item}
 
 
 def _index_add(by1: dict, by2: dict, f: Fact) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..clem_parser import ClemParser, ParsedAction
+from ..clem_parser import ClemParser
 from ..heuristic import transport_heuristic
 from . import Exit, memo_by_facts
 from ..parser import Failure, Parsed
@@ -34,6 +34,7 @@ class ClembenchStyle:
         for eid, t in self.type_of.items():
             self.ids_of_type.setdefault(t, []).append(eid)
         self.ids_of_type.setdefault(INVENTORY, [INVENTORY])
+        self.first_of_type = {t: ids[0] for t, ids in self.ids_of_type.items() if ids}   # what a type's name reaches
         self.rooms = [f[1] for f in facts if f[0] == "room"]
         self.floors = {f[1] for f in facts if f[0] == "type" and f[2] == "floor"}
         self.builtins: dict = {}
@@ -197,8 +198,7 @@ class ClembenchStyle:
 
     # for the parser ------------------------------------------------------------
     def id_for_type(self, t: str | None, st) -> str | None:
-        ids = self.ids_of_type.get(t or "")
-        return ids[0] if ids else None
+        return self.first_of_type.get(t or "")
 
     def receptacle_of(self, st, e: str) -> str | None:
         """``take X`` without ``from``: X's first on/in fact, in initial-state order."""
@@ -303,34 +303,37 @@ class ClemCommandParser:
     def parse(self, text: str, st, last=()):
         """Upstream's grammar has no pronouns: ``last`` (what "it" means) is accepted and unused."""
         style = self.style
-        room = style.player_room(st)
-        got = self.parser.parse(text, style.type_of.get(room, ""), _HeldTypes(style.type_of, st))
-        if not isinstance(got, ParsedAction):
+        got = self.parser.parse_fields(text, style.type_of.get(style.player_room(st), ""),
+                                       _HeldTypes(style.type_of, st))
+        if type(got) is not tuple:
             return Failure(got.phase, got.fail_type, got.message)
-        action = self.actions.get(got.verb)
+        verb, arg1, arg2, prep, t1, t2, _ = got
+        action = self.actions.get(verb)
         if action is None:
-            return Failure("parsing", "undefined_action", f"I don't know how to interpret this '{got.verb}' action.")
-        env: dict = {"prep": got.prep}
-        first = style.id_for_type(got.arg1_type, st) if got.arg1_type else None
-        if got.arg1 is not None and first is None:
-            return Failure("resolution", "entity_not_accessible", f"You can't see a {got.arg1} here.")
-        second = style.id_for_type(got.arg2_type, st) if got.arg2_type else None
-        if got.arg2 is not None and second is None:
-            return Failure("resolution", "entity_not_accessible", f"You can't see a {got.arg2} here.")
-        params = action.params
-        if got.verb == "go":
-            env["d"] = first
-        elif got.verb == "take":
-            env["e"] = first
-            env["s"] = second if got.arg2 is not None else (style.receptacle_of(st, first) or "")
-        elif got.verb == "put":
-            env["e"], env["t"] = first, second
+            return Failure("parsing", "undefined_action", f"I don't know how to interpret this '{verb}' action.")
+        first_of = style.first_of_type
+        first = first_of.get(t1) if t1 else None
+        if arg1 is not None and first is None:
+            return Failure("resolution", "entity_not_accessible", f"You can't see a {arg1} here.")
+        second = first_of.get(t2) if t2 else None
+        if arg2 is not None and second is None:
+            return Failure("resolution", "entity_not_accessible", f"You can't see a {arg2} here.")
+        if verb == "go":
+            env = {"prep": prep, "d": first}
+        elif verb == "take":
+            env = {"prep": prep, "e": first,
+                   "s": second if arg2 is not None else (style.receptacle_of(st, first) or "")}
+        elif verb == "put":
+            env = {"prep": prep, "e": first, "t": second}
             if second is None:
                 return Failure("parsing", "malformed_command", "I don't know what you mean.")
-            if got.prep is None:  # "put book shelf": upstream's reply supplies the preposition
+            if prep is None:  # "put book shelf": upstream's reply supplies the preposition
                 env["prep"] = "in" if ("container", second) in st else "on"
-        elif params:
-            env[params[0]] = first
+        else:
+            env = {"prep": prep}
+            params = action.params
+            if params:
+                env[params[0]] = first
         return Parsed(action, env)
 
     def answer(self, text, question, st, last=()):
