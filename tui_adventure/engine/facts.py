@@ -236,7 +236,10 @@ class State:
 
     def advance(self, adds: set, dels: set) -> "State":
         """As ``apply`` (the same facts, indexes and delta), made without copying the facts: a game's
-        step. Past ``OVERLAY_LIMIT`` changes from its base the new state gets its own copy."""
+        step. Past ``OVERLAY_LIMIT`` changes from its base the new state gets its own copy.
+
+        Only an action's effects come here: rule code (``logic.Compiler.changing``) reads a fact of
+        a predicate no effect names from the base alone, never from an overlay."""
         over, known = self.over, self.known
         if dels:
             dels = {f for f in dels if (over[f] if f in over else f in known)}

@@ -51,6 +51,9 @@ class Compiler:
         self.builtins = builtins or {}
         self.macros = macros or {}
         self.domain = tuple(domain)
+        # The predicates actions' effects name (set by compile_actions; None: not known). State.advance,
+        # the only maker of overlays, is given those effects, so rule code reads any other from the base.
+        self.changing: frozenset | None = None
 
     # ---- conditions -------------------------------------------------
     def condition(self, text_or_ast, bound: frozenset | set = frozenset()) -> Cond:
@@ -355,6 +358,7 @@ class _Gen:
     def __init__(self, compiler: Compiler) -> None:
         self.compiler = compiler
         self.ns: dict = {}
+        self.local: dict = {}   # a quantified variable the source keeps in a local, not in env
 
     def name(self, value) -> str:
         key = f"_k{len(self.ns)}"
@@ -371,8 +375,10 @@ class _Gen:
         exec(code, ns)
         return ns[fname]
 
-    @staticmethod
-    def term(arg: str, bound: frozenset) -> str:
+    def term(self, arg: str, bound: frozenset) -> str:
+        local = self.local.get(arg)
+        if local is not None:
+            return local
         return f"env[{arg!r}]" if arg in bound else repr(arg)
 
     def fact(self, pred: str, args: tuple, bound: frozenset) -> str:
@@ -398,10 +404,42 @@ class _Gen:
                 return f"{fn}(" + ", ".join(["st"] + [self.term(a, bound) for a in ast.args]) + ")"
             fact = self.name((ast.pred, *ast.args)) if all(a not in bound for a in ast.args) \
                 else self.fact(ast.pred, ast.args, bound)
+            if c.changing is not None and ast.pred not in c.changing:
+                return f"({fact} in F)"
             return f"(O[_x] if (_x := {fact}) in O else _x in F)"   # the facts changed since the base, else the base's
         if isinstance(ast, Atom) and (ast.pred in c.macros or ast.pred in c.builtins):
             return f"{self.name(c._atom(ast, bound))}(st, env)"
         return f"{self.name(c._closure(ast, bound))}(st, env)"
+
+    def inline(self, ast) -> bool:
+        """Whether the source holds all of ``ast`` (no closure it calls reads a variable from env)."""
+        c = self.compiler
+        if isinstance(ast, (Const, Compare)):
+            return True
+        if isinstance(ast, Not):
+            return self.inline(ast.body)
+        if isinstance(ast, (And, Or)):
+            return self.inline(ast.left) and self.inline(ast.right)
+        if isinstance(ast, Atom):
+            return "_" not in ast.args and (ast.pred not in c.macros or self.inline(c.expand(ast)))
+        if isinstance(ast, (Add, Delete)):
+            return "_" not in ast.atom.args
+        if isinstance(ast, When):
+            return self.inline(ast.cond) and self.inline(ast.effect)
+        return False
+
+    def candidates(self, var: str, body, bound: frozenset) -> str:
+        """Source for ``Compiler._candidates``: an index entry read in place where it is one."""
+        c = self.compiler
+        for atom in conjuncts(body):
+            if not isinstance(atom, Atom) or atom.pred in c.builtins or atom.pred in c.macros:
+                continue
+            args = atom.args
+            if len(args) >= 2 and args[0] != var and var in args[1:]:
+                break   # a list built from an index: the closure's
+            if len(args) >= 2 and args[0] == var and args[1] != var:
+                return f"st.firsts({atom.pred!r}, {self.term(args[1], bound)})"
+        return f"{self.name(c._candidates(var, body, bound))}(st, env)"
 
     def statement(self, ast, bound: frozenset, lines: list, pad: str) -> None:
         if isinstance(ast, Add):
@@ -413,6 +451,20 @@ class _Gen:
         elif isinstance(ast, When):
             lines.append(f"{pad}if {self.expr(ast.cond, bound)}:")
             self.statement(ast.effect, bound, lines, pad + "    ")
+        elif isinstance(ast, ForEach) and self.inline(ast.where) and self.inline(ast.effect):
+            # its variable a local: nothing the loop runs reads env for it
+            var, inner = ast.var, bound | {ast.var}
+            v = self.name(None) + "_v"
+            exact = self.compiler._exact(var, ast.where, bound)
+            self.local[var] = v
+            if exact is not None:
+                lines.append(f"{pad}for {v} in {self.name(exact)}(st, env):")
+                self.statement(ast.effect, inner, lines, pad + "    ")
+            else:
+                lines.append(f"{pad}for {v} in {self.candidates(var, ast.where, bound)}:")
+                lines.append(f"{pad}    if {self.expr(ast.where, inner)}:")
+                self.statement(ast.effect, inner, lines, pad + "        ")
+            del self.local[var]
         elif isinstance(ast, ForEach):
             # written out as a loop, as the closure in Compiler._effect runs it: the variable's
             # candidates (exactly the fitting values when an index gives them), its old value back after

@@ -324,11 +324,12 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
     errors = []
     static = None
     memo: dict = {}
+    try:
+        dynamic = effect_predicates([a for spec in specs for e in spec.effects for a in parse_effects(e)])
+    except LogicError:
+        dynamic = None
+    compiler.changing = None if dynamic is None else frozenset(dynamic)   # see Compiler.changing
     if initial is not None:
-        try:
-            dynamic = effect_predicates([a for spec in specs for e in spec.effects for a in parse_effects(e)])
-        except LogicError:
-            dynamic = None
         if dynamic is not None:
             static = (dynamic, set(compiler.builtins), compiler.macros, initial, compiler.domain)
     for spec in specs:
