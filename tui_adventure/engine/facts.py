@@ -241,15 +241,19 @@ class State:
         Only an action's effects come here: rule code (``logic.Compiler.changing``) reads a fact of
         a predicate no effect names from the base alone, never from an overlay."""
         over, known = self.over, self.known
-        if dels:
-            dels = {f for f in dels if (over[f] if f in over else f in known)}
-        if adds:
-            adds = {f for f in adds if not (over[f] if f in over else f in known)}
-        if not adds and not dels:
-            return self
         if len(over) + len(adds) + len(dels) > OVERLAY_LIMIT:
             return self.apply(adds, dels)
         # Written out for the usual shapes, as in ``apply``: a fresh game's step is mostly this.
+        # A fact already as the change would leave it is dropped (as ``apply`` does): checked against
+        # the state before any of the change, so a fact both deleted and added ends as ``apply`` has it.
+        gone = [f for f in dels if not (over[f] if f in over else f in known)] if dels else ()
+        there = [f for f in adds if (over[f] if f in over else f in known)] if adds else ()
+        if gone:
+            dels = set(dels).difference(gone)
+        if there:
+            adds = set(adds).difference(there)
+        if not adds and not dels:
+            return self
         o, o1, o2, b1, b2 = over.copy(), self.o1.copy(), self.o2.copy(), self.b1, self.b2
         dh = 0
         for f in dels:   # in the state: changed since the base (back to it now) or the base's
