@@ -36,6 +36,7 @@ _ACCEPT = re.compile(r"[a-z]+(?:[ \t\f\r\n]+[a-z]+)*[ \t\f\r\n]*\Z")
 _SPLIT = re.compile(r"[ \t\f\r\n]+")
 _PLAIN = re.compile(r"[a-z]+(?: [a-z]+)*\Z")   # words and single spaces: most commands
 _QUOTED = re.compile(r'"([^"]*)"')
+_ONE_THING = frozenset({"thing", "go", "take"})   # shapes whose plain reading is one thing
 # Grammar shape of each action type in basic_actions_v2 (the verb synonyms are
 # read from the data; the shapes are what the lark snippets say).
 _SHAPES = {"open": "thing", "close": "thing", "examine": "thing",
@@ -102,6 +103,7 @@ class ClemParser:
         # two-word prepositions ("out of") as first word -> second word
         self.prep2 = {p.split(" ")[0]: p.split(" ")[1] for p in preps if " " in p}
         self._cache: dict[str, tuple] = {}
+        self._inert = self.adjs | self.dets | self.preps | set(self.prep2) | {"to", "back"}   # see _structure
 
     @classmethod
     def from_definitions(cls, actions: list[dict], entities: list[dict],
@@ -218,6 +220,15 @@ class ClemParser:
         return words, seps, len(text) > len(text.rstrip(_WS))
 
     def _structure(self, text: str) -> tuple:
+        if _PLAIN.match(text):
+            # "take pillow", "go living room": a verb of one thing and plain words (no DET, ADJ,
+            # PREP, "to" or "back") have one reading, the words after the verb as the thing's
+            # one- or two-word name; what _derivations finds for them, without its tables
+            w = text.split(" ")
+            action = self.verb_of.get(w[0])
+            if action is not None and len(w) > 1 and _SHAPES[action] in _ONE_THING \
+                    and self._inert.isdisjoint(w[1:]):
+                return ("ok", action, (" ".join(w[1:]),), None) if len(w) <= 3 else ("unknown", w[0])
         toks = self._tokens(text)
         if toks is None:
             return ("error",)
