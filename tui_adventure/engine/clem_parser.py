@@ -135,7 +135,7 @@ class ClemParser:
                      held_types: Collection[str] = ()) -> tuple | ParseFailure:
         """As ``parse``, a success given as the tuple of ``ParsedAction``'s fields: a game's step
         needs no frozen dataclass, whose every field is set through ``object.__setattr__``."""
-        if text.endswith(".") or text.endswith("!"):   # upstream: strip, then lower
+        if text.endswith((".", "!")):   # upstream: strip, then lower
             text = text[:-1]
         text = text.lower()
         parsed = self._cache.get(text)

@@ -103,7 +103,7 @@ class Game:
                 added, removed = self.state.delta  # one action: its own change, no set difference
             else:
                 added, removed = before.diff(self.state)
-            undo.added, undo.removed = frozenset(added), frozenset(removed)
+            undo.added, undo.removed = added, removed   # sets no one changes: undo copies them
             result.changed = True
             if not (self._goal_facts.isdisjoint(added) and self._goal_facts.isdisjoint(removed)):
                 has = self.state.has

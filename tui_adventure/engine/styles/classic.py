@@ -16,6 +16,7 @@ DIRECTIONS = {
     "north east": "northeast", "north west": "northwest", "south east": "southeast",
     "south west": "southwest", "in": "in", "out": "out", "inside": "in", "outside": "out",
 }
+_AT_PLAYER = ("at", "player")
 COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
            "up", "down", "in", "out")
 
@@ -58,7 +59,9 @@ class ClassicStyle:
 
     # where things are -------------------------------------------------
     def player_room(self, st) -> str | None:
-        for r in st.rest("at", "player"):
+        # st.rest("at", player) written out: every step asks twice (its parse, its action's "here")
+        at = st.o1.get(_AT_PLAYER)
+        for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
             return r[0]
         return None
 

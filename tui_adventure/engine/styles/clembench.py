@@ -17,6 +17,7 @@ from ..text import english_list
 
 PLAYER = "player1"
 INVENTORY = "inventory"
+_AT_PLAYER = ("at", PLAYER)
 
 
 def _a_list(names: list[str]) -> str:
@@ -52,7 +53,9 @@ class ClembenchStyle:
 
     # where things are ------------------------------------------------------
     def player_room(self, st) -> str | None:
-        for r in st.rest("at", PLAYER):
+        # st.rest("at", player) written out: every step asks twice (its parse, its action's "here")
+        at = st.o1.get(_AT_PLAYER)
+        for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
             return r[0]
         return None
 
