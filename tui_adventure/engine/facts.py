@@ -240,27 +240,29 @@ class State:
 
         Only an action's effects come here: rule code (``logic.Compiler.changing``) reads a fact of
         a predicate no effect names from the base alone, never from an overlay."""
+        if not adds and not dels:
+            return self
         over, known = self.over, self.known
         if len(over) + len(adds) + len(dels) > OVERLAY_LIMIT:
             return self.apply(adds, dels)
         # Written out for the usual shapes, as in ``apply``: a fresh game's step is mostly this.
-        # A fact already as the change would leave it is dropped (as ``apply`` does): checked against
-        # the state before any of the change, so a fact both deleted and added ends as ``apply`` has it.
-        gone = [f for f in dels if not (over[f] if f in over else f in known)] if dels else ()
-        there = [f for f in adds if (over[f] if f in over else f in known)] if adds else ()
-        if gone:
-            dels = set(dels).difference(gone)
-        if there:
-            adds = set(adds).difference(there)
-        if not adds and not dels:
-            return self
+        # A fact already as the change would leave it is dropped (as ``apply`` does), checked against
+        # the state before any of the change (``over``, not ``o``), so a fact both deleted and added
+        # ends as ``apply`` has it; the delta is then the effect's sets less those facts.
         o, o1, o2, b1, b2 = over.copy(), self.o1.copy(), self.o2.copy(), self.b1, self.b2
         dh = 0
-        for f in dels:   # in the state: changed since the base (back to it now) or the base's
-            if f in known:
+        skipped = None
+        for f in dels:
+            if f in over:   # changed since the base: deleted now, or added and back to the base now
+                if not over[f]:
+                    skipped = (skipped or []) + [(f, False)]
+                    continue
+                del o[f]
+            elif f in known:
                 o[f] = False
             else:
-                del o[f]
+                skipped = (skipped or []) + [(f, False)]
+                continue
             dh -= hash(f)
             n = len(f)
             if n == 3:
@@ -280,8 +282,14 @@ class State:
             elif n > 3:
                 _reindex(o1, o2, b1, b2, (), (f,))
         for f in adds:
-            if f in known:
+            if f in over:
+                if over[f]:
+                    skipped = (skipped or []) + [(f, True)]
+                    continue
                 del o[f]
+            elif f in known:
+                skipped = (skipped or []) + [(f, True)]
+                continue
             else:
                 o[f] = True
             dh += hash(f)
@@ -302,6 +310,11 @@ class State:
                 o1[f] = (b1.get(f, _EMPTY) if v is None else v) | {()}
             elif n > 3:
                 _reindex(o1, o2, b1, b2, (f,), ())
+        if skipped is not None:
+            adds = {f for f in adds if (f, True) not in skipped}
+            dels = {f for f in dels if (f, False) not in skipped}
+            if not adds and not dels:
+                return self
         new = State.__new__(State)
         new.known, new.over, new.b1, new.o1, new.b2, new.o2 = known, o, b1, o1, b2, o2
         new._facts = new._by1 = new._by2 = None
