@@ -106,10 +106,11 @@ class Game:
             undo.added, undo.removed = added, removed   # sets no one changes: undo copies them
             result.changed = True
             if not (self._goal_facts.isdisjoint(added) and self._goal_facts.isdisjoint(removed)):
-                has = self.state.has
-                achieved = frozenset(g for g in self.world.goals if has(g.fact) == g.positive)
+                over, known = self.state.over, self.state.known   # State.has, written out per goal
+                achieved = frozenset(g for g in self.world.goals
+                                     if (over[g.fact] if g.fact in over else g.fact in known) == g.positive)
                 result.goal_score = len(achieved) - len(self.achieved)
-                self._achieved_text = sorted(str(g) for g in achieved)
+                self._achieved_text = sorted(map(str, achieved))
                 self.achieved = achieved
         self._log.append(undo)
         self.commands.append(command)

@@ -257,7 +257,19 @@ class Action:
         if hit is not None:
             new, text, fail_type = hit
             return (st if new is None else new), text, fail_type   # None: the state stays as it was
-        out = self._attempt(st, env)
+        env["here"] = self.where(st)
+        i = self.first_failing(st, env)
+        if i >= 0:
+            _cond, render, fail_type, _ = self.checks[i]
+            out = st, Later(render, st, env), fail_type
+        elif self.effect is None:
+            out = st, Later(self.success, st, env), None
+        else:
+            adds: set = set()
+            dels: set = set()
+            self.effect(st, env, adds, dels)
+            new = st.advance(adds, dels)
+            out = new, Later(self.success, new, env), None
         held = self.memo
         if len(held) >= MEMO_STATES:  # one list per world, shared by its actions: bounded memory
             for c in held:
@@ -266,20 +278,6 @@ class Action:
         cache[key] = (None, out[1], out[2]) if out[0] is st else out
         held.append(cache)
         return out
-
-    def _attempt(self, st: State, env: dict) -> tuple[State, Later, str | None]:
-        env["here"] = self.where(st)
-        i = self.first_failing(st, env)
-        if i >= 0:
-            _cond, render, fail_type, _ = self.checks[i]
-            return st, Later(render, st, env), fail_type
-        if self.effect is None:
-            return st, Later(self.success, st, env), None
-        adds: set = set()
-        dels: set = set()
-        self.effect(st, env, adds, dels)
-        new = st.advance(adds, dels)
-        return new, Later(self.success, new, env), None
 
     def successor(self, st: State, env: dict) -> State:
         """The next state, checks assumed already passed (the planner's hot path)."""
