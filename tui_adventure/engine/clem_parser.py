@@ -36,6 +36,7 @@ _ACCEPT = re.compile(r"[a-z]+(?:[ \t\f\r\n]+[a-z]+)*[ \t\f\r\n]*\Z")
 _SPLIT = re.compile(r"[ \t\f\r\n]+")
 _PLAIN = re.compile(r"[a-z]+(?: [a-z]+)*\Z")   # words and single spaces: most commands
 _QUOTED = re.compile(r'"([^"]*)"')
+_ONE_THING = frozenset({"thing", "go", "take"})   # shapes whose plain reading is one thing
 # Grammar shape of each action type in basic_actions_v2 (the verb synonyms are
 # read from the data; the shapes are what the lark snippets say).
 _SHAPES = {"open": "thing", "close": "thing", "examine": "thing",
@@ -102,6 +103,7 @@ class ClemParser:
         # two-word prepositions ("out of") as first word -> second word
         self.prep2 = {p.split(" ")[0]: p.split(" ")[1] for p in preps if " " in p}
         self._cache: dict[str, tuple] = {}
+        self._inert = self.adjs | self.dets | self.preps | set(self.prep2) | {"to", "back"}   # see _structure
 
     @classmethod
     def from_definitions(cls, actions: list[dict], entities: list[dict],
@@ -126,7 +128,14 @@ class ClemParser:
         ``text`` is what the game master passes (text after ">", first line,
         stripped).  ``held_types``: type names of the inventory's contents.
         """
-        if text.endswith(".") or text.endswith("!"):   # upstream: strip, then lower
+        got = self.parse_fields(text, current_room_type, held_types)
+        return ParsedAction(*got) if type(got) is tuple else got
+
+    def parse_fields(self, text: str, current_room_type: str,
+                     held_types: Collection[str] = ()) -> tuple | ParseFailure:
+        """As ``parse``, a success given as the tuple of ``ParsedAction``'s fields: a game's step
+        needs no frozen dataclass, whose every field is set through ``object.__setattr__``."""
+        if text.endswith((".", "!")):   # upstream: strip, then lower
             text = text[:-1]
         text = text.lower()
         parsed = self._cache.get(text)
@@ -153,7 +162,7 @@ class ClemParser:
                                 f"I don't know how to interpret this '{word}' action.", word)
         verb, args, prep = parsed[1], parsed[2], parsed[3]
         if verb == "done":
-            return ParsedAction("done", prep=prep)
+            return ("done", None, None, prep, None, None, ())
         arg1 = args[0]
         t1 = self.names.get(arg1)
         if t1 is None:
@@ -182,7 +191,7 @@ class ClemParser:
             # *surface* name, so "living room" never matches
             if t2 in self.room_types and t2 != self.type_repr.get(current_room_type):
                 return ParseFailure("other_room_argument", f"You are not in a {t2}.", t2)
-        return ParsedAction(verb, arg1, arg2, prep, t1, t2, args)
+        return (verb, arg1, arg2, prep, t1, t2, args)
 
     def candidates(self, text: str) -> list[tuple[str, tuple[str, ...], str | None]]:
         """All best-ranked readings (verb, args, prep) of a cleaned command.
@@ -211,6 +220,15 @@ class ClemParser:
         return words, seps, len(text) > len(text.rstrip(_WS))
 
     def _structure(self, text: str) -> tuple:
+        if _PLAIN.match(text):
+            # "take pillow", "go living room": a verb of one thing and plain words (no DET, ADJ,
+            # PREP, "to" or "back") have one reading, the words after the verb as the thing's
+            # one- or two-word name; what _derivations finds for them, without its tables
+            w = text.split(" ")
+            action = self.verb_of.get(w[0])
+            if action is not None and len(w) > 1 and _SHAPES[action] in _ONE_THING \
+                    and self._inert.isdisjoint(w[1:]):
+                return ("ok", action, (" ".join(w[1:]),), None) if len(w) <= 3 else ("unknown", w[0])
         toks = self._tokens(text)
         if toks is None:
             return ("error",)

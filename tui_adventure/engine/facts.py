@@ -36,21 +36,38 @@ def format_fact(fact: Fact) -> str:
     return f"{fact[0]}({','.join(fact[1:])})"
 
 
+_NO_CHANGE: dict = {}     # the overlay of a state that has its own facts and indexes (never written)
+_MASK = (1 << 61) - 1
+OVERLAY_LIMIT = 48        # facts a derived state may differ from its base by before it gets its own copy
+
+
 class State:
     """Facts plus indexes by (predicate, first argument) and (predicate, second argument).
 
     ``cache`` holds values derived from this state alone (what the player can
     see, say); it is filled lazily and never copied to the next state.
+
+    A state made by ``advance`` (a game's step) copies nothing: it keeps its
+    base's facts and indexes (``known``, ``b1``, ``b2``) and the few entries
+    that differ (``over``: fact -> now true?, ``o1``, ``o2``), because copying
+    a world's hundred-odd facts and index entries is most of a fresh game's
+    step. ``facts``, ``by1`` and ``by2`` are built on first reading;
+    ``has``, ``rest``, ``firsts`` and rule code read through the overlay.
+    The hash is the facts' hashes summed, so a step updates it by its change.
     """
 
-    __slots__ = ("facts", "by1", "by2", "cache", "delta")
+    __slots__ = ("known", "over", "b1", "o1", "b2", "o2", "_facts", "_by1", "_by2", "cache", "delta",
+                 "_hash", "_base")
 
     def __init__(self, facts: frozenset, by1: dict, by2: dict, delta=None) -> None:
-        self.facts = facts
-        self.by1 = by1
-        self.by2 = by2
+        self.known = self._facts = facts
+        self.b1 = self._by1 = by1
+        self.b2 = self._by2 = by2
+        self.over = self.o1 = self.o2 = _NO_CHANGE
         self.cache: dict = {}
         self.delta = delta  # (added, removed) from the state this one was made from
+        self._hash = None
+        self._base = None   # for a derived state: the state whose facts and indexes it reads through
 
     @classmethod
     def of(cls, facts: Iterable[Fact]) -> "State":
@@ -61,38 +78,106 @@ class State:
             _index_add(by1, by2, f)
         return cls(facts, by1, by2)
 
+    # reading ---------------------------------------------------------------
+    @property
+    def facts(self) -> frozenset:
+        f = self._facts
+        if f is None:   # every overlay entry differs from the base: flipping them gives the facts
+            f = self._facts = frozenset(self.over) ^ self.known
+        return f
+
+    @property
+    def by1(self) -> dict:
+        d = self._by1
+        if d is None:
+            d = self._by1 = self.b1.copy()
+            d.update(self.o1)
+        return d
+
+    @property
+    def by2(self) -> dict:
+        d = self._by2
+        if d is None:
+            d = self._by2 = self.b2.copy()
+            d.update(self.o2)
+        return d
+
+    @property
+    def key(self):
+        """What a memo across states keys on: the facts once built (a dict keeps no indexes alive
+        by them), else the derived state itself (its overlay is small, its hash a sum)."""
+        f = self._facts
+        return self if f is None else f
+
+    def has(self, fact: Fact) -> bool:
+        o = self.over
+        if fact in o:
+            return o[fact]
+        return fact in self.known
+
     def __contains__(self, fact: Fact) -> bool:
-        return fact in self.facts
+        o = self.over
+        if fact in o:
+            return o[fact]
+        return fact in self.known
 
     def __iter__(self) -> Iterator[Fact]:
         return iter(self.facts)
 
     def __len__(self) -> int:
-        return len(self.facts)
+        if self._facts is not None:
+            return len(self._facts)
+        return len(self.known) + sum(1 if v else -1 for v in self.over.values())
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, State) and self.facts == other.facts
+        if self is other:
+            return True
+        if not isinstance(other, State):
+            return False
+        if self._base is not None and self._base is other._base:
+            return self.over == other.over   # an overlay holds exactly the differences from its base
+        return self.facts == other.facts
 
     def __hash__(self) -> int:
-        return hash(self.facts)
+        h = self._hash
+        if h is None:
+            base = self._base
+            if base is None:
+                h = sum(map(hash, self._facts)) & _MASK
+            else:
+                h = hash(base)
+                for f, now in self.over.items():
+                    h += hash(f) if now else -hash(f)
+                h &= _MASK
+            self._hash = h
+        return h
+
+    def __reduce__(self):
+        return State, (self.facts, self.by1, self.by2, self.delta)
 
     def rest(self, pred: str, first: str) -> frozenset:
         """The argument tails of every ``pred(first, ...)`` fact."""
-        return self.by1.get((pred, first), _EMPTY)
+        k = (pred, first)
+        v = self.o1.get(k)
+        return self.b1.get(k, _EMPTY) if v is None else v
 
     def seconds(self, pred: str, first: str) -> list:
         """Every y with ``pred(first, y)``."""
-        return [r[0] for r in self.by1.get((pred, first), _EMPTY) if r]
+        return [r[0] for r in self.rest(pred, first) if r]
 
     def firsts(self, pred: str, second: str) -> frozenset:
         """Every x with ``pred(x, second, ...)``."""
-        return self.by2.get((pred, second), _EMPTY)
+        k = (pred, second)
+        v = self.o2.get(k)
+        return self.b2.get(k, _EMPTY) if v is None else v
 
     def having(self, pred: str) -> frozenset:
         """Every x with the one-place fact ``pred(x)``."""
-        return self.by2.get((pred, ""), _EMPTY)
+        return self.firsts(pred, "")
 
+    # changing --------------------------------------------------------------
     def apply(self, adds: set, dels: set) -> "State":
+        """The next state with its own facts and indexes (a planner keeps and compares many)."""
         facts = self.facts
         dels = dels & facts if dels else _EMPTY
         adds = adds - facts if adds else _EMPTY
@@ -153,12 +238,115 @@ class State:
             new = facts - dels
         return State(new, by1, by2, (adds, dels))
 
+    def advance(self, adds: set, dels: set) -> "State":
+        """As ``apply`` (the same facts, indexes and delta), made without copying the facts: a game's
+        step. Past ``OVERLAY_LIMIT`` changes from its base the new state gets its own copy.
+
+        Only an action's effects come here: rule code (``logic.Compiler.changing``) reads a fact of
+        a predicate no effect names from the base alone, never from an overlay."""
+        if not adds and not dels:
+            return self
+        over, known = self.over, self.known
+        if len(over) + len(adds) + len(dels) > OVERLAY_LIMIT:
+            return self.apply(adds, dels)
+        # Written out for the usual shapes, as in ``apply``: a fresh game's step is mostly this.
+        # A fact already as the change would leave it is dropped (as ``apply`` does), checked against
+        # the state before any of the change (``over``, not ``o``), so a fact both deleted and added
+        # ends as ``apply`` has it; the delta is then the effect's sets less those facts.
+        o, o1, o2, b1, b2 = over.copy(), self.o1.copy(), self.o2.copy(), self.b1, self.b2
+        dh = 0
+        skipped = None
+        for f in dels:
+            if f in over:   # changed since the base: deleted now, or added and back to the base now
+                if not over[f]:
+                    skipped = (skipped or []) + [(f, False)]
+                    continue
+                del o[f]
+            elif f in known:
+                o[f] = False
+            else:
+                skipped = (skipped or []) + [(f, False)]
+                continue
+            dh -= hash(f)
+            n = len(f)
+            if n == 3:
+                p, a, b = f
+                k = (p, a)
+                v = o1.get(k)
+                o1[k] = (b1[k] if v is None else v) - {(b,)}
+                k = (p, b)
+                v = o2.get(k)
+                o2[k] = (b2[k] if v is None else v) - {a}
+            elif n == 2:
+                k = (f[0], "")
+                v = o2.get(k)
+                o2[k] = (b2[k] if v is None else v) - {f[1]}
+                v = o1.get(f)
+                o1[f] = (b1[f] if v is None else v) - {()}
+            elif n > 3:
+                _reindex(o1, o2, b1, b2, (), (f,))
+        for f in adds:
+            if f in over:
+                if over[f]:
+                    skipped = (skipped or []) + [(f, True)]
+                    continue
+                del o[f]
+            elif f in known:
+                skipped = (skipped or []) + [(f, True)]
+                continue
+            else:
+                o[f] = True
+            dh += hash(f)
+            n = len(f)
+            if n == 3:
+                p, a, b = f
+                k = (p, a)
+                v = o1.get(k)
+                o1[k] = (b1.get(k, _EMPTY) if v is None else v) | {(b,)}
+                k = (p, b)
+                v = o2.get(k)
+                o2[k] = (b2.get(k, _EMPTY) if v is None else v) | {a}
+            elif n == 2:
+                k = (f[0], "")
+                v = o2.get(k)
+                o2[k] = (b2.get(k, _EMPTY) if v is None else v) | {f[1]}
+                v = o1.get(f)
+                o1[f] = (b1.get(f, _EMPTY) if v is None else v) | {()}
+            elif n > 3:
+                _reindex(o1, o2, b1, b2, (f,), ())
+        if skipped is not None:
+            adds = {f for f in adds if (f, True) not in skipped}
+            dels = {f for f in dels if (f, False) not in skipped}
+            if not adds and not dels:
+                return self
+        new = State.__new__(State)
+        new.known, new.over, new.b1, new.o1, new.b2, new.o2 = known, o, b1, o1, b2, o2
+        new._facts = new._by1 = new._by2 = None
+        new.cache = {}
+        new.delta = (adds, dels)
+        new._base = self if self._base is None else self._base
+        h = self._hash
+        new._hash = None if h is None else (h + dh) & _MASK
+        return new
+
     def diff(self, other: "State") -> tuple[frozenset, frozenset]:
         """(added, removed) going from ``self`` to ``other``."""
         return other.facts - self.facts, self.facts - other.facts
 
     def sorted_facts(self) -> list[str]:
         return sorted(format_fact(f) for f in self.facts)
+
+
+def _reindex(o1: dict, o2: dict, b1: dict, b2: dict, adds, dels) -> None:
+    """Write into the overlays ``o1``/``o2`` the index entries of facts of four or more places (the
+    usual shapes are written out in ``State.advance``); an entry's old value is the overlay's, else
+    the base's (``b1``/``b2``)."""
+    for f, add in [(f, False) for f in dels] + [(f, True) for f in adds]:
+        for o, b, k, item in ((o1, b1, f[:2], f[2:]), (o2, b2, (f[0], f[2]), f[1])):
+            v = o.get(k)
+            if v is None:
+                v = b.get(k, _EMPTY)
+            o[k] = v | {item} if add else v - {item}
 
 
 def _index_add(by1: dict, by2: dict, f: Fact) -> None:

@@ -93,7 +93,8 @@ class Game:
     def step(self, command: str) -> StepResult:
         command = command if isinstance(command, str) else str(command)
         before = self.state
-        undo = _Undo(_NONE, _NONE, self.pending, list(self.last), self.achieved, command)
+        # ``last`` is replaced, never changed in place, so the record may share the list
+        undo = _Undo(_NONE, _NONE, self.pending, self.last, self.achieved, command)
         result = self._run(command)
         if self.world.scene is not None and self.lost is None:
             self._scene_turn(result)
@@ -102,13 +103,14 @@ class Game:
                 added, removed = self.state.delta  # one action: its own change, no set difference
             else:
                 added, removed = before.diff(self.state)
-            undo.added, undo.removed = frozenset(added), frozenset(removed)
+            undo.added, undo.removed = added, removed   # sets no one changes: undo copies them
             result.changed = True
             if not (self._goal_facts.isdisjoint(added) and self._goal_facts.isdisjoint(removed)):
-                facts = self.state.facts
-                achieved = frozenset(g for g in self.world.goals if (g.fact in facts) == g.positive)
+                over, known = self.state.over, self.state.known   # State.has, written out per goal
+                achieved = frozenset(g for g in self.world.goals
+                                     if (over[g.fact] if g.fact in over else g.fact in known) == g.positive)
                 result.goal_score = len(achieved) - len(self.achieved)
-                self._achieved_text = sorted(str(g) for g in achieved)
+                self._achieved_text = sorted(map(str, achieved))
                 self.achieved = achieved
         self._log.append(undo)
         self.commands.append(command)
@@ -158,22 +160,29 @@ class Game:
             self.pending = None
         if parsed is None:
             parsed = self.parser.parse(command, st, self.last)
-        if isinstance(parsed, Question):
-            self.pending = parsed
-            return StepResult(command, parsed.message, {"phase": "parsing", "type": "ambiguous"})
-        if isinstance(parsed, Failure):
-            return StepResult(command, parsed.message, {"phase": parsed.phase, "type": parsed.type})
-        assert isinstance(parsed, Parsed)
+        if type(parsed) is not Parsed:
+            if isinstance(parsed, Question):
+                self.pending = parsed
+                return StepResult(command, parsed.message, {"phase": "parsing", "type": "ambiguous"})
+            if isinstance(parsed, Failure):
+                return StepResult(command, parsed.message, {"phase": parsed.phase, "type": parsed.type})
+            assert isinstance(parsed, Parsed)
         action = parsed.action
         if parsed.all_slot:
             return self._run_all(command, parsed)
-        new, message, fail_type = action.attempt_later(st, parsed.env)
-        self._remember(parsed.env, action)
+        env = parsed.env
+        new, message, fail_type = action.attempt_later(st, env)
+        for p in action.thing_params:   # what "it" means next: the first thing named, newest first
+            x = env.get(p)
+            if isinstance(x, str):
+                self.last = [x] + [y for y in self.last if y != x][:2]
+                break
+        # every field given: a step makes no default lists it then replaces (goals: set by step)
         if fail_type is not None:
-            return StepResult(command, message, {"phase": "resolution", "type": fail_type},
-                              action=action.id, args=dict(parsed.env))
+            return StepResult(command, message, {"phase": "resolution", "type": fail_type}, False, None, 0, False,
+                              action.id, dict(env), [], None)
         self.state = new
-        return StepResult(command, message, None, done=action.ends, action=action.id, args=dict(parsed.env))
+        return StepResult(command, message, None, action.ends, None, 0, False, action.id, dict(env), [], None)
 
     def _run_all(self, command: str, parsed: Parsed) -> StepResult:
         self._single = False
@@ -192,12 +201,6 @@ class Game:
         self.last = list(parsed.env[slot])
         fail = None if ok else {"phase": "resolution", "type": first_fail or "nothing"}
         return StepResult(command, "\n".join(lines), fail, action=action.id, args={slot: list(parsed.env[slot])})
-
-    def _remember(self, env: dict, action) -> None:
-        for p in action.thing_params:
-            if isinstance(env.get(p), str):
-                self.last = [env[p]] + [x for x in self.last if x != env[p]][:2]   # newest first
-                return
 
     # time travel ---------------------------------------------------------
     def undo(self, turns: int = 1) -> int:

@@ -51,6 +51,9 @@ class Compiler:
         self.builtins = builtins or {}
         self.macros = macros or {}
         self.domain = tuple(domain)
+        # The predicates actions' effects name (set by compile_actions; None: not known). State.advance,
+        # the only maker of overlays, is given those effects, so rule code reads any other from the base.
+        self.changing: frozenset | None = None
 
     # ---- conditions -------------------------------------------------
     def condition(self, text_or_ast, bound: frozenset | set = frozenset()) -> Cond:
@@ -60,14 +63,14 @@ class Compiler:
     def _cond(self, ast, bound: frozenset) -> Cond:
         gen = _Gen(self)
         expr = gen.expr(ast, bound)
-        return gen.function(f"def cond(st, env):\n    F = st.facts\n    return {expr}\n", "cond")
+        return gen.function(f"def cond(st, env):\n    F, O = st.known, st.over\n    return {expr}\n", "cond")
 
     def first_failing(self, asts: list, bound: frozenset | set) -> Callable[[State, dict], int]:
         """One function for a list of checks: the index of the first that fails, or -1 (an action's
         checks run together in a step, so they share one call and one read of the facts)."""
         gen = _Gen(self)
         bound = frozenset(bound)
-        lines = ["def first_failing(st, env):", "    F = st.facts"]
+        lines = ["def first_failing(st, env):", "    F, O = st.known, st.over"]
         for i, ast in enumerate(asts):
             lines.append(f"    if not ({gen.expr(ast, bound)}):\n        return {i}")
         lines.append("    return -1")
@@ -166,14 +169,14 @@ class Compiler:
         getters = [_getter(a, bound) for a in args]
         if all(a not in bound for a in args):
             fact = (pred, *args)
-            return lambda st, env: fact in st.facts
+            return lambda st, env: st.has(fact)
         if len(getters) == 1:
             g0 = getters[0]
-            return lambda st, env: (pred, g0(env)) in st.facts
+            return lambda st, env: st.has((pred, g0(env)))
         if len(getters) == 2:
             g0, g1 = getters
-            return lambda st, env: (pred, g0(env), g1(env)) in st.facts
-        return lambda st, env: (pred, *[g(env) for g in getters]) in st.facts
+            return lambda st, env: st.has((pred, g0(env), g1(env)))
+        return lambda st, env: st.has((pred, *[g(env) for g in getters]))
 
     def _pattern(self, pred: str, args: tuple, bound: frozenset) -> Cond:
         """An atom with ``_`` in it: true when any fact matches."""
@@ -183,14 +186,14 @@ class Compiler:
             fixed = [(i, _getter(a, bound)) for i, a in enumerate(args[1:]) if a != "_"]
             size = len(args) - 1
             if not fixed:
-                return lambda st, env: any(len(r) == size for r in st.by1.get((pred, g0(env)), ()))
+                return lambda st, env: any(len(r) == size for r in st.rest(pred, g0(env)))
 
             if len(fixed) == 1:   # exit(here, dir, _): one argument to compare
                 ((i1, g1),) = fixed
 
                 def exists1(st, env):
                     v = g1(env)
-                    for r in st.by1.get((pred, g0(env)), ()):
+                    for r in st.rest(pred, g0(env)):
                         if len(r) == size and r[i1] == v:
                             return True
                     return False
@@ -198,7 +201,7 @@ class Compiler:
 
             def exists(st, env):
                 want = [(i, g(env)) for i, g in fixed]
-                for r in st.by1.get((pred, g0(env)), ()):
+                for r in st.rest(pred, g0(env)):
                     if len(r) == size and all(r[i] == v for i, v in want):
                         return True
                 return False
@@ -225,7 +228,7 @@ class Compiler:
 
         def values(st, env):
             want = [(i, g(env)) for i, g in fixed]
-            return [r[pos] for r in st.by1.get((pred, g0(env)), ())
+            return [r[pos] for r in st.rest(pred, g0(env))
                     if len(r) == size and all(r[i] == w for i, w in want)]
         return values
 
@@ -238,10 +241,10 @@ class Compiler:
             if len(args) >= 2 and args[0] != var and var in args[1:]:
                 g0 = _getter(args[0], bound)
                 i = args.index(var, 1) - 1
-                return lambda st, env: [r[i] for r in st.by1.get((pred, g0(env)), ()) if len(r) > i]
+                return lambda st, env: [r[i] for r in st.rest(pred, g0(env)) if len(r) > i]
             if len(args) >= 2 and args[0] == var and args[1] != var:
                 g1 = _getter(args[1], bound)
-                return lambda st, env: st.by2.get((pred, g1(env)), ())
+                return lambda st, env: st.firsts(pred, g1(env))
         domain = self.domain
         return lambda st, env: domain
 
@@ -253,7 +256,7 @@ class Compiler:
             asts = [a for t in text_or_list for a in parse_effects(t)]
         gen = _Gen(self)
         bound = frozenset(bound)
-        lines = ["def run(st, env, adds, dels):", "    F = st.facts"]
+        lines = ["def run(st, env, adds, dels):", "    F, O = st.known, st.over"]
         for a in asts:
             gen.statement(a, bound, lines, "    ")
         return gen.function("\n".join(lines) + "\n", "run")
@@ -335,14 +338,14 @@ def _matcher(pred: str, args: tuple, bound: frozenset):
     def match(st, env):
         want = [None if g is None else g(env) for g in getters]
         if want and want[0] is not None:
-            for rest in st.by1.get((pred, want[0]), ()):
+            for rest in st.rest(pred, want[0]):
                 f = (pred, want[0], *rest)
                 if len(f) == n and all(w is None or w == v for w, v in zip(want, f[1:])):
                     yield f
             return
         if len(want) >= 2 and want[1] is not None:
-            for first in st.by2.get((pred, want[1]), ()):
-                for rest in st.by1.get((pred, first), ()):
+            for first in st.firsts(pred, want[1]):
+                for rest in st.rest(pred, first):
                     f = (pred, first, *rest)
                     if len(f) == n and all(w is None or w == v for w, v in zip(want, f[1:])):
                         yield f
@@ -360,12 +363,14 @@ _CODE: dict = {}   # generated source -> code object: worlds of one ruleset shar
 
 
 class _Gen:
-    """Python source for one rule: expressions over ``F`` (the facts) and ``env``; whatever it cannot
-    write inline is compiled to a closure and called from the source by name."""
+    """Python source for one rule: expressions over ``F`` and ``O`` (a state's base facts and the
+    facts changed since, see ``State.advance``) and ``env``; whatever it cannot write inline is
+    compiled to a closure and called from the source by name."""
 
     def __init__(self, compiler: Compiler) -> None:
         self.compiler = compiler
         self.ns: dict = {}
+        self.local: dict = {}   # a quantified variable the source keeps in a local, not in env
 
     def name(self, value) -> str:
         key = f"_k{len(self.ns)}"
@@ -382,8 +387,10 @@ class _Gen:
         exec(code, ns)
         return ns[fname]
 
-    @staticmethod
-    def term(arg: str, bound: frozenset) -> str:
+    def term(self, arg: str, bound: frozenset) -> str:
+        local = self.local.get(arg)
+        if local is not None:
+            return local
         return f"env[{arg!r}]" if arg in bound else repr(arg)
 
     def fact(self, pred: str, args: tuple, bound: frozenset) -> str:
@@ -407,12 +414,44 @@ class _Gen:
             if ast.pred in c.builtins:
                 fn = self.name(c.builtins[ast.pred])
                 return f"{fn}(" + ", ".join(["st"] + [self.term(a, bound) for a in ast.args]) + ")"
-            if all(a not in bound for a in ast.args):
-                return f"({self.name((ast.pred, *ast.args))} in F)"
-            return f"({self.fact(ast.pred, ast.args, bound)} in F)"
+            fact = self.name((ast.pred, *ast.args)) if all(a not in bound for a in ast.args) \
+                else self.fact(ast.pred, ast.args, bound)
+            if c.changing is not None and ast.pred not in c.changing:
+                return f"({fact} in F)"
+            return f"(O[_x] if (_x := {fact}) in O else _x in F)"   # the facts changed since the base, else the base's
         if isinstance(ast, Atom) and (ast.pred in c.macros or ast.pred in c.builtins):
             return f"{self.name(c._atom(ast, bound))}(st, env)"
         return f"{self.name(c._closure(ast, bound))}(st, env)"
+
+    def inline(self, ast) -> bool:
+        """Whether the source holds all of ``ast`` (no closure it calls reads a variable from env)."""
+        c = self.compiler
+        if isinstance(ast, (Const, Compare)):
+            return True
+        if isinstance(ast, Not):
+            return self.inline(ast.body)
+        if isinstance(ast, (And, Or)):
+            return self.inline(ast.left) and self.inline(ast.right)
+        if isinstance(ast, Atom):
+            return "_" not in ast.args and (ast.pred not in c.macros or self.inline(c.expand(ast)))
+        if isinstance(ast, (Add, Delete)):
+            return "_" not in ast.atom.args
+        if isinstance(ast, When):
+            return self.inline(ast.cond) and self.inline(ast.effect)
+        return False
+
+    def candidates(self, var: str, body, bound: frozenset) -> str:
+        """Source for ``Compiler._candidates``: an index entry read in place where it is one."""
+        c = self.compiler
+        for atom in conjuncts(body):
+            if not isinstance(atom, Atom) or atom.pred in c.builtins or atom.pred in c.macros:
+                continue
+            args = atom.args
+            if len(args) >= 2 and args[0] != var and var in args[1:]:
+                break   # a list built from an index: the closure's
+            if len(args) >= 2 and args[0] == var and args[1] != var:
+                return f"st.firsts({atom.pred!r}, {self.term(args[1], bound)})"
+        return f"{self.name(c._candidates(var, body, bound))}(st, env)"
 
     def statement(self, ast, bound: frozenset, lines: list, pad: str) -> None:
         if isinstance(ast, Add):
@@ -424,6 +463,20 @@ class _Gen:
         elif isinstance(ast, When):
             lines.append(f"{pad}if {self.expr(ast.cond, bound)}:")
             self.statement(ast.effect, bound, lines, pad + "    ")
+        elif isinstance(ast, ForEach) and self.inline(ast.where) and self.inline(ast.effect):
+            # its variable a local: nothing the loop runs reads env for it
+            var, inner = ast.var, bound | {ast.var}
+            v = self.name(None) + "_v"
+            exact = self.compiler._exact(var, ast.where, bound)
+            self.local[var] = v
+            if exact is not None:
+                lines.append(f"{pad}for {v} in {self.name(exact)}(st, env):")
+                self.statement(ast.effect, inner, lines, pad + "    ")
+            else:
+                lines.append(f"{pad}for {v} in {self.candidates(var, ast.where, bound)}:")
+                lines.append(f"{pad}    if {self.expr(ast.where, inner)}:")
+                self.statement(ast.effect, inner, lines, pad + "        ")
+            del self.local[var]
         elif isinstance(ast, ForEach):
             # written out as a loop, as the closure in Compiler._effect runs it: the variable's
             # candidates (exactly the fitting values when an index gives them), its old value back after

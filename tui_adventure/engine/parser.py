@@ -22,6 +22,8 @@ PRONOUNS = frozenset({"it", "them", "him", "her"})
 _CLEAN_RE = re.compile(r"[^a-z0-9' -]+")
 MAX_INPUT = 500  # characters looked at; longer input is cut (a 100 kB line must not stall a turn)
 MEMO_TEXT = 200  # only inputs up to this long are memoised
+MEMO_PARSES = 4_000  # parses remembered per world
+_PARSE = object()   # a parse's key in a state's cache starts with it (no action id is this object)
 
 
 @dataclass
@@ -100,7 +102,7 @@ class CommandParser:
             for p in pats:
                 self.known_words.update(w for w in re.findall(r"[a-z']+", p.text) if w not in p.slots)
         self._phrase_cache: dict[tuple, tuple] = {}
-        self._memo: dict = {}
+        self._memo: list = []   # the state caches holding parses
 
     @staticmethod
     def _compile(action, syntax: str) -> _Pattern:
@@ -126,21 +128,29 @@ class CommandParser:
 
         The outcome depends only on the words, the state and the last thing
         named, so it is memoised on exactly those ("take all" is never
-        memoised). Keyed on the facts rather than on what is in sight: working
-        out the whole scope costs more than a fresh game's parse saves by it.
+        memoised). Kept in the state's own cache rather than keyed on what is in
+        sight: working out the whole scope costs more than a fresh game's parse
+        saves by it, and a replay meets the same state objects (see
+        ``Action.attempt_later``); ``_memo`` lists the caches written to, to
+        empty them all past ``MEMO_PARSES``.
         """
         last = tuple(last)
         if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
             return self._parse(text, st, last)
-        key = (text, st.facts, last)
-        hit = self._memo.get(key)
+        key = (_PARSE, text, last)
+        cache = st.cache
+        hit = cache.get(key)
         if hit is not None:
             return _fresh(hit)
         result = self._parse(text, st, last)
         if not (isinstance(result, Parsed) and result.all_slot):
-            if len(self._memo) > 4_000:
-                self._memo.clear()
-            self._memo[key] = result
+            held = self._memo
+            if len(held) > MEMO_PARSES:
+                for c in held:
+                    c.clear()
+                held.clear()
+            cache[key] = result
+            held.append(cache)
         return _fresh(result)
 
     def _parse(self, text: str, st, last: tuple) -> Parsed | Failure | Question:

@@ -21,7 +21,7 @@ from .text import Later, TemplateError, compile_template
 from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
 RULESET_DIR = Path(__file__).resolve().parent.parent / "rulesets"
-MEMO_STATES = 1024  # transitions remembered per world (each may hold a state of a few kB)
+MEMO_STATES = 1024  # transitions remembered per world (each may hold a state)
 ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
                "all", "all_where", "plan", "plan_if"}
 PARAM_KINDS = {"thing", "room", "dir", "word"}
@@ -187,10 +187,10 @@ class Action:
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None,
-                 memo: dict | None = None) -> None:
+                 memo: list | None = None) -> None:
         self.spec = spec
         self.where = where or (lambda st: None)
-        self.memo: dict = memo if memo is not None else {}
+        self.memo: list = memo if memo is not None else []
         self.id = spec.id
         self.params = tuple(spec.params)
         self.thing_params = tuple(p for p in self.params if spec.params[p] == "thing")   # what "it" may name
@@ -244,34 +244,40 @@ class Action:
     def attempt_later(self, st: State, env: dict) -> tuple[State, Later, str | None]:
         """As ``attempt``, the message left unrendered until it is read (``str(text)``).
 
-        Memoised on (facts, arguments): states are immutable and rules
-        deterministic, so a state seen before costs one dictionary lookup.
+        Memoised in the state's own cache on the arguments: states are immutable
+        and rules deterministic, and a replay of a world meets the very state
+        objects a memo hit handed out before, so no state is hashed. ``memo``
+        (one list per world) holds the caches written to, so past
+        ``MEMO_STATES`` transitions they are all emptied: a chain of remembered
+        successors cannot keep every state a long session saw alive.
         """
-        key = (self.id, st.facts, tuple(map(env.get, self.params)), env.get("prep"))
-        memo = self.memo
-        hit = memo.get(key)
+        key = (self.id, tuple(map(env.get, self.params)), env.get("prep"))
+        cache = st.cache
+        hit = cache.get(key)
         if hit is not None:
             new, text, fail_type = hit
-            return (st if new.facts == st.facts else new), text, fail_type
-        out = self._attempt(st, env)
-        if len(memo) >= MEMO_STATES:  # one memo per world, shared by its actions: bounded memory
-            memo.clear()
-        memo[key] = out
-        return out
-
-    def _attempt(self, st: State, env: dict) -> tuple[State, Later, str | None]:
+            return (st if new is None else new), text, fail_type   # None: the state stays as it was
         env["here"] = self.where(st)
         i = self.first_failing(st, env)
         if i >= 0:
             _cond, render, fail_type, _ = self.checks[i]
-            return st, Later(render, st, env), fail_type
-        if self.effect is None:
-            return st, Later(self.success, st, env), None
-        adds: set = set()
-        dels: set = set()
-        self.effect(st, env, adds, dels)
-        new = st.apply(adds, dels)
-        return new, Later(self.success, new, env), None
+            out = st, Later(render, st, env), fail_type
+        elif self.effect is None:
+            out = st, Later(self.success, st, env), None
+        else:
+            adds: set = set()
+            dels: set = set()
+            self.effect(st, env, adds, dels)
+            new = st.advance(adds, dels)
+            out = new, Later(self.success, new, env), None
+        held = self.memo
+        if len(held) >= MEMO_STATES:  # one list per world, shared by its actions: bounded memory
+            for c in held:
+                c.clear()
+            held.clear()
+        cache[key] = (None, out[1], out[2]) if out[0] is st else out
+        held.append(cache)
+        return out
 
     def successor(self, st: State, env: dict) -> State:
         """The next state, checks assumed already passed (the planner's hot path)."""
@@ -323,12 +329,13 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
     out = []
     errors = []
     static = None
-    memo: dict = {}
+    memo: list = []
+    try:
+        dynamic = effect_predicates([a for spec in specs for e in spec.effects for a in parse_effects(e)])
+    except LogicError:
+        dynamic = None
+    compiler.changing = None if dynamic is None else frozenset(dynamic)   # see Compiler.changing
     if initial is not None:
-        try:
-            dynamic = effect_predicates([a for spec in specs for e in spec.effects for a in parse_effects(e)])
-        except LogicError:
-            dynamic = None
         if dynamic is not None:
             static = (dynamic, set(compiler.builtins), compiler.macros, initial, compiler.domain)
     for spec in specs:

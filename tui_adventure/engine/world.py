@@ -7,6 +7,7 @@ then read-only: games, planners and front ends share it freely.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Any
 
 from .facts import Fact, State, format_fact
@@ -45,7 +46,7 @@ class Goal:
     positive: bool = True
 
     def holds(self, st: State) -> bool:
-        return (self.fact in st.facts) == self.positive
+        return st.has(self.fact) == self.positive
 
     def __str__(self) -> str:
         return _goal_text(self.fact, self.positive)
@@ -85,8 +86,16 @@ class World:
     def __post_init__(self) -> None:
         from .styles import make_style
 
+        # One string object per name: a fact lookup then compares names by identity, and a fresh game
+        # touches one copy of each name (a step's cost is mostly memory it has not touched yet).
+        self.initial_facts = [tuple(map(intern, f)) for f in self.initial_facts]
+        self.goals = [Goal(tuple(map(intern, g.fact)), g.positive) for g in self.goals]
+        for eid, ent in list(self.entities.items()):
+            ent.id = intern(ent.id)
+        self.entities = {intern(eid): ent for eid, ent in self.entities.items()}
         self.order = {eid: i for i, eid in enumerate(self.entities)}
         self.initial = State.of(self.initial_facts)
+        hash(self.initial), hash(self.initial.facts)   # what a game's first steps key memos on: hashed at load
         self.style = make_style(self.ruleset.style, self)
         compiler = Compiler(builtins=self.style.builtins, macros=self.ruleset.macros,
                             domain=tuple(self.entities))

@@ -91,10 +91,10 @@ def make_style(name: str, world) -> Style:
 
 def memo_by_facts(cache: dict, st, make, limit: int = 512):
     """A value that depends on the facts alone, computed once per distinct state."""
-    hit = cache.get(st.facts)
+    hit = cache.get(st.key)
     if hit is None:
         hit = make(st)
         if len(cache) >= limit:
             cache.clear()
-        cache[st.facts] = hit
+        cache[st.key] = hit
     return hit

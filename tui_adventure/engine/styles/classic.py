@@ -16,6 +16,7 @@ DIRECTIONS = {
     "north east": "northeast", "north west": "northwest", "south east": "southeast",
     "south west": "southwest", "in": "in", "out": "out", "inside": "in", "outside": "out",
 }
+_AT_PLAYER = ("at", "player")
 COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
            "up", "down", "in", "out")
 
@@ -58,41 +59,43 @@ class ClassicStyle:
 
     # where things are -------------------------------------------------
     def player_room(self, st) -> str | None:
-        for r in st.by1.get(("at", "player"), ()):
+        # st.rest("at", player) written out: every step asks twice (its parse, its action's "here")
+        at = st.o1.get(_AT_PLAYER)
+        for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
             return r[0]
         return None
 
     def closed(self, st, x: str) -> bool:
-        return ("openable", x) in st.facts and ("open", x) not in st.facts
+        return ("openable", x) in st and ("open", x) not in st
 
     def scope(self, st) -> frozenset:
         """What the player can see (and so name): the room's contents through open containers, and what is held."""
         hit = st.cache.get("scope")
         if hit is not None:
             return hit
-        hit = self._scopes.get(st.facts)
+        hit = self._scopes.get(st.key)
         if hit is not None:
             st.cache["scope"] = hit
             return hit
         room = self.player_room(st)
-        firsts = st.by2.get
-        stack = [x for x in firsts(("at", room), ()) if x != "player"]
-        stack.extend(firsts(("held", ""), ()))
+        firsts = st.firsts
+        stack = [x for x in firsts("at", room) if x != "player"]
+        stack.extend(firsts("held", ""))
         seen: set = set()
-        facts = st.facts
+        facts = st   # reads through a derived state's overlay
         while stack:
             x = stack.pop()
             if x in seen:
                 continue
             seen.add(x)
-            stack.extend(firsts(("on", x), ()))
+            stack.extend(firsts("on", x))
             if ("openable", x) not in facts or ("open", x) in facts:
-                stack.extend(firsts(("in", x), ()))
+                stack.extend(firsts("in", x))
         hit = frozenset(seen)
         st.cache["scope"] = hit
         if len(self._scopes) > 512:
             self._scopes.clear()
-        self._scopes[st.facts] = hit
+        self._scopes[st.key] = hit
         return hit
 
     def scope_list(self, st) -> list[str]:
@@ -115,20 +118,20 @@ class ClassicStyle:
         if hit is not None:
             return x in hit
         room = self.player_room(st)
-        by1 = st.by1
-        facts = st.facts
-        standing = st.by2.get(("at", room), ())
+        rest_of = st.rest
+        facts = st   # reads through a derived state's overlay
+        standing = st.firsts("at", room)
         seen = {x}
         stack = [x]
         while stack:
             y = stack.pop()
             if (y in standing and y != "player") or ("held", y) in facts:
                 return True
-            for rest in by1.get(("on", y), ()):
+            for rest in rest_of("on", y):
                 if rest and rest[0] not in seen:
                     seen.add(rest[0])
                     stack.append(rest[0])
-            for rest in by1.get(("in", y), ()):
+            for rest in rest_of("in", y):
                 z = rest[0] if rest else None
                 if z is not None and z not in seen and (("openable", z) not in facts or ("open", z) in facts):
                     seen.add(z)
@@ -137,7 +140,7 @@ class ClassicStyle:
 
     def parent(self, st, x: str) -> str | None:
         for pred in ("in", "on", "at"):
-            for r in st.by1.get((pred, x), ()):
+            for r in st.rest(pred, x):
                 return r[0]
         return None
 
@@ -153,18 +156,18 @@ class ClassicStyle:
 
     def neighbour_rooms(self, st) -> list[str]:
         room = self.player_room(st)
-        return self.world.sort_ids({r[1] for r in st.by1.get(("exit", room), ()) if len(r) > 1})
+        return self.world.sort_ids({r[1] for r in st.rest("exit", room) if len(r) > 1})
 
     def exit_labels(self, st) -> list[str]:
         room = self.player_room(st)
-        return sorted({r[0] for r in st.by1.get(("exit", room), ())}, key=_dir_order)
+        return sorted({r[0] for r in st.rest("exit", room)}, key=_dir_order)
 
     def all_candidates(self, action, slot: str, st) -> list[str]:
         env: dict = {}
         out = []
         for x in self.scope_list(st):
             env[slot] = x
-            if self.world.entities[x].kind == "object" and ("door", x) not in st.facts \
+            if self.world.entities[x].kind == "object" and ("door", x) not in st \
                     and action.all_where(st, env):
                 out.append(x)
         return out
@@ -201,8 +204,8 @@ class ClassicStyle:
     def _listed(self, st, ids) -> str:
         parts = []
         for x in self.world.sort_ids(ids):
-            if ("openable", x) in st.facts and ("door", x) not in st.facts:
-                parts.append(f"{self.a(x)} ({'open' if ('open', x) in st.facts else 'closed'})")
+            if ("openable", x) in st and ("door", x) not in st:
+                parts.append(f"{self.a(x)} ({'open' if ('open', x) in st else 'closed'})")
             else:
                 parts.append(self.a(x))
         return english_list(parts)
@@ -217,8 +220,8 @@ class ClassicStyle:
         lines = [capitalise(ent.name)]
         if ent.description:
             lines.append(ent.description)
-        facts = st.facts
-        top = [x for x in st.by2.get(("at", room), ()) if x != "player" and ("door", x) not in facts]
+        facts = st   # reads through a derived state's overlay
+        top = [x for x in st.firsts("at", room) if x != "player" and ("door", x) not in facts]
         sentences = []
         if top:
             sentences.append(f"You see {self._listed(st, top)} here.")
@@ -233,12 +236,12 @@ class ClassicStyle:
         queue = self.world.sort_ids(holders)
         while queue:
             x = queue.pop(0)
-            on = st.by2.get(("on", x), ())
+            on = st.firsts("on", x)
             if on:
                 out.append(f"On {self._the(x)} you see {self._listed(st, on)}.")
                 queue.extend(self.world.sort_ids(on))
             if not self.closed(st, x):
-                inside = st.by2.get(("in", x), ())
+                inside = st.firsts("in", x)
                 if inside:
                     out.append(f"In {self._the(x)} you see {self._listed(st, inside)}.")
                     queue.extend(self.world.sort_ids(inside))
@@ -252,8 +255,8 @@ class ClassicStyle:
         """(label, target room, door or None) for every exit of the room."""
         room = room or self.player_room(st)
         out = []
-        for r in st.by1.get(("exit", room), ()):
-            door = next((v[1] for v in st.by1.get(("via", room), ()) if v[0] == r[0]), None)
+        for r in st.rest("exit", room):
+            door = next((v[1] for v in st.rest("via", room) if v[0] == r[0]), None)
             out.append((r[0], r[1], door))
         return sorted(out, key=lambda e: _dir_order(e[0]))
 
@@ -265,14 +268,14 @@ class ClassicStyle:
         for label, _target, door in self.exits_list(st, room):
             label = label.replace("_", " ")
             if door:
-                state = "open" if ("open", door) in st.facts else "closed"
+                state = "open" if ("open", door) in st else "closed"
                 parts.append(f"{label} ({self.world.name_of(door)}, {state})")
             else:
                 parts.append(label)
         return f"Exits: {english_list(parts)}." if parts else "There is no obvious way out."
 
     def inventory_text(self, st) -> str:
-        held = st.by2.get(("held", ""), ())
+        held = st.firsts("held", "")
         if not held:
             return "You are carrying nothing."
         return f"You are carrying {self._listed(st, held)}."
@@ -280,25 +283,25 @@ class ClassicStyle:
     def examine(self, st, x: str) -> str:
         ent = self.world.entities[x]
         parts = [ent.description or f"You see nothing special about the {ent.name}."]
-        facts = st.facts
+        facts = st   # reads through a derived state's overlay
         if ("openable", x) in facts:
             parts.append(f"It is {'open' if ('open', x) in facts else 'closed'}.")
         if ("locked", x) in facts:
             parts.append("It is locked.")
         parts.extend(self._contents_sentences(st, [x]))
-        if ("container", x) in facts and not self.closed(st, x) and not st.by2.get(("in", x)):
+        if ("container", x) in facts and not self.closed(st, x) and not st.firsts("in", x):
             parts.append(f"The {ent.name} is empty.")
         return " ".join(parts)
 
     def revealed(self, st, x: str) -> str:
-        inside = st.by2.get(("in", x), ())
+        inside = st.firsts("in", x)
         if not inside:
             return ""
         return f" Inside you see {self._listed(st, inside)}."
 
     def door_on(self, st, label: str) -> str:
         room = self.player_room(st)
-        for v in st.by1.get(("via", room), ()):
+        for v in st.rest("via", room):
             if v[0] == label:
                 return f"The {self.world.name_of(v[1])}"
         return "The way"
@@ -364,15 +367,15 @@ class ClassicStyle:
     def keys_for_locked_doors(self, st) -> list[str]:
         doors = set(self.door_exits().values())
         return [f[1] for f in self.world.initial_facts
-                if f[0] == "unlocks" and f[2] in doors and ("locked", f[2]) in st.facts]
+                if f[0] == "unlocks" and f[2] in doors and ("locked", f[2]) in st]
 
     def is_held(self, st, x: str) -> bool:
-        return ("held", x) in st.facts
+        return ("held", x) in st
 
     def movable(self, st, x: str) -> bool:
         """Whether x can be carried (itself or whatever holds it): then things may be brought to it."""
         for _ in range(64):
-            if x is None or ("takeable", x) in st.facts:
+            if x is None or ("takeable", x) in st:
                 return x is not None
             x = self.parent(st, x)
         return True
@@ -383,9 +386,9 @@ class ClassicStyle:
     def room_of(self, st, x: str) -> str | None:
         """The room x is in (through containers and supports); None when carried or gone."""
         for _ in range(64):
-            if ("held", x) in st.facts:
+            if ("held", x) in st:
                 return None
-            for r in st.by1.get(("at", x), ()):
+            for r in st.rest("at", x):
                 return r[0]
             x = self.parent(st, x)
             if x is None:
@@ -398,10 +401,10 @@ class ClassicStyle:
             out.add(x)
         for _ in range(64):
             parent = None
-            for r in st.by1.get(("in", x), ()):
+            for r in st.rest("in", x):
                 parent = r[0]
             if parent is None:
-                for r in st.by1.get(("on", x), ()):
+                for r in st.rest("on", x):
                     parent = r[0]
             if parent is None:
                 return out
@@ -434,7 +437,7 @@ class ClassicStyle:
 
     # for the panels ------------------------------------------------------
     def held(self, st) -> list[str]:
-        return self.world.sort_ids(st.by2.get(("held", ""), ()))
+        return self.world.sort_ids(st.firsts("held", ""))
 
 
 def _slots(syntax: str) -> list[str]:

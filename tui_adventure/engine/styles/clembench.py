@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..clem_parser import ClemParser, ParsedAction
+from ..clem_parser import ClemParser
 from ..heuristic import transport_heuristic
 from . import Exit, memo_by_facts
 from ..parser import Failure, Parsed
@@ -17,6 +17,7 @@ from ..text import english_list
 
 PLAYER = "player1"
 INVENTORY = "inventory"
+_AT_PLAYER = ("at", PLAYER)
 
 
 def _a_list(names: list[str]) -> str:
@@ -34,6 +35,7 @@ class ClembenchStyle:
         for eid, t in self.type_of.items():
             self.ids_of_type.setdefault(t, []).append(eid)
         self.ids_of_type.setdefault(INVENTORY, [INVENTORY])
+        self.first_of_type = {t: ids[0] for t, ids in self.ids_of_type.items() if ids}   # what a type's name reaches
         self.rooms = [f[1] for f in facts if f[0] == "room"]
         self.floors = {f[1] for f in facts if f[0] == "type" and f[2] == "floor"}
         self.builtins: dict = {}
@@ -51,7 +53,9 @@ class ClembenchStyle:
 
     # where things are ------------------------------------------------------
     def player_room(self, st) -> str | None:
-        for r in st.by1.get(("at", PLAYER), ()):
+        # st.rest("at", player) written out: every step asks twice (its parse, its action's "here")
+        at = st.o1.get(_AT_PLAYER)
+        for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
             return r[0]
         return None
 
@@ -62,7 +66,7 @@ class ClembenchStyle:
         hit = st.cache.get("here")
         if hit is None:
             room = self.player_room(st)
-            hit = self.world.sort_ids(x for x in st.by2.get(("at", room), ()) if x != PLAYER)
+            hit = self.world.sort_ids(x for x in st.firsts("at", room) if x != PLAYER)
             st.cache["here"] = hit
         return hit
 
@@ -70,10 +74,10 @@ class ClembenchStyle:
         return self.rooms
 
     def scope(self, st) -> frozenset:
-        return frozenset(x for x in self.things_here(st) if ("accessible", x) in st.facts)
+        return frozenset(x for x in self.things_here(st) if ("accessible", x) in st)
 
     def held(self, st) -> list[str]:
-        return self.world.sort_ids(st.by2.get(("in", INVENTORY), ()))
+        return self.world.sort_ids(st.firsts("in", INVENTORY))
 
     def name(self, eid: str) -> str:
         return self.world.name_of(eid)
@@ -87,12 +91,12 @@ class ClembenchStyle:
         return self.room_description(st)
 
     def listed_here(self, st) -> list[str]:
-        facts = st.facts
+        facts = st   # reads through a derived state's overlay
         out = []
         for x in self.things_here(st):
             if x in self.floors or x == INVENTORY or (("in", x, INVENTORY) in facts):
                 continue
-            if any(("closed", c) in facts for (c,) in st.by1.get(("in", x), ())):
+            if any(("closed", c) in facts for (c,) in st.rest("in", x)):
                 continue
             out.append(x)
         return out
@@ -110,7 +114,7 @@ class ClembenchStyle:
             parts.append(f"There is a {names[0]}.")
         elif names:
             parts.append(f"There are {_a_list(names)}.")
-        facts = st.facts
+        facts = st   # reads through a derived state's overlay
         for x in things:
             n = self.name(x)
             if ("closed", x) in facts:
@@ -129,7 +133,7 @@ class ClembenchStyle:
         return " ".join(parts)
 
     def _sorted_rest(self, st, pred: str, first: str) -> list[tuple]:
-        rests = st.by1.get((pred, first), ())
+        rests = st.rest(pred, first)
         if len(rests) < 2:   # most things are on or in one thing: nothing to sort
             return list(rests)
         order = self.world.order
@@ -145,7 +149,7 @@ class ClembenchStyle:
         return []
 
     def container_content(self, st, c: str) -> str:
-        inside = [self.name(x) for x in self.world.sort_ids(st.by2.get(("in", c), ()))]
+        inside = [self.name(x) for x in self.world.sort_ids(st.firsts("in", c))]
         if not inside:
             return f"The {self.name(c)} is empty."
         if len(inside) == 1:
@@ -159,7 +163,7 @@ class ClembenchStyle:
         return f"In your inventory you have {_a_list(held)}."
 
     def examine_desc(self, st, e: str) -> str:
-        facts = st.facts
+        facts = st   # reads through a derived state's overlay
         bare = self._bare(e)
         out = []
         if ("in", e, INVENTORY) in facts:
@@ -178,7 +182,7 @@ class ClembenchStyle:
             if ("closed", e) in facts:
                 out.append(f"You can't see the {bare}'s contents because it is closed.")
             else:
-                inside = [self._bare(x) for x in self.world.sort_ids(st.by2.get(("in", e), ()))]
+                inside = [self._bare(x) for x in self.world.sort_ids(st.firsts("in", e))]
                 if not inside:
                     out.append(f"The {bare} is empty.")
                 elif len(inside) == 1:
@@ -186,7 +190,7 @@ class ClembenchStyle:
                 else:
                     out.append(f"There are {_a_list(inside)} in the {bare}.")
         if ("support", e) in facts:
-            on = [self._bare(x) for x in self.world.sort_ids(st.by2.get(("on", e), ()))]
+            on = [self._bare(x) for x in self.world.sort_ids(st.firsts("on", e))]
             if not on:
                 out.append(f"There is nothing on the {bare}.")
             elif len(on) == 1:
@@ -197,8 +201,7 @@ class ClembenchStyle:
 
     # for the parser ------------------------------------------------------------
     def id_for_type(self, t: str | None, st) -> str | None:
-        ids = self.ids_of_type.get(t or "")
-        return ids[0] if ids else None
+        return self.first_of_type.get(t or "")
 
     def receptacle_of(self, st, e: str) -> str | None:
         """``take X`` without ``from``: X's first on/in fact, in initial-state order."""
@@ -206,7 +209,7 @@ class ClembenchStyle:
         best, rank = None, None
         # what sorting the "on" then the "in" receptacles by order (stably) would put first
         for pred in ("on", "in"):
-            for r in st.by1.get((pred, e), ()):
+            for r in st.rest(pred, e):
                 k = order.get(r[0], 1 << 30)
                 if rank is None or k < rank:
                     best, rank = r[0], k
@@ -231,7 +234,7 @@ class ClembenchStyle:
                 return f"take {n(env['e'])} from {n(env['s'])}"
             return f"take {n(env['e'])}"
         if action.id == "put":
-            prep = "in" if ("container", env["t"]) in st.facts else "on"
+            prep = "in" if ("container", env["t"]) in st else "on"
             return f"put {n(env['e'])} {prep} {n(env['t'])}"
         if action.id in ("open", "close", "examine"):
             return f"{action.id} {n(env['e'])}"
@@ -249,20 +252,20 @@ class ClembenchStyle:
         return graph
 
     def is_held(self, st, x: str) -> bool:
-        return ("in", x, INVENTORY) in st.facts
+        return ("in", x, INVENTORY) in st
 
     def is_door(self, x: str) -> bool:
         return False
 
     def room_of(self, st, x: str) -> str | None:
-        for r in st.by1.get(("at", x), ()):
+        for r in st.rest("at", x):
             return r[0]
         return None
 
     def closed_chain(self, st, x: str, include_self: bool = False) -> set:
-        out = {x} if include_self and ("closed", x) in st.facts else set()
-        for (c,) in st.by1.get(("in", x), ()):
-            if ("closed", c) in st.facts:
+        out = {x} if include_self and ("closed", x) in st else set()
+        for (c,) in st.rest("in", x):
+            if ("closed", c) in st:
                 out.add(c)
         return out
 
@@ -271,7 +274,7 @@ class ClembenchStyle:
         st = self.world.initial
         relevant = {a for g in goals for a in g.fact[1:] if a not in self.rooms}
         for x in list(relevant):
-            relevant.update(c for (c,) in st.by1.get(("in", x), ()) if ("openable", c) in st.facts)
+            relevant.update(c for (c,) in st.rest("in", x) if ("openable", c) in st)
         return frozenset(relevant)
 
 
@@ -284,7 +287,7 @@ class _HeldTypes:
         self.type_of, self.st = type_of, st
 
     def __contains__(self, t) -> bool:
-        return t in {self.type_of.get(x) for x in self.st.by2.get(("in", INVENTORY), ())}
+        return t in {self.type_of.get(x) for x in self.st.firsts("in", INVENTORY)}
 
 
 class ClemCommandParser:
@@ -303,34 +306,37 @@ class ClemCommandParser:
     def parse(self, text: str, st, last=()):
         """Upstream's grammar has no pronouns: ``last`` (what "it" means) is accepted and unused."""
         style = self.style
-        room = style.player_room(st)
-        got = self.parser.parse(text, style.type_of.get(room, ""), _HeldTypes(style.type_of, st))
-        if not isinstance(got, ParsedAction):
+        got = self.parser.parse_fields(text, style.type_of.get(style.player_room(st), ""),
+                                       _HeldTypes(style.type_of, st))
+        if type(got) is not tuple:
             return Failure(got.phase, got.fail_type, got.message)
-        action = self.actions.get(got.verb)
+        verb, arg1, arg2, prep, t1, t2, _ = got
+        action = self.actions.get(verb)
         if action is None:
-            return Failure("parsing", "undefined_action", f"I don't know how to interpret this '{got.verb}' action.")
-        env: dict = {"prep": got.prep}
-        first = style.id_for_type(got.arg1_type, st) if got.arg1_type else None
-        if got.arg1 is not None and first is None:
-            return Failure("resolution", "entity_not_accessible", f"You can't see a {got.arg1} here.")
-        second = style.id_for_type(got.arg2_type, st) if got.arg2_type else None
-        if got.arg2 is not None and second is None:
-            return Failure("resolution", "entity_not_accessible", f"You can't see a {got.arg2} here.")
-        params = action.params
-        if got.verb == "go":
-            env["d"] = first
-        elif got.verb == "take":
-            env["e"] = first
-            env["s"] = second if got.arg2 is not None else (style.receptacle_of(st, first) or "")
-        elif got.verb == "put":
-            env["e"], env["t"] = first, second
+            return Failure("parsing", "undefined_action", f"I don't know how to interpret this '{verb}' action.")
+        first_of = style.first_of_type
+        first = first_of.get(t1) if t1 else None
+        if arg1 is not None and first is None:
+            return Failure("resolution", "entity_not_accessible", f"You can't see a {arg1} here.")
+        second = first_of.get(t2) if t2 else None
+        if arg2 is not None and second is None:
+            return Failure("resolution", "entity_not_accessible", f"You can't see a {arg2} here.")
+        if verb == "go":
+            env = {"prep": prep, "d": first}
+        elif verb == "take":
+            env = {"prep": prep, "e": first,
+                   "s": second if arg2 is not None else (style.receptacle_of(st, first) or "")}
+        elif verb == "put":
+            env = {"prep": prep, "e": first, "t": second}
             if second is None:
                 return Failure("parsing", "malformed_command", "I don't know what you mean.")
-            if got.prep is None:  # "put book shelf": upstream's reply supplies the preposition
-                env["prep"] = "in" if ("container", second) in st.facts else "on"
-        elif params:
-            env[params[0]] = first
+            if prep is None:  # "put book shelf": upstream's reply supplies the preposition
+                env["prep"] = "in" if ("container", second) in st else "on"
+        else:
+            env = {"prep": prep}
+            params = action.params
+            if params:
+                env[params[0]] = first
         return Parsed(action, env)
 
     def answer(self, text, question, st, last=()):
