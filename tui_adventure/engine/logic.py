@@ -133,22 +133,17 @@ class Compiler:
         raise LogicError(f"cannot compile {ast!r}")
 
     def expand(self, ast: Atom):
-        """A macro call's body with the call's arguments put in.
-
-        Shared by every world: the same call of the same definition expands to the same tree, with
-        the same fresh names, so the rules generated from it are the same source and compile once
-        (``_CODE``) instead of once per world a batch loads."""
+        """A macro call's body with the call's arguments put in. Shared by every world: the same
+        call expands to the same tree with the same fresh names, so its rule code compiles once."""
         params, body = self.macros[ast.pred]
         key = (ast.args, params, body)
-        hit = _EXPANDED.get(key)
-        if hit is not None:
-            return hit
-        if len(params) != len(ast.args):
-            raise LogicError(f"{ast.pred} takes {len(params)} arguments, got {len(ast.args)}")
-        if len(_EXPANDED) > 10_000:
-            _EXPANDED.clear()
-        out = _EXPANDED[key] = substitute(fresh(body), dict(zip(params, ast.args)))
-        return out
+        if key not in _EXPANDED:
+            if len(params) != len(ast.args):
+                raise LogicError(f"{ast.pred} takes {len(params)} arguments, got {len(ast.args)}")
+            if len(_EXPANDED) > 10_000:
+                _EXPANDED.clear()
+            _EXPANDED[key] = substitute(fresh(body), dict(zip(params, ast.args)))
+        return _EXPANDED[key]
 
     def _atom(self, ast: Atom, bound: frozenset) -> Cond:
         pred, args = ast.pred, ast.args
