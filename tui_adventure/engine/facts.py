@@ -115,11 +115,7 @@ class State:
             return o[fact]
         return fact in self.known
 
-    def __contains__(self, fact: Fact) -> bool:
-        o = self.over
-        if fact in o:
-            return o[fact]
-        return fact in self.known
+    __contains__ = has
 
     def __iter__(self) -> Iterator[Fact]:
         return iter(self.facts)

@@ -71,26 +71,25 @@ class Exploration:
         return self._perceived_clem(st) if self.clembench else self._perceived_native(st)
 
     def _perceived_clem(self, st) -> frozenset:
-        facts = st.facts
-        style = self.world.style
-        room = style.player_room(st)
-        out = {("at", PLAYER, r) for (r,) in st.by1.get(("at", PLAYER), ())}
+        # Read through the state's own lookups (rest, firsts, in): a step's state is an overlay of
+        # its base, and asking for its whole facts or indexes would build them every turn.
+        room = self.world.style.player_room(st)
+        out = {("at", PLAYER, r) for (r,) in st.rest("at", PLAYER)}
         visible = set()
-        for x in st.by2.get(("at", room), ()):
+        for x in st.firsts("at", room):
             if x == PLAYER or self.world.entities.get(x) is None or self.world.entities[x].hidden:
                 continue
-            holders = st.by1.get(("in", x), ())
-            if holders and not any(("open", c) in facts for (c,) in holders):
+            holders = st.rest("in", x)
+            if holders and not any(("open", c) in st for (c,) in holders):
                 continue        # in a closed container or in the inventory
             visible.add(x)
-        held = st.by2.get(("in", INVENTORY), ())
         # The facts about what is seen or held and the room's exits, read off the index by first
         # argument rather than by scanning every fact of the world each turn.
-        by1 = st.by1
-        for preds, xs in ((PERCEIVED_PREDICATES, visible), (("at", "in"), held), (("exit",), (room,))):
+        for preds, xs in ((PERCEIVED_PREDICATES, visible), (("at", "in"), st.firsts("in", INVENTORY)),
+                          (("exit",), (room,))):
             for x in xs:
                 for pred in preds:
-                    for rest in by1.get((pred, x), ()):
+                    for rest in st.rest(pred, x):
                         out.add((pred, x, *rest))
         if self.counted:
             out.add(self.itemcount(st))
