@@ -273,7 +273,7 @@ class FakeLLMServer:
             return True
         stream = bool(request.body.get("stream"))
         if isinstance(item, EmptyStream):
-            await self._stream(writer, [])
+            await self._stream(writer, [], close=True)
             return False
         if isinstance(item, Raw):
             await self._send(writer, 200, json.dumps(item.body).encode())
@@ -321,9 +321,11 @@ class FakeLLMServer:
         await writer.drain()
 
     @staticmethod
-    async def _stream(writer, events: list[bytes], finish: bool = True) -> None:
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                     b"Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n")
+    async def _stream(writer, events: list[bytes], finish: bool = True, close: bool = False) -> None:
+        # a whole answer on a connection closed after it says so, as a real server does: a client
+        # that pools connections must not send the next request down it
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+                     + (b"Connection: close" if close else b"Connection: keep-alive") + b"\r\n\r\n")
         for event in events:
             writer.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
             await writer.drain()
@@ -442,64 +444,3 @@ def main() -> None:
 if __name__ == "__main__":
     main()
 
-
-# -- for the tests: a machine with no model configuration of its own -------------------------
-MODEL_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "OPENAI_COMPATIBLE_API_KEY",
-             "OPENAI_COMPATIBLE_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OPENAI_ORG_ID",
-             "OPENAI_PROJECT_ID", "XDG_CONFIG_HOME")
-
-
-def clean_config(monkeypatch, tmp_path):
-    """A fresh current directory and home, and none of the developer's keys or registries.
-
-    Returns (cwd, home); write ``model_registry.json`` / ``key.json`` into either.
-    """
-    from tui_adventure.players.backends.learned import forget
-
-    forget()   # what servers of earlier tests refused is not this test's business
-    cwd, home = tmp_path / "cwd", tmp_path / "home"
-    cwd.mkdir()
-    (home / ".clemcore").mkdir(parents=True)
-    for name in MODEL_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.chdir(cwd)
-    return cwd, home
-
-
-MODEL_KEY = "sk-test-secret-4711"   # the key of the fake-gpt entry: records must never hold it
-
-
-def configure_fake_gpt(monkeypatch, tmp_path, server):
-    """A registry entry ``fake-gpt`` and its key.json entry pointing at ``server``, the way a clembench
-    user has them; returns the current folder."""
-    cwd, _ = clean_config(monkeypatch, tmp_path)
-    write_json(cwd / "model_registry.json", [{"model_name": "fake-gpt", "model_id": "qwen-test",
-                                              "backend": "openai_compatible"}])
-    write_json(cwd / "key.json", {"openai_compatible": {"api_key": MODEL_KEY, "base_url": server.url}})
-    return cwd
-
-
-def write_json(path, data) -> None:
-    path.write_text(json.dumps(data), encoding="utf-8")
-
-
-def in_loop(test):
-    """Run an ``async def`` test in a loop of its own, closing the shared model clients at its end.
-
-    Plain ``asyncio.run`` rather than a pytest plugin, so these tests need nothing but pytest.
-    """
-    import functools
-
-    @functools.wraps(test)
-    def wrapper(*args, **kwargs):
-        from tui_adventure.players.backends.clients import close_clients
-
-        async def main():
-            try:
-                return await test(*args, **kwargs)
-            finally:
-                await close_clients()
-        return asyncio.run(main())
-    return wrapper

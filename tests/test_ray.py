@@ -113,7 +113,7 @@ def test_procs_with_a_cluster_address_is_refused(in_tmp):
 def test_a_registry_entry_per_server_sends_its_extra_body(tmp_path, monkeypatch):
     """The vLLM-per-node recipe (docs/batches.md): one entry per server, vLLM's sampling options in
     ``model_config.extra_body``, merged into every request's body as the server expects them."""
-    from fake_llm_server import clean_config, write_json
+    from model_env import clean_config, write_json
 
     cwd, _ = clean_config(monkeypatch, tmp_path)
     with FakeLLMServer(responder=done_after(2)) as one, FakeLLMServer(responder=done_after(2)) as two:

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from conftest import TEST_WORLDS
-from fake_llm_server import MODEL_KEY, Status, Trickle, clean_config, configure_fake_gpt, in_loop, write_json
+from fake_llm_server import Status, Trickle
+from model_env import MODEL_KEY, clean_config, configure_fake_gpt, in_loop, write_json
 
 from tui_adventure.batch import play_episode
 from tui_adventure.engine.loader import load_world

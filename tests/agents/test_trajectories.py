@@ -4,7 +4,8 @@ import asyncio
 import io
 import json
 
-from fake_llm_server import ToolCalls, clean_config, in_loop, write_json
+from fake_llm_server import ToolCalls
+from model_env import clean_config, in_loop, write_json
 from tui_adventure.batch import run_all
 from tui_adventure.gamemaster.scoring import score_root
 from tui_adventure.trajectories import export

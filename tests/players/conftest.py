@@ -2,7 +2,7 @@
 
 import pytest
 
-from fake_llm_server import configure_fake_gpt
+from model_env import configure_fake_gpt
 
 
 @pytest.fixture

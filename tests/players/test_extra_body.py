@@ -6,14 +6,15 @@ registry keeps them in ``model_config.extra_body``. Two entries for two
 servers (one per node) must each send their own.
 """
 
-from fake_llm_server import FakeLLMServer, MODEL_KEY, in_loop, write_json
+from fake_llm_server import FakeLLMServer
+from model_env import MODEL_KEY, in_loop, write_json
 from tui_adventure.gamemaster.episode import Episode, play_turn
 from tui_adventure.players import make_player
 
 
 @in_loop
 async def test_each_servers_entry_sends_its_own_extra_body(monkeypatch, tmp_path, mini):
-    from fake_llm_server import clean_config
+    from model_env import clean_config
 
     cwd, _ = clean_config(monkeypatch, tmp_path)
     with FakeLLMServer() as node1, FakeLLMServer() as node2:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from fake_llm_server import clean_config, write_json
+from model_env import clean_config, write_json
 from tui_adventure.players import make_player
 from tui_adventure.players import registry
 

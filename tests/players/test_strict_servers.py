@@ -15,7 +15,8 @@ import pytest
 
 from clemcore_check import require_clemcore, transcribe_all
 from conftest import TEST_WORLDS, adventure
-from fake_llm_server import Raw, Status, ToolCalls, in_loop
+from fake_llm_server import Raw, Status, ToolCalls
+from model_env import in_loop
 from tui_adventure.batch import run_all, shared_local_server
 from tui_adventure.clembench.recorder import Recorder
 from tui_adventure.clembench.results import evaluate

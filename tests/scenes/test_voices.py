@@ -9,7 +9,8 @@ import json
 import pytest
 
 from conftest import TEST_WORLDS, adventure
-from fake_llm_server import FakeLLMServer, MODEL_KEY, ToolCalls, clean_config, in_loop, write_json
+from fake_llm_server import FakeLLMServer, ToolCalls
+from model_env import MODEL_KEY, clean_config, in_loop, write_json
 
 from tui_adventure.engine.loader import load_world, load_world_text
 from tui_adventure.engine.planner import Planner
