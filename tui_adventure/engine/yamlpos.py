@@ -10,6 +10,7 @@ positions live in the parent (``pos_of``). Loading is as safe as
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 import yaml
@@ -130,12 +131,28 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _constr
 DEPTH_LIMIT = 200
 
 
+def _depth_bound(text: str) -> int:
+    """An upper bound on the nesting, without parsing (the event parse costs as much as the load).
+    A block collection inside another starts at a greater column, except a sequence that is a
+    mapping's value, which may share its key's column: at most two levels per column. A block
+    collection begins in a line's leading run of blanks, ``-`` and ``?`` (libyaml refuses one
+    after a key, an anchor or a tag on the same line), so the longest run bounds them; flow
+    collections nest only as deep as there are brackets."""
+    widest = max(map(len, _LEADING.findall(text)), default=0)
+    return 2 * (widest + 1) + text.count("[") + text.count("{") + 1
+
+
+_LEADING = re.compile(r"^[ \t?-]*", re.M)
+
+
 def _check_depth(text: str, path: str) -> None:
     """Refuse nesting deeper than DEPTH_LIMIT before building anything: libyaml composes nodes
     recursively in C, and a 100,000-deep ``[[[...]]]`` overflows the C stack (a crash, not an error).
     The event parser keeps its own stack, so it can measure the depth safely; it only runs when the
-    text has enough openers to be deep at all."""
+    text has enough openers to be deep at all, or columns wide enough to indent that deep."""
     if sum(text.count(s) for s in ("[", "{", "- ", ": ", "? ")) < DEPTH_LIMIT:
+        return
+    if _depth_bound(text) < DEPTH_LIMIT:
         return
     depth = 0
     starts = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
