@@ -130,3 +130,19 @@ def test_a_container_chain_800_deep_is_checked_and_solved_quickly(tmp_path):
     out = adventure("check", str(world), timeout=120)
     assert out.returncode == 0 and "par 1" in out.stdout
     assert time.perf_counter() - t0 < 20          # was: over 120 s (cubic relevance closure)
+
+
+def test_deep_block_nesting_is_refused_as_well(tmp_path):
+    """Block collections nest without brackets: by compact entries on one line, and by indentation
+    (a mapping's sequence may share its key's column). The guard that skips the event parse must
+    not wave either through."""
+    from tui_adventure.engine.yamlpos import DEPTH_LIMIT, SourceError, _depth_bound, load_yaml
+
+    compact = "- " * 300 + "x\n"
+    stairs = "".join(f"{' ' * (2 * i)}k{i}:\n{' ' * (2 * i)}- " + "\n" for i in range(150)) + " " * 300 + "x\n"
+    indented = "".join(f"{' ' * i}-\n" for i in range(300)) + " " * 300 + "x\n"
+    for text in (compact, stairs, indented):
+        assert _depth_bound(text) >= DEPTH_LIMIT
+        with pytest.raises(SourceError, match="nested too deeply"):
+            load_yaml(text, "deep.yaml")
+    assert _depth_bound("a:\n  b:\n  - c: [1, 2]\n") < DEPTH_LIMIT   # a world's nesting: no event parse

@@ -22,17 +22,47 @@ class Pos:
     col: int   # 1-based
 
 
-class PosDict(dict):
+class _Lazy:
+    """Positions and weights worked out from the YAML node when first asked for: a world's loader
+    asks for a handful (the places of its mistakes), and making them all cost a third of a load."""
+
+    def __getattr__(self, name: str):
+        node = self.__dict__.get("_node")
+        make = self._LAZY.get(name) if node is not None else None
+        if make is None:
+            raise AttributeError(name)
+        value = make(self, node)
+        setattr(self, name, value)
+        return value
+
+    def __getstate__(self) -> dict:   # a copy or a pickle carries positions, not the node tree
+        for name in self._LAZY:
+            getattr(self, name, None)
+        return {k: v for k, v in self.__dict__.items() if k != "_node"}
+
+
+def _weight(values) -> int:
+    return 1 + sum(getattr(v, "weight", 1) for v in values)
+
+
+class PosDict(_Lazy, dict):
     pos: Pos
     key_pos: dict
     value_pos: dict
     weight: int   # values in it, counting every alias again: what walking it costs
+    _LAZY = {"pos": lambda self, node: _pos(node.start_mark),
+             "key_pos": lambda self, node: {k.value: _pos(k.start_mark) for k, _v in node.value},
+             "value_pos": lambda self, node: {k.value: _pos(v.start_mark) for k, v in node.value},
+             "weight": lambda self, node: _weight(self.values())}
 
 
-class PosList(list):
+class PosList(_Lazy, list):
     pos: Pos
     item_pos: list
     weight: int
+    _LAZY = {"pos": lambda self, node: _pos(node.start_mark),
+             "item_pos": lambda self, node: [_pos(n.start_mark) for n in node.value],
+             "weight": lambda self, node: _weight(self)}
 
 
 MESSAGE_LIMIT = 1_000
@@ -95,34 +125,41 @@ class _Loader(_Base):
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> PosDict:
     out = PosDict()
-    out.pos = _pos(node.start_mark)
-    out.key_pos = {}
-    out.value_pos = {}
+    out._node = node
     loader.flatten_mapping(node)
     for key_node, value_node in node.value:
-        if not isinstance(key_node, yaml.ScalarNode):
+        if type(key_node) is not yaml.ScalarNode:
             raise yaml.constructor.ConstructorError(
                 None, None, "a key must be a plain word", key_node.start_mark)
         # Keys are taken as written: YAML 1.1 would read `on:` or `no:` as booleans.
         key = key_node.value
         if key in out:
+            first = next(k for k, _v in node.value if k.value == key)
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r} (each key may appear once here; "
-                f"the first is at line {out.key_pos[key].line})", key_node.start_mark)
-        out[key] = loader.construct_object(value_node, deep=True)
-        out.key_pos[key] = _pos(key_node.start_mark)
-        out.value_pos[key] = _pos(value_node.start_mark)
-    out.weight = 1 + sum(getattr(v, "weight", 1) for v in out.values())
+                f"the first is at line {first.start_mark.line + 1})", key_node.start_mark)
+        out[key] = _child(loader, value_node)
     return out
 
 
 def _construct_sequence(loader: _Loader, node: yaml.SequenceNode) -> PosList:
-    out = PosList(loader.construct_object(n, deep=True) for n in node.value)
-    out.weight = 1 + sum(getattr(v, "weight", 1) for v in out)
-    out.pos = _pos(node.start_mark)
-    out.item_pos = [_pos(n.start_mark) for n in node.value]
+    out = PosList([_child(loader, n) for n in node.value])
+    out._node = node
     return out
 
+
+def _child(loader: _Loader, node):
+    """A value: a plain scalar straight from its constructor (what construct_object would call,
+    less its bookkeeping for collections and anchors), anything else through construct_object."""
+    if type(node) is yaml.ScalarNode:
+        make = _SCALARS.get(node.tag)
+        if make is not None:
+            return make(loader, node)
+    return loader.construct_object(node, deep=True)
+
+
+_SCALARS = {tag: make for tag, make in _Loader.yaml_constructors.items()
+            if tag and tag.split(":")[-1] in ("null", "bool", "int", "float", "str", "timestamp")}
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
