@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .facts import State
+from .rule_source import _MISSING, _restore, generated
 from .logic_ast import (COMPARISONS, Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall,  # noqa: F401
                         LogicError, Not, Or, When, atoms_in, conjuncts, effect_predicates, expanded_predicates,
                         fresh, names_in, parse_condition, parse_effects, substitute)
@@ -51,6 +52,7 @@ class Compiler:
         self.builtins = builtins or {}
         self.macros = macros or {}
         self.domain = tuple(domain)
+        self.builtin_names = frozenset(self.builtins)   # what shapes the rules' source (rule_source.generated)
         # The predicates actions' effects name (set by compile_actions; None: not known). State.advance,
         # the only maker of overlays, is given those effects, so rule code reads any other from the base.
         self.changing: frozenset | None = None
@@ -61,20 +63,23 @@ class Compiler:
         return self._cond(ast, frozenset(bound))
 
     def _cond(self, ast, bound: frozenset) -> Cond:
-        gen = _Gen(self)
-        expr = gen.expr(ast, bound)
-        return gen.function(f"def cond(st, env):\n    F, O = st.known, st.over\n    return {expr}\n", "cond")
+        def write(gen):
+            return f"def cond(st, env):\n    F, O = st.known, st.over\n    return {gen.expr(ast, bound)}\n", "cond"
+        return generated(self, "cond", id(ast), bound, write, ast)
 
     def first_failing(self, asts: list, bound: frozenset | set) -> Callable[[State, dict], int]:
         """One function for a list of checks: the index of the first that fails, or -1 (an action's
         checks run together in a step, so they share one call and one read of the facts)."""
-        gen = _Gen(self)
         bound = frozenset(bound)
-        lines = ["def first_failing(st, env):", "    F, O = st.known, st.over"]
-        for i, ast in enumerate(asts):
-            lines.append(f"    if not ({gen.expr(ast, bound)}):\n        return {i}")
-        lines.append("    return -1")
-        return gen.function("\n".join(lines) + "\n", "first_failing")
+
+        def write(gen):
+            lines = ["def first_failing(st, env):", "    F, O = st.known, st.over"]
+            for i, ast in enumerate(asts):
+                lines.append(f"    if not ({gen.expr(ast, bound)}):\n        return {i}")
+            lines.append("    return -1")
+            return "\n".join(lines) + "\n", "first_failing"
+        asts = tuple(asts)
+        return generated(self, "first_failing", tuple(map(id, asts)), bound, write, asts)
 
     def _closure(self, ast, bound: frozenset) -> Cond:
         """The closure for a node the generator leaves to Python closures (quantifiers, counts, patterns)."""
@@ -245,16 +250,16 @@ class Compiler:
 
     # ---- effects ----------------------------------------------------
     def effects(self, text_or_list, bound: frozenset | set = frozenset()) -> Effect:
-        if isinstance(text_or_list, str):
-            asts = parse_effects(text_or_list)
-        else:
-            asts = [a for t in text_or_list for a in parse_effects(t)]
-        gen = _Gen(self)
+        texts = (text_or_list,) if isinstance(text_or_list, str) else tuple(text_or_list)
         bound = frozenset(bound)
-        lines = ["def run(st, env, adds, dels):", "    F, O = st.known, st.over"]
-        for a in asts:
-            gen.statement(a, bound, lines, "    ")
-        return gen.function("\n".join(lines) + "\n", "run")
+
+        def write(gen):
+            lines = ["def run(st, env, adds, dels):", "    F, O = st.known, st.over"]
+            for t in texts:
+                for a in parse_effects(t):
+                    gen.statement(a, bound, lines, "    ")
+            return "\n".join(lines) + "\n", "run"
+        return generated(self, "effects", texts, bound, write)
 
     def _effect(self, ast, bound: frozenset) -> Effect:
         if isinstance(ast, Add):
@@ -309,16 +314,6 @@ class Compiler:
         raise LogicError(f"cannot compile effect {ast!r}")
 
 
-_MISSING = object()
-
-
-def _restore(env: dict, var: str, saved) -> None:
-    if saved is _MISSING:
-        env.pop(var, None)
-    else:
-        env[var] = saved
-
-
 def _getter(arg: str, bound: frozenset):
     if arg in bound:
         return lambda env: env[arg]
@@ -354,143 +349,3 @@ def _matcher(pred: str, args: tuple, bound: frozenset):
 
 
 _EXPANDED: dict = {}   # (arguments, parameters, body) of a macro call -> its expansion (Compiler.expand)
-_CODE: dict = {}   # generated source -> code object: worlds of one ruleset share their compiled rules
-
-
-class _Gen:
-    """Python source for one rule: expressions over ``F`` and ``O`` (a state's base facts and the
-    facts changed since, see ``State.advance``) and ``env``; whatever it cannot write inline is
-    compiled to a closure and called from the source by name."""
-
-    def __init__(self, compiler: Compiler) -> None:
-        self.compiler = compiler
-        self.ns: dict = {}
-        self.local: dict = {}   # a quantified variable the source keeps in a local, not in env
-
-    def name(self, value) -> str:
-        key = f"_k{len(self.ns)}"
-        self.ns[key] = value
-        return key
-
-    def function(self, source: str, fname: str):
-        code = _CODE.get(source)
-        if code is None:
-            code = compile(source, "<rule>", "exec")
-            _CODE[source] = code
-        ns = dict(self.ns)
-        ns["_MISSING"], ns["_restore"] = _MISSING, _restore
-        exec(code, ns)
-        return ns[fname]
-
-    def term(self, arg: str, bound: frozenset) -> str:
-        local = self.local.get(arg)
-        if local is not None:
-            return local
-        return f"env[{arg!r}]" if arg in bound else repr(arg)
-
-    def fact(self, pred: str, args: tuple, bound: frozenset) -> str:
-        return "(" + ", ".join([repr(pred)] + [self.term(a, bound) for a in args]) + ",)"
-
-    def expr(self, ast, bound: frozenset) -> str:
-        c = self.compiler
-        if isinstance(ast, Const):
-            return repr(ast.value)
-        if isinstance(ast, Not):
-            return f"(not {self.expr(ast.body, bound)})"
-        if isinstance(ast, And):
-            return f"({self.expr(ast.left, bound)} and {self.expr(ast.right, bound)})"
-        if isinstance(ast, Or):
-            return f"({self.expr(ast.left, bound)} or {self.expr(ast.right, bound)})"
-        if isinstance(ast, Compare):
-            return f"({self.term(ast.left, bound)} {ast.op} {self.term(ast.right, bound)})"
-        if isinstance(ast, Atom) and "_" not in ast.args:
-            if ast.pred in c.macros:
-                return self.expr(c.expand(ast), bound)
-            if ast.pred in c.builtins:
-                fn = self.name(c.builtins[ast.pred])
-                return f"{fn}(" + ", ".join(["st"] + [self.term(a, bound) for a in ast.args]) + ")"
-            fact = self.name((ast.pred, *ast.args)) if all(a not in bound for a in ast.args) \
-                else self.fact(ast.pred, ast.args, bound)
-            if c.changing is not None and ast.pred not in c.changing:
-                return f"({fact} in F)"
-            return f"(O[_x] if (_x := {fact}) in O else _x in F)"   # the facts changed since the base, else the base's
-        if isinstance(ast, Atom) and (ast.pred in c.macros or ast.pred in c.builtins):
-            return f"{self.name(c._atom(ast, bound))}(st, env)"
-        return f"{self.name(c._closure(ast, bound))}(st, env)"
-
-    def inline(self, ast) -> bool:
-        """Whether the source holds all of ``ast`` (no closure it calls reads a variable from env)."""
-        c = self.compiler
-        if isinstance(ast, (Const, Compare)):
-            return True
-        if isinstance(ast, Not):
-            return self.inline(ast.body)
-        if isinstance(ast, (And, Or)):
-            return self.inline(ast.left) and self.inline(ast.right)
-        if isinstance(ast, Atom):
-            return "_" not in ast.args and (ast.pred not in c.macros or self.inline(c.expand(ast)))
-        if isinstance(ast, (Add, Delete)):
-            return "_" not in ast.atom.args
-        if isinstance(ast, When):
-            return self.inline(ast.cond) and self.inline(ast.effect)
-        return False
-
-    def candidates(self, var: str, body, bound: frozenset) -> str:
-        """Source for ``Compiler._candidates``: an index entry read in place where it is one."""
-        c = self.compiler
-        for atom in conjuncts(body):
-            if not isinstance(atom, Atom) or atom.pred in c.builtins or atom.pred in c.macros:
-                continue
-            args = atom.args
-            if len(args) >= 2 and args[0] != var and var in args[1:]:
-                break   # a list built from an index: the closure's
-            if len(args) >= 2 and args[0] == var and args[1] != var:
-                return f"st.firsts({atom.pred!r}, {self.term(args[1], bound)})"
-        return f"{self.name(c._candidates(var, body, bound))}(st, env)"
-
-    def statement(self, ast, bound: frozenset, lines: list, pad: str) -> None:
-        if isinstance(ast, Add):
-            if "_" in ast.atom.args:
-                raise LogicError(f"'add' needs every argument: {ast.atom.pred}({', '.join(ast.atom.args)})")
-            lines.append(f"{pad}adds.add({self.fact(ast.atom.pred, ast.atom.args, bound)})")
-        elif isinstance(ast, Delete) and "_" not in ast.atom.args:
-            lines.append(f"{pad}dels.add({self.fact(ast.atom.pred, ast.atom.args, bound)})")
-        elif isinstance(ast, When):
-            lines.append(f"{pad}if {self.expr(ast.cond, bound)}:")
-            self.statement(ast.effect, bound, lines, pad + "    ")
-        elif isinstance(ast, ForEach) and self.inline(ast.where) and self.inline(ast.effect):
-            # its variable a local: nothing the loop runs reads env for it
-            var, inner = ast.var, bound | {ast.var}
-            v = self.name(None) + "_v"
-            exact = self.compiler._exact(var, ast.where, bound)
-            self.local[var] = v
-            if exact is not None:
-                lines.append(f"{pad}for {v} in {self.name(exact)}(st, env):")
-                self.statement(ast.effect, inner, lines, pad + "    ")
-            else:
-                lines.append(f"{pad}for {v} in {self.candidates(var, ast.where, bound)}:")
-                lines.append(f"{pad}    if {self.expr(ast.where, inner)}:")
-                self.statement(ast.effect, inner, lines, pad + "        ")
-            del self.local[var]
-        elif isinstance(ast, ForEach):
-            # written out as a loop, as the closure in Compiler._effect runs it: the variable's
-            # candidates (exactly the fitting values when an index gives them), its old value back after
-            var, inner = ast.var, bound | {ast.var}
-            saved, v = self.name(None) + "_saved", self.name(None) + "_v"
-            exact = self.compiler._exact(var, ast.where, bound)
-            lines.append(f"{pad}{saved} = env.get({var!r}, _MISSING)")
-            lines.append(f"{pad}try:")
-            if exact is not None:
-                lines.append(f"{pad}    for {v} in {self.name(exact)}(st, env):")
-                lines.append(f"{pad}        env[{var!r}] = {v}")
-                self.statement(ast.effect, inner, lines, pad + "        ")
-            else:
-                cands = self.name(self.compiler._candidates(var, ast.where, bound))
-                lines.append(f"{pad}    for {v} in list({cands}(st, env)):")
-                lines.append(f"{pad}        env[{var!r}] = {v}")
-                lines.append(f"{pad}        if {self.expr(ast.where, inner)}:")
-                self.statement(ast.effect, inner, lines, pad + "            ")
-            lines.append(f"{pad}finally:")
-            lines.append(f"{pad}    _restore(env, {var!r}, {saved})")
-        else:
-            lines.append(f"{pad}{self.name(self.compiler._effect(ast, bound))}(st, env, adds, dels)")

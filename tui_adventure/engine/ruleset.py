@@ -167,6 +167,23 @@ def parse_actions(items, path: str, errors: list[SourceError]) -> list[ActionSpe
     return out
 
 
+_SHAPES: dict = {}   # (check, bound names, macros' id) -> what a check reads: the same for every world
+
+
+def _check_shape(cond_text: str, bound: frozenset, macros: dict) -> tuple[frozenset, frozenset, bool]:
+    """The bound names a check uses, the predicates it reads (macros expanded), whether it reads
+    the player's room: a ruleset's own, so worked out once, not for every world that loads it."""
+    key = (cond_text, bound, id(macros))
+    hit = _SHAPES.get(key)
+    if hit is None:
+        ast = parse_condition(cond_text)
+        if len(_SHAPES) > 10_000:
+            _SHAPES.clear()
+        hit = _SHAPES[key] = (frozenset(names_in(ast) & bound), frozenset(expanded_predicates(ast, macros)),
+                              _mentions_here(ast, macros), macros)   # macros kept: its id stays its own
+    return hit[:3]
+
+
 def _mentions_here(ast, macros) -> bool:
     """Whether a condition reads the player's room, directly or through a macro."""
     if "here" in names_in(ast):
@@ -217,10 +234,8 @@ class Action:
         if static is not None:
             dynamic, builtins, macros, initial, domain = static
             for i, (cond_text, _m, _t) in enumerate(spec.checks):
-                ast = parse_condition(cond_text)
-                used = names_in(ast) & bound
-                preds = expanded_predicates(ast, macros)
-                if len(used) == 1 and "here" not in used and not _mentions_here(ast, macros) and not (preds & dynamic) and not (preds & builtins):
+                used, preds, here = _check_shape(cond_text, bound, macros)
+                if len(used) == 1 and "here" not in used and not here and not (preds & dynamic) and not (preds & builtins):
                     (p,) = used
                     cond = self.checks[i][0]
                     ok = frozenset(x for x in domain if cond(initial, {p: x}))
@@ -324,16 +339,31 @@ class Action:
         return out
 
 
+_CHANGED: dict = {}   # the actions' ids -> (the predicates their effects change, the actions kept alive)
+
+
+def _changed_predicates(specs: tuple) -> frozenset | None:
+    """What the actions' effects change (None: an effect does not parse), once per ruleset."""
+    key = tuple(map(id, specs))
+    hit = _CHANGED.get(key)
+    if hit is None:
+        try:
+            changed = frozenset(effect_predicates([a for spec in specs for e in spec.effects for a in parse_effects(e)]))
+        except LogicError:
+            changed = None
+        if len(_CHANGED) > 1_000:
+            _CHANGED.clear()
+        hit = _CHANGED[key] = (changed, specs)
+    return hit[0]
+
+
 def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable, types: Callable,
                     functions: dict, initial: State | None = None, where: Callable | None = None) -> list[Action]:
     out = []
     errors = []
     static = None
     memo: list = []
-    try:
-        dynamic = effect_predicates([a for spec in specs for e in spec.effects for a in parse_effects(e)])
-    except LogicError:
-        dynamic = None
+    dynamic = _changed_predicates(tuple(specs))
     compiler.changing = None if dynamic is None else frozenset(dynamic)   # see Compiler.changing
     if initial is not None:
         if dynamic is not None:

@@ -1,0 +1,201 @@
+"""The Python source that a rule compiles to, and the caches that let worlds share it.
+
+Worlds of one ruleset compile the same rules: writing a rule's source is most
+of a world's load, so the source is written once per ruleset (and per what
+shapes it: the bound names, the predicates effects change, the builtins'
+names) and kept with a recipe for the values it names. Another world execs the
+cached code with its own values: constants are shared, closures over a
+world's builtins or domain are made again by the recipe.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .logic_ast import Add, And, Atom, Compare, Const, Delete, ForEach, Not, Or, When, conjuncts, LogicError
+
+_MISSING = object()
+
+
+def _restore(env: dict, var: str, saved) -> None:
+    if saved is _MISSING:
+        env.pop(var, None)
+    else:
+        env[var] = saved
+
+
+_CODE: dict = {}   # generated source -> code object: worlds of one ruleset share their compiled rules
+
+
+class _Gen:
+    """Python source for one rule: expressions over ``F`` and ``O`` (a state's base facts and the
+    facts changed since, see ``State.advance``) and ``env``; whatever it cannot write inline is
+    compiled to a closure and called from the source by name."""
+
+    def __init__(self, compiler) -> None:
+        self.compiler = compiler
+        self.ns: dict = {}
+        self.recipe: list = []   # per name: (name, its value, or how a compiler makes it: see generated)
+        self.local: dict = {}   # a quantified variable the source keeps in a local, not in env
+
+    def name(self, value, make: Callable | None = None) -> str:
+        """A name in the source for ``value``; ``make(compiler)`` makes it again for another world
+        (a closure over that world's builtins or domain). Without ``make`` the value is a constant."""
+        key = f"_k{len(self.ns)}"
+        self.ns[key] = value
+        self.recipe.append((key, None if make else value, make))
+        return key
+
+    def function(self, source: str, fname: str):
+        return _defined(source, fname, dict(self.ns))
+
+    def term(self, arg: str, bound: frozenset) -> str:
+        local = self.local.get(arg)
+        if local is not None:
+            return local
+        return f"env[{arg!r}]" if arg in bound else repr(arg)
+
+    def fact(self, pred: str, args: tuple, bound: frozenset) -> str:
+        return "(" + ", ".join([repr(pred)] + [self.term(a, bound) for a in args]) + ",)"
+
+    def expr(self, ast, bound: frozenset) -> str:
+        c = self.compiler
+        if isinstance(ast, Const):
+            return repr(ast.value)
+        if isinstance(ast, Not):
+            return f"(not {self.expr(ast.body, bound)})"
+        if isinstance(ast, And):
+            return f"({self.expr(ast.left, bound)} and {self.expr(ast.right, bound)})"
+        if isinstance(ast, Or):
+            return f"({self.expr(ast.left, bound)} or {self.expr(ast.right, bound)})"
+        if isinstance(ast, Compare):
+            return f"({self.term(ast.left, bound)} {ast.op} {self.term(ast.right, bound)})"
+        if isinstance(ast, Atom) and "_" not in ast.args:
+            if ast.pred in c.macros:
+                return self.expr(c.expand(ast), bound)
+            if ast.pred in c.builtins:
+                fn = self.name(c.builtins[ast.pred], lambda c, p=ast.pred: c.builtins[p])
+                return f"{fn}(" + ", ".join(["st"] + [self.term(a, bound) for a in ast.args]) + ")"
+            fact = self.name((ast.pred, *ast.args)) if all(a not in bound for a in ast.args) \
+                else self.fact(ast.pred, ast.args, bound)
+            if c.changing is not None and ast.pred not in c.changing:
+                return f"({fact} in F)"
+            return f"(O[_x] if (_x := {fact}) in O else _x in F)"   # the facts changed since the base, else the base's
+        if isinstance(ast, Atom) and (ast.pred in c.macros or ast.pred in c.builtins):
+            return f"{self.name(c._atom(ast, bound), lambda c, a=ast, b=bound: c._atom(a, b))}(st, env)"
+        return f"{self.name(c._closure(ast, bound), lambda c, a=ast, b=bound: c._closure(a, b))}(st, env)"
+
+    def inline(self, ast) -> bool:
+        """Whether the source holds all of ``ast`` (no closure it calls reads a variable from env)."""
+        c = self.compiler
+        if isinstance(ast, (Const, Compare)):
+            return True
+        if isinstance(ast, Not):
+            return self.inline(ast.body)
+        if isinstance(ast, (And, Or)):
+            return self.inline(ast.left) and self.inline(ast.right)
+        if isinstance(ast, Atom):
+            return "_" not in ast.args and (ast.pred not in c.macros or self.inline(c.expand(ast)))
+        if isinstance(ast, (Add, Delete)):
+            return "_" not in ast.atom.args
+        if isinstance(ast, When):
+            return self.inline(ast.cond) and self.inline(ast.effect)
+        return False
+
+    def candidates(self, var: str, body, bound: frozenset) -> str:
+        """Source for ``Compiler._candidates``: an index entry read in place where it is one."""
+        c = self.compiler
+        for atom in conjuncts(body):
+            if not isinstance(atom, Atom) or atom.pred in c.builtins or atom.pred in c.macros:
+                continue
+            args = atom.args
+            if len(args) >= 2 and args[0] != var and var in args[1:]:
+                break   # a list built from an index: the closure's
+            if len(args) >= 2 and args[0] == var and args[1] != var:
+                return f"st.firsts({atom.pred!r}, {self.term(args[1], bound)})"
+        made = c._candidates(var, body, bound)
+        return f"{self.name(made, lambda c, v=var, a=body, b=bound: c._candidates(v, a, b))}(st, env)"
+
+    def statement(self, ast, bound: frozenset, lines: list, pad: str) -> None:
+        if isinstance(ast, Add):
+            if "_" in ast.atom.args:
+                raise LogicError(f"'add' needs every argument: {ast.atom.pred}({', '.join(ast.atom.args)})")
+            lines.append(f"{pad}adds.add({self.fact(ast.atom.pred, ast.atom.args, bound)})")
+        elif isinstance(ast, Delete) and "_" not in ast.atom.args:
+            lines.append(f"{pad}dels.add({self.fact(ast.atom.pred, ast.atom.args, bound)})")
+        elif isinstance(ast, When):
+            lines.append(f"{pad}if {self.expr(ast.cond, bound)}:")
+            self.statement(ast.effect, bound, lines, pad + "    ")
+        elif isinstance(ast, ForEach) and self.inline(ast.where) and self.inline(ast.effect):
+            # its variable a local: nothing the loop runs reads env for it
+            var, inner = ast.var, bound | {ast.var}
+            v = self.name(None) + "_v"
+            exact = self.compiler._exact(var, ast.where, bound)
+            self.local[var] = v
+            if exact is not None:
+                lines.append(f"{pad}for {v} in {self.name(exact, _making_exact(var, ast.where, bound))}(st, env):")
+                self.statement(ast.effect, inner, lines, pad + "    ")
+            else:
+                lines.append(f"{pad}for {v} in {self.candidates(var, ast.where, bound)}:")
+                lines.append(f"{pad}    if {self.expr(ast.where, inner)}:")
+                self.statement(ast.effect, inner, lines, pad + "        ")
+            del self.local[var]
+        elif isinstance(ast, ForEach):
+            # written out as a loop, as the closure in Compiler._effect runs it: the variable's
+            # candidates (exactly the fitting values when an index gives them), its old value back after
+            var, inner = ast.var, bound | {ast.var}
+            saved, v = self.name(None) + "_saved", self.name(None) + "_v"
+            exact = self.compiler._exact(var, ast.where, bound)
+            lines.append(f"{pad}{saved} = env.get({var!r}, _MISSING)")
+            lines.append(f"{pad}try:")
+            if exact is not None:
+                lines.append(f"{pad}    for {v} in {self.name(exact, _making_exact(var, ast.where, bound))}(st, env):")
+                lines.append(f"{pad}        env[{var!r}] = {v}")
+                self.statement(ast.effect, inner, lines, pad + "        ")
+            else:
+                cands = self.name(self.compiler._candidates(var, ast.where, bound),
+                                  lambda c, v=var, a=ast.where, b=bound: c._candidates(v, a, b))
+                lines.append(f"{pad}    for {v} in list({cands}(st, env)):")
+                lines.append(f"{pad}        env[{var!r}] = {v}")
+                lines.append(f"{pad}        if {self.expr(ast.where, inner)}:")
+                self.statement(ast.effect, inner, lines, pad + "            ")
+            lines.append(f"{pad}finally:")
+            lines.append(f"{pad}    _restore(env, {var!r}, {saved})")
+        else:
+            made = self.compiler._effect(ast, bound)
+            lines.append(f"{pad}{self.name(made, lambda c, a=ast, b=bound: c._effect(a, b))}(st, env, adds, dels)")
+
+
+def _making_exact(var: str, where, bound: frozenset) -> Callable:
+    return lambda c: c._exact(var, where, bound)
+
+
+def _defined(source: str, fname: str, ns: dict):
+    code = _CODE.get(source)
+    if code is None:
+        code = compile(source, "<rule>", "exec")
+        _CODE[source] = code
+    ns["_MISSING"], ns["_restore"] = _MISSING, _restore
+    exec(code, ns)
+    return ns[fname]
+
+
+_SOURCES: dict = {}   # (kind, rule, bound, the compiler's shape) -> (source, function name, recipe, kept alive)
+SOURCES_LIMIT = 10_000
+
+
+def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep=None):
+    """The function for a rule, its source written by ``write(gen) -> (source, name)`` only the
+    first time a compiler of this shape asks. ``rule`` is hashable (ids of ASTs, which ``keep``
+    holds, so no other tree takes their id while the entry lives)."""
+    key = (kind, rule, bound, compiler.changing, id(compiler.macros), compiler.builtin_names)
+    hit = _SOURCES.get(key)
+    if hit is not None:
+        source, fname, recipe, _kept = hit
+        return _defined(source, fname, {k: (v if make is None else make(compiler)) for k, v, make in recipe})
+    gen = _Gen(compiler)
+    source, fname = write(gen)
+    if len(_SOURCES) > SOURCES_LIMIT:
+        _SOURCES.clear()
+    _SOURCES[key] = (source, fname, tuple(gen.recipe), (keep, compiler.macros))
+    return gen.function(source, fname)
