@@ -113,6 +113,18 @@ class _Loader(_Base):
         super().__init__(stream)
         self.alias_weight = 0
 
+    def resolve(self, kind, value, implicit):
+        """PyYAML's tag for a node, remembered for short plain scalars: the composer asks for every
+        node, and a batch's worlds repeat the same names thousands of times."""
+        if kind is not yaml.ScalarNode or not implicit[0] or len(value) > 40:
+            return super().resolve(kind, value, implicit)
+        tag = _TAGS.get(value)
+        if tag is None:
+            if len(_TAGS) > 50_000:
+                _TAGS.clear()
+            tag = _TAGS[value] = super().resolve(kind, value, implicit)
+        return tag
+
     def construct_object(self, node, deep=False):
         if isinstance(node, yaml.CollectionNode) and node in self.constructed_objects:
             self.alias_weight += getattr(self.constructed_objects[node], "weight", 1)
@@ -152,12 +164,16 @@ def _child(loader: _Loader, node):
     """A value: a plain scalar straight from its constructor (what construct_object would call,
     less its bookkeeping for collections and anchors), anything else through construct_object."""
     if type(node) is yaml.ScalarNode:
+        if node.tag == _STR:   # construct_yaml_str's answer, without its three calls
+            return node.value
         make = _SCALARS.get(node.tag)
         if make is not None:
             return make(loader, node)
     return loader.construct_object(node, deep=True)
 
 
+_TAGS: dict = {}   # a short plain scalar -> its tag (_Loader.resolve)
+_STR = "tag:yaml.org,2002:str"
 _SCALARS = {tag: make for tag, make in _Loader.yaml_constructors.items()
             if tag and tag.split(":")[-1] in ("null", "bool", "int", "float", "str", "timestamp")}
 
