@@ -210,10 +210,11 @@ async def _post(client, kwargs: dict, streamed: bool):
     body = dict(kwargs)
     body.update(body.pop("extra_body", None) or {})
     content = encoded(body)
+    url = f"{client.base_url}chat/completions"   # whole: the SDK then parses it once, not merges it thrice
     if streamed:
-        return await client.post("/chat/completions", content=content, cast_to=ChatCompletion, stream=True,
+        return await client.post(url, content=content, cast_to=ChatCompletion, stream=True,
                                  stream_cls=AsyncStream[ChatCompletionChunk])
-    return _completion(await client.post("/chat/completions", content=content, cast_to=object))
+    return _completion(await client.post(url, content=content, cast_to=object))
 
 
 def _completion(data):
