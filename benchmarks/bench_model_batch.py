@@ -11,7 +11,7 @@ episode comes from a ``--jobs 1`` run. For each jobs x procs the grid plays
 second and the client's CPU per turn (this process and its worker
 processes, not the server's), and the speedup over one episode at a time.
 
-    python benchmarks/bench_model_batch.py [--delay 0.05] [--turns 10] [--jobs 1,4,16] [--procs 1,2]
+    python benchmarks/bench_model_batch.py [--delay 0.05] [--turns 10] [--jobs 1,4,8,16] [--procs 1,2]
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--delay", type=float, default=0.05, help="the server's answer time, seconds")
     ap.add_argument("--turns", type=int, default=10, help="replies per episode")
-    ap.add_argument("--jobs", type=numbers, default=[1, 4, 16], help="episodes at once per process (a list)")
+    ap.add_argument("--jobs", type=numbers, default=[1, 4, 8, 16], help="episodes at once per process (a list)")
     ap.add_argument("--procs", type=numbers, default=[1, 2], help="worker processes (a list)")
     ap.add_argument("--per-slot", type=int, default=3, help="episodes per episode in flight, per grid cell")
     ap.add_argument("--sequential", type=int, default=4, help="episodes in the --jobs 1 run")
