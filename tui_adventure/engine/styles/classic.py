@@ -55,7 +55,7 @@ class ClassicStyle:
         }
 
     def make_parser(self) -> CommandParser:
-        return CommandParser(self.world, self)
+        return CommandParser(self.world, self, set(DIRECTIONS) | set(self.passages))
 
     # where things are -------------------------------------------------
     def player_room(self, st) -> str | None:
