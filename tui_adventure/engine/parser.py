@@ -59,6 +59,7 @@ class _Pattern:
     literals: int
     text: str
     kinds: tuple[str, ...] = ()   # each slot's kind (thing, dir, room, word), read once at load
+    needs: frozenset = frozenset()   # the words of its second literal (one must be in a line it matches)
 
 
 _PLAIN_RE = re.compile(r"[a-z]+(?: [a-z]+)*\Z")   # lowercase words, single spaces: most typed commands
@@ -140,6 +141,7 @@ class CommandParser:
         parts: list[str] = []
         slots: list[str] = []
         literals = 0
+        needs = frozenset()
         for word in syntax.split():
             m = re.fullmatch(r"\{(\w+)\}", word)
             if m:
@@ -147,11 +149,13 @@ class CommandParser:
                 parts.append(f"(?P<{m.group(1)}>.+?)")
             else:
                 literals += 1
+                if literals == 2:
+                    needs = frozenset(word.split("|"))
                 alts = "|".join(re.escape(a) for a in word.split("|"))
                 parts.append(f"(?:{alts})")
         regex = re.compile("^" + " ".join(parts) + "$")
         kinds = tuple(action.spec.params.get(s, "thing") for s in slots)
-        return _Pattern(action, regex, tuple(slots), literals, syntax, kinds)
+        return _Pattern(action, regex, tuple(slots), literals, syntax, kinds, needs)
 
     # ------------------------------------------------------------------
     def parse(self, text: str, st, last=()) -> Parsed | Failure | Question:
@@ -194,7 +198,10 @@ class CommandParser:
             return Failure("parsing", "empty", "I beg your pardon?")
         line = " ".join(words)
         best: Failure | Question | None = None
+        n = len(words)
         for pat in self.tried.get(words[0], self.slot_first):
+            if pat.literals + len(pat.slots) > n or (pat.needs and pat.needs.isdisjoint(words)):
+                continue   # each part takes a word at least, and a literal is a whole word: no match
             m = pat.regex.match(line)
             if not m:
                 continue
@@ -271,7 +278,12 @@ class CommandParser:
         all_slot = None
         # "put it in the mailbox": name the other things first, so "it" can skip what they name
         slots = pat.slots
-        order = sorted(slots, key=lambda s: groups[s].strip() in PRONOUNS) if len(slots) > 1 else slots
+        order = slots
+        if len(slots) == 2:   # what sorting on "is a pronoun" does to two slots
+            if groups[slots[0]].strip() in PRONOUNS and groups[slots[1]].strip() not in PRONOUNS:
+                order = (slots[1], slots[0])
+        elif len(slots) > 2:
+            order = sorted(slots, key=lambda s: groups[s].strip() in PRONOUNS)
         for slot in order:
             phrase = groups[slot]
             kind = action.spec.params.get(slot, "thing")
