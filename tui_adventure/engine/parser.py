@@ -26,21 +26,21 @@ MEMO_PARSES = 4_000  # parses remembered per world
 _PARSE = object()   # a parse's key in a state's cache starts with it (no action id is this object)
 
 
-@dataclass
+@dataclass(slots=True)
 class Parsed:
     action: object              # ruleset.Action
     env: dict                   # slot -> value (an id, a direction, or for "all" a list of ids)
     all_slot: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Failure:
     phase: str                  # "parsing" | "resolution"
     type: str
     message: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Question:
     """An ambiguous name: ask, and remember enough to finish the command with the answer."""
     message: str
