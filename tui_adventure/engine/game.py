@@ -175,7 +175,9 @@ class Game:
         for p in action.thing_params:   # what "it" means next: the first thing named, newest first
             x = env.get(p)
             if isinstance(x, str):
-                self.last = [x] + [y for y in self.last if y != x][:2]
+                old = self.last
+                if not old or old[0] != x or len(old) > 3:   # else it is already so: x first, three at most
+                    self.last = [x] + [y for y in old if y != x][:2]
                 break
         # every field given: a step makes no default lists it then replaces (goals: set by step)
         if fail_type is not None:

@@ -26,21 +26,21 @@ MEMO_PARSES = 4_000  # parses remembered per world
 _PARSE = object()   # a parse's key in a state's cache starts with it (no action id is this object)
 
 
-@dataclass
+@dataclass(slots=True)
 class Parsed:
     action: object              # ruleset.Action
     env: dict                   # slot -> value (an id, a direction, or for "all" a list of ids)
     all_slot: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Failure:
     phase: str                  # "parsing" | "resolution"
     type: str
     message: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Question:
     """An ambiguous name: ask, and remember enough to finish the command with the answer."""
     message: str
@@ -58,6 +58,8 @@ class _Pattern:
     slots: tuple[str, ...]
     literals: int
     text: str
+    kinds: tuple[str, ...] = ()   # each slot's kind (thing, dir, room, word), read once at load
+    needs: frozenset = frozenset()   # the words of its second literal (one must be in a line it matches)
 
 
 _PLAIN_RE = re.compile(r"[a-z]+(?: [a-z]+)*\Z")   # lowercase words, single spaces: most typed commands
@@ -71,7 +73,9 @@ def normalise(text: str) -> list[str]:
 
 
 class CommandParser:
-    def __init__(self, world, style) -> None:
+    def __init__(self, world, style, one_words=()) -> None:
+        """``one_words``: words the style reads without a state (directions), besides the verbs: a
+        command of one of them is read once, at load (see ``_read_once``)."""
         self.world = world
         self.style = style
         self.by_first: dict[str, list[_Pattern]] = {}
@@ -103,12 +107,41 @@ class CommandParser:
                 self.known_words.update(w for w in re.findall(r"[a-z']+", p.text) if w not in p.slots)
         self._phrase_cache: dict[tuple, tuple] = {}
         self._memo: list = []   # the state caches holding parses
+        self.once = self._read_once(set(self.by_first) | set(one_words))
+
+    def _read_once(self, words) -> dict:
+        """word -> (action, env) for a command of one word read the same in every state (north, look).
+
+        As ``_parse`` reads it: of the patterns of one part (no other can match
+        one word), a word's own come first ("look"), then those of a lone slot:
+        the first whose slot reads the word decides ("{dir}" passes "look" on);
+        a thing's slot depends on the state, so there the word is left to
+        ``_parse``, as is a word no pattern reads.
+        """
+        out = {}
+        lone = [p for p in self.slot_first if len(p.slots) == 1 and not p.literals]
+        for word in words:
+            if not _PLAIN_RE.match(word) or " " in word:
+                continue   # not one word as a command reads once cleaned: never looked up
+            own = [p for p in self.by_first.get(word, ()) if p.literals == 1 and not p.slots]
+            if own:
+                out[word] = (own[0].action, {})
+                continue
+            for pat in lone:
+                if pat.kinds[0] == "thing":
+                    break
+                got = self._slot(pat.action, pat.slots[0], word, None, {}, ())
+                if got is not None:
+                    out[word] = (pat.action, {pat.slots[0]: got})
+                    break
+        return out
 
     @staticmethod
     def _compile(action, syntax: str) -> _Pattern:
         parts: list[str] = []
         slots: list[str] = []
         literals = 0
+        needs = frozenset()
         for word in syntax.split():
             m = re.fullmatch(r"\{(\w+)\}", word)
             if m:
@@ -116,10 +149,13 @@ class CommandParser:
                 parts.append(f"(?P<{m.group(1)}>.+?)")
             else:
                 literals += 1
+                if literals == 2:
+                    needs = frozenset(word.split("|"))
                 alts = "|".join(re.escape(a) for a in word.split("|"))
                 parts.append(f"(?:{alts})")
         regex = re.compile("^" + " ".join(parts) + "$")
-        return _Pattern(action, regex, tuple(slots), literals, syntax)
+        kinds = tuple(action.spec.params.get(s, "thing") for s in slots)
+        return _Pattern(action, regex, tuple(slots), literals, syntax, kinds, needs)
 
     # ------------------------------------------------------------------
     def parse(self, text: str, st, last=()) -> Parsed | Failure | Question:
@@ -134,6 +170,9 @@ class CommandParser:
         ``Action.attempt_later``); ``_memo`` lists the caches written to, to
         empty them all past ``MEMO_PARSES``.
         """
+        once = self.once.get(text)
+        if once is not None:   # a plain word of its own (north, look): the same in every state
+            return Parsed(once[0], once[1].copy())
         last = tuple(last)
         if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
             return self._parse(text, st, last)
@@ -158,9 +197,11 @@ class CommandParser:
         if not words:
             return Failure("parsing", "empty", "I beg your pardon?")
         line = " ".join(words)
-        patterns = self.by_first.get(words[0], ())
         best: Failure | Question | None = None
+        n = len(words)
         for pat in self.tried.get(words[0], self.slot_first):
+            if pat.literals + len(pat.slots) > n or (pat.needs and pat.needs.isdisjoint(words)):
+                continue   # each part takes a word at least, and a literal is a whole word: no match
             m = pat.regex.match(line)
             if not m:
                 continue
@@ -173,6 +214,7 @@ class CommandParser:
                 best = result
         if best is not None:
             return best
+        patterns = self.by_first.get(words[0], ())
         if words[0] in self.verbs:
             needs = [p for p in patterns if p.slots]
             if len(words) == 1 and needs:
@@ -236,7 +278,12 @@ class CommandParser:
         all_slot = None
         # "put it in the mailbox": name the other things first, so "it" can skip what they name
         slots = pat.slots
-        order = sorted(slots, key=lambda s: groups[s].strip() in PRONOUNS) if len(slots) > 1 else slots
+        order = slots
+        if len(slots) == 2:   # what sorting on "is a pronoun" does to two slots
+            if groups[slots[0]].strip() in PRONOUNS and groups[slots[1]].strip() not in PRONOUNS:
+                order = (slots[1], slots[0])
+        elif len(slots) > 2:
+            order = sorted(slots, key=lambda s: groups[s].strip() in PRONOUNS)
         for slot in order:
             phrase = groups[slot]
             kind = action.spec.params.get(slot, "thing")
@@ -267,7 +314,9 @@ class CommandParser:
             return self.style.room_named(phrase)
         if kind == "word":
             return phrase
-        words = [w for w in phrase.split() if w not in DETERMINERS]
+        words = phrase.split()
+        if not DETERMINERS.isdisjoint(words):
+            words = [w for w in words if w not in DETERMINERS]
         if not words:
             return Failure("parsing", "missing_object", "You need to say what.")
         if len(words) == 1 and words[0] in PRONOUNS:
@@ -278,14 +327,17 @@ class CommandParser:
             if self.style.visible(st, fits[0]):
                 return fits[0]
             return Failure("resolution", "not_visible", "You can't see that any more.")
-        for w in words:
-            if w not in self.known_words:
-                # Same text as for a real but unseen thing: the answer must not tell them apart.
-                return Failure("parsing", "unknown_word", "You can't see any such thing.")
+        if not self.known_words.issuperset(words):
+            # Same text as for a real but unseen thing: the answer must not tell them apart.
+            return Failure("parsing", "unknown_word", "You can't see any such thing.")
         cands = self._candidates(tuple(words))
         if not cands:
             return Failure("resolution", "not_visible", "You can't see any such thing.")
         visible = self.style.visible
+        if len(cands) == 1:
+            if visible(st, cands[0]):
+                return cands[0]
+            return Failure("resolution", "not_visible", "You can't see any such thing.")
         seen = [c for c in cands if visible(st, c)]
         if not seen:
             return Failure("resolution", "not_visible", "You can't see any such thing.")
@@ -299,9 +351,12 @@ class CommandParser:
     def _candidates(self, words: tuple) -> tuple:
         hit = self._phrase_cache.get(words)
         if hit is None:
-            sets = [self.vocab.get(w, frozenset()) for w in words if w not in PRONOUNS]
-            ids = frozenset.intersection(*sets) if sets else frozenset()
-            hit = tuple(self.world.sort_ids(ids))
+            if len(words) == 1 and words[0] not in PRONOUNS:   # one word: its entry, no intersection
+                ids = self.vocab.get(words[0], ())
+            else:
+                sets = [self.vocab.get(w, frozenset()) for w in words if w not in PRONOUNS]
+                ids = frozenset.intersection(*sets) if sets else frozenset()
+            hit = tuple(self.world.sort_ids(ids)) if len(ids) > 1 else tuple(ids)
             if len(self._phrase_cache) < 50_000:
                 self._phrase_cache[words] = hit
         return hit

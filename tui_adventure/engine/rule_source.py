@@ -6,15 +6,26 @@ shapes it: the bound names, the predicates effects change, the builtins'
 names) and kept with a recipe for the values it names. Another world execs the
 cached code with its own values: constants are shared, closures over a
 world's builtins or domain are made again by the recipe.
+
+A fresh game's steps are dominated by what a check or an effect costs on its
+first call, and a call of a generic closure costs several of the lines it
+stands for. So the source holds as much of a rule as it can: besides atoms,
+``and``/``or``/``not``, comparisons, macros and plain effects, also ``_``
+patterns with a known first argument, and ``exists`` and ``forall ...
+where`` whose variable an index entry lists: a loop over that entry in place,
+the variable in a local (an expression cannot hold a loop, so an ``exists``
+or a pattern in a condition is a helper function defined before the rule).
+Counts, ``forall`` over every id and patterns led by ``_`` stay closures.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from .logic_ast import Add, And, Atom, Compare, Const, Delete, ForEach, Not, Or, When, conjuncts, LogicError
+from .logic_ast import Add, And, Atom, Compare, Const, Delete, Exists, ForEach, Not, Or, When, conjuncts, LogicError
 
 _MISSING = object()
+_EMPTY: frozenset = frozenset()
 
 
 def _restore(env: dict, var: str, saved) -> None:
@@ -37,6 +48,7 @@ class _Gen:
         self.ns: dict = {}
         self.recipe: list = []   # per name: (name, its value, or how a compiler makes it: see generated)
         self.local: dict = {}   # a quantified variable the source keeps in a local, not in env
+        self.helpers: list[str] = []   # functions the source defines before the rule's own
 
     def name(self, value, make: Callable | None = None) -> str:
         """A name in the source for ``value``; ``make(compiler)`` makes it again for another world
@@ -57,6 +69,51 @@ class _Gen:
 
     def fact(self, pred: str, args: tuple, bound: frozenset) -> str:
         return "(" + ", ".join([repr(pred)] + [self.term(a, bound) for a in args]) + ",)"
+
+    def index(self, which: str, pred: str, key: str) -> str:
+        """Source for ``st.rest`` (``which`` "1") or ``st.firsts`` ("2"): the overlay's entry, else the base's;
+        a predicate no effect names has no overlay entries (see ``Compiler.changing``)."""
+        c = self.compiler
+        if c.changing is not None and pred not in c.changing:
+            return f"st.b{which}.get(({pred!r}, {key}), _EMPTY)"
+        return (f"(_o if (_o := st.o{which}.get(_i := ({pred!r}, {key}))) is not None"
+                f" else st.b{which}.get(_i, _EMPTY))")
+
+    def pinned(self, var: str, body):
+        """The conjunct of ``body`` whose index entry lists the values of ``var`` worth trying, as
+        (atom, "1" or "2"), or None; "1": ``p(a, .., var, ..)`` read by ``a``; "2": ``p(var, b, ..)`` by ``b``."""
+        c = self.compiler
+        for atom in conjuncts(body):
+            if not isinstance(atom, Atom) or atom.pred in c.builtins or atom.pred in c.macros:
+                continue
+            args = atom.args
+            if len(args) >= 2 and args[0] not in (var, "_") and var in args[1:]:
+                return atom, "1"
+            if len(args) >= 2 and args[0] == var and args[1] not in (var, "_"):
+                return atom, "2"
+        return None
+
+    def scan(self, atom: Atom, bound: frozenset, skip: str = "_") -> tuple[str, str]:
+        """(the index entry of ``atom``'s first argument, the test that an item of it fits the rest)."""
+        args = atom.args
+        tests = [f"len(_r) == {len(args) - 1}"] + [f"_r[{i}] == {self.term(a, bound)}"
+                                                 for i, a in enumerate(args[1:]) if a not in ("_", skip)]
+        return self.index("1", atom.pred, self.term(args[0], bound)), " and ".join(tests)
+
+    def loop(self, var: str, atom: Atom, which: str, bound: frozenset, v: str, pad: str) -> list[str]:
+        """Lines that bind the local ``v`` to each value of ``var`` the index entry of ``atom`` gives
+        whose other arguments fit (the body is tested in full after, but for what they decide)."""
+        if which == "2":
+            return [f"{pad}for {v} in {self.index('2', atom.pred, self.term(atom.args[1], bound))}:"]
+        entry, test = self.scan(atom, bound, var)
+        return [f"{pad}for _r in {entry}:", f"{pad}    if {test}:", f"{pad}        {v} = _r[{atom.args.index(var, 1) - 1}]"]
+
+    def helper(self, lines: list[str]) -> str:
+        """Define a function before the rule; returns its call, which hands on the locals in scope."""
+        params = ", ".join(["st", "env", "F", "O", *self.local.values()])
+        name = f"_q{len(self.helpers)}"
+        self.helpers.append(f"def {name}({params}):\n" + "\n".join(lines) + "\n")
+        return f"{name}({params})"
 
     def expr(self, ast, bound: frozenset) -> str:
         c = self.compiler
@@ -81,6 +138,19 @@ class _Gen:
             if c.changing is not None and ast.pred not in c.changing:
                 return f"({fact} in F)"
             return f"(O[_x] if (_x := {fact}) in O else _x in F)"   # the facts changed since the base, else the base's
+        if isinstance(ast, Atom) and self.inline(ast):   # exit(here, dir, _): a scan of one index entry
+            entry, test = self.scan(ast, bound)
+            return self.helper([f"    for _r in {entry}:", f"        if {test}:", "            return True",
+                                "    return False"])
+        if isinstance(ast, Exists) and self.inline(ast):
+            atom, which = self.pinned(ast.var, ast.body)
+            v = f"_e{len(self.helpers)}_{len(self.local)}"
+            lines = self.loop(ast.var, atom, which, bound, v, "    ")
+            pad = "    " * (3 if which == "1" else 2)
+            self.local[ast.var] = v
+            lines += [f"{pad}if {self.expr(ast.body, bound | {ast.var})}:", f"{pad}    return True"]
+            del self.local[ast.var]
+            return self.helper(lines + ["    return False"])
         if isinstance(ast, Atom) and (ast.pred in c.macros or ast.pred in c.builtins):
             return f"{self.name(c._atom(ast, bound), lambda c, a=ast, b=bound: c._atom(a, b))}(st, env)"
         return f"{self.name(c._closure(ast, bound), lambda c, a=ast, b=bound: c._closure(a, b))}(st, env)"
@@ -95,9 +165,15 @@ class _Gen:
         if isinstance(ast, (And, Or)):
             return self.inline(ast.left) and self.inline(ast.right)
         if isinstance(ast, Atom):
-            return "_" not in ast.args and (ast.pred not in c.macros or self.inline(c.expand(ast)))
-        if isinstance(ast, (Add, Delete)):
+            if ast.pred in c.macros:
+                return "_" not in ast.args and self.inline(c.expand(ast))
+            return "_" not in ast.args or (ast.pred not in c.builtins and ast.args[0] != "_")
+        if isinstance(ast, Exists):
+            return self.pinned(ast.var, ast.body) is not None and self.inline(ast.body)
+        if isinstance(ast, Add):
             return "_" not in ast.atom.args
+        if isinstance(ast, Delete):
+            return ast.atom.args[:1] != ("_",)
         if isinstance(ast, When):
             return self.inline(ast.cond) and self.inline(ast.effect)
         return False
@@ -123,6 +199,11 @@ class _Gen:
             lines.append(f"{pad}adds.add({self.fact(ast.atom.pred, ast.atom.args, bound)})")
         elif isinstance(ast, Delete) and "_" not in ast.atom.args:
             lines.append(f"{pad}dels.add({self.fact(ast.atom.pred, ast.atom.args, bound)})")
+        elif isinstance(ast, Delete) and self.inline(ast):
+            # del at(obj, _): every fact in the first argument's index entry that fits the rest
+            entry, test = self.scan(ast.atom, bound)
+            lines += [f"{pad}for _r in {entry}:", f"{pad}    if {test}:",
+                      f"{pad}        dels.add(({ast.atom.pred!r}, {self.term(ast.atom.args[0], bound)}, *_r))"]
         elif isinstance(ast, When):
             lines.append(f"{pad}if {self.expr(ast.cond, bound)}:")
             self.statement(ast.effect, bound, lines, pad + "    ")
@@ -130,15 +211,20 @@ class _Gen:
             # its variable a local: nothing the loop runs reads env for it
             var, inner = ast.var, bound | {ast.var}
             v = self.name(None) + "_v"
-            exact = self.compiler._exact(var, ast.where, bound)
-            self.local[var] = v
-            if exact is not None:
-                lines.append(f"{pad}for {v} in {self.name(exact, _making_exact(var, ast.where, bound))}(st, env):")
-                self.statement(ast.effect, inner, lines, pad + "    ")
-            else:
+            found = self.pinned(var, ast.where)
+            if found is None:
                 lines.append(f"{pad}for {v} in {self.candidates(var, ast.where, bound)}:")
-                lines.append(f"{pad}    if {self.expr(ast.where, inner)}:")
-                self.statement(ast.effect, inner, lines, pad + "        ")
+                pad += "    "
+            else:
+                lines.extend(self.loop(var, found[0], found[1], bound, v, pad))
+                pad += "        " if found[1] == "1" else "    "
+            self.local[var] = v
+            atom = found[0] if found else None
+            if ast.where is atom and found[1] == "1" and atom.args.count(var) == 1 and "_" not in atom.args:
+                self.statement(ast.effect, inner, lines, pad)   # forall t where exit(here, dir, t): the scan decides
+            else:
+                lines.append(f"{pad}if {self.expr(ast.where, inner)}:")
+                self.statement(ast.effect, inner, lines, pad + "    ")
             del self.local[var]
         elif isinstance(ast, ForEach):
             # written out as a loop, as the closure in Compiler._effect runs it: the variable's
@@ -175,7 +261,7 @@ def _defined(source: str, fname: str, ns: dict):
     if code is None:
         code = compile(source, "<rule>", "exec")
         _CODE[source] = code
-    ns["_MISSING"], ns["_restore"] = _MISSING, _restore
+    ns["_MISSING"], ns["_restore"], ns["_EMPTY"] = _MISSING, _restore, _EMPTY
     exec(code, ns)
     return ns[fname]
 
@@ -195,6 +281,7 @@ def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep
         return _defined(source, fname, {k: (v if make is None else make(compiler)) for k, v, make in recipe})
     gen = _Gen(compiler)
     source, fname = write(gen)
+    source = "".join(gen.helpers) + source
     if len(_SOURCES) > SOURCES_LIMIT:
         _SOURCES.clear()
     _SOURCES[key] = (source, fname, tuple(gen.recipe), (keep, compiler.macros))

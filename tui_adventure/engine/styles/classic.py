@@ -55,7 +55,7 @@ class ClassicStyle:
         }
 
     def make_parser(self) -> CommandParser:
-        return CommandParser(self.world, self)
+        return CommandParser(self.world, self, set(DIRECTIONS) | set(self.passages))
 
     # where things are -------------------------------------------------
     def player_room(self, st) -> str | None:
@@ -117,30 +117,42 @@ class ClassicStyle:
         hit = st.cache.get("scope")
         if hit is not None:
             return x in hit
-        room = self.player_room(st)
-        rest_of = st.rest
-        facts = st   # reads through a derived state's overlay
-        standing = st.firsts("at", room)
+        standing = st.firsts("at", self.player_room(st))
+        # the state's reads written out (has, rest): a fresh game's parse asks this of every thing it names
+        over, known, o1, b1 = st.over, st.known, st.o1, st.b1
         seen = {x}
         stack = [x]
         while stack:
             y = stack.pop()
-            if (y in standing and y != "player") or ("held", y) in facts:
+            if y in standing and y != "player":
                 return True
-            for rest in rest_of("on", y):
+            f = ("held", y)
+            if over[f] if f in over else f in known:
+                return True
+            k = ("on", y)
+            v = o1.get(k)
+            for rest in (b1.get(k, ()) if v is None else v):
                 if rest and rest[0] not in seen:
                     seen.add(rest[0])
                     stack.append(rest[0])
-            for rest in rest_of("in", y):
+            k = ("in", y)
+            v = o1.get(k)
+            for rest in (b1.get(k, ()) if v is None else v):
                 z = rest[0] if rest else None
-                if z is not None and z not in seen and (("openable", z) not in facts or ("open", z) in facts):
+                if z is None or z in seen:
+                    continue
+                f, g = ("openable", z), ("open", z)
+                if not (over[f] if f in over else f in known) or (over[g] if g in over else g in known):
                     seen.add(z)
                     stack.append(z)
         return False
 
     def parent(self, st, x: str) -> str | None:
+        o1, b1 = st.o1, st.b1   # st.rest written out: a take or a put asks it up the whole chain
         for pred in ("in", "on", "at"):
-            for r in st.rest(pred, x):
+            k = (pred, x)
+            v = o1.get(k)
+            for r in (b1.get(k, ()) if v is None else v):
                 return r[0]
         return None
 
