@@ -21,7 +21,6 @@ def transport_heuristic(style, goals):
     """``h(state)`` for worlds whose actions are the ruleset's own."""
     graph = style.room_graph()
     dist = room_distances(graph)
-    tour = TourBound(dist)
     doors = style.door_exits()
     locked_tours: dict = {}   # the locked doors' set -> tours over the rooms joined without them
     about_locks = any(g.fact[0] in ("locked", "lockable") for g in goals)
@@ -29,6 +28,8 @@ def transport_heuristic(style, goals):
     with_keys = bool(doors) and not about_locks and not any(
         g.fact[0] == "open" and style.is_door(g.fact[1]) for g in goals)
     key_tour = KeyTour(graph, doors) if with_keys else None
+    # one table for both walks: a tour without keys is the key tour's sub-tour once every key is used
+    tour = key_tour or TourBound(dist)
     key_fetches: set = set()   # the key tasks ``forced_doors`` added to this state's tasks
     weights = door_weights(graph, doors) if with_keys else {}
     sides = door_sides(graph, doors) if doors else {}
