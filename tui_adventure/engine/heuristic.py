@@ -14,7 +14,8 @@ from __future__ import annotations
 from .walk import INF, KeyTour, TourBound, door_sides, door_weights, room_distances, spanning_bound
 
 MAX_TOUR_TASKS = 12   # more tasks than this and the exact tour's table grows too large: spanning tree instead
-MODELLED_LOCKS = 3    # locked doors whose keys the walk bound fetches (each doubles its table at most)
+MODELLED_LOCKS = 5    # locked doors whose keys the walk bound fetches (each doubles its table at most; 3 until
+                     # the key tour was cheap enough for more: 5 halves the states 42/70/6 expands)
 
 
 def transport_heuristic(style, goals):
