@@ -249,45 +249,48 @@ class KeyTour:
 
 
     def _with_keys(self, row: dict, bits: int, kbits: int) -> int:
-        """``_rest`` with keys still to fetch, its next rooms tried most promising first, each cut off
-        when its walk with every door open (a sub-tour without keys: mostly known) cannot beat the
-        best so far."""
-        memo = self.memo
+        """``_rest`` with keys still to fetch. Next rooms whose sub-tour is known settle a best at
+        once; the others are tried most promising first, each cut off when its walk with every door
+        open (a sub-tour without keys: mostly known) cannot beat the best so far."""
+        get = self.memo.get
         rest = self._rest
-        tries = []
-        for q, left in self._options(bits):
-            step = row.get(q, INF)
-            if step < INF:
-                tries.append((step, q, left, kbits))
+        best = INF
+        unknown = []
+        tries = [(row.get(q, INF), q, left, kbits) for q, left in self._options(bits)]
         k = kbits
         while k:
             low = k & -k
             _, room, price = self._keys[low.bit_length() - 1]
-            step = row.get(room, INF)
-            if step < INF:
-                tries.append((step + price, room, self._left(bits, room), kbits ^ low))
+            tries.append((row.get(room, INF) + price, room, self._left(bits, room), kbits ^ low))
             k ^= low
-        bounds = []
         for step, q, left, kb in tries:
+            if step >= best:
+                continue
             if not left:
-                bounds.append((step, step, q, left, kb))
+                best = step
                 continue
-            exact = memo.get((q, left, kb))
-            if exact is not None:
-                bounds.append((step + exact, step, q, left, kb))
+            sub = get((q, left, kb))
+            if sub is None:
+                unknown.append((step, q, left, kb))
+            elif step + sub < best:
+                best = step + sub
+        if not unknown:
+            return best
+        bounds = []
+        for step, q, left, kb in unknown:
+            if step >= best:
                 continue
-            open_ = memo.get((q, left, 0))
+            open_ = get((q, left, 0))
             if open_ is None:
                 open_ = rest(q, left, 0)
-            bounds.append((step + open_, step, q, left, kb))
+            if step + open_ < best:
+                bounds.append((step + open_, step, q, left, kb))
         bounds.sort()
-        best = INF
         for low, step, q, left, kb in bounds:
             if low >= best:
                 break
-            if left:
-                sub = memo.get((q, left, kb))
-                step += rest(q, left, kb) if sub is None else sub
+            sub = get((q, left, kb))   # a sub-tour before it may have worked this one out
+            step += rest(q, left, kb) if sub is None else sub
             if step < best:
                 best = step
         return best
