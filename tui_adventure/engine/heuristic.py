@@ -14,14 +14,14 @@ from __future__ import annotations
 from .walk import INF, KeyTour, TourBound, door_sides, door_weights, room_distances, spanning_bound
 
 MAX_TOUR_TASKS = 12   # more tasks than this and the exact tour's table grows too large: spanning tree instead
-MODELLED_LOCKS = 3    # locked doors whose keys the walk bound fetches (each doubles its table at most)
+MODELLED_LOCKS = 5    # locked doors whose keys the walk bound fetches (each doubles its table at most; 3 until
+                     # the key tour was cheap enough for more: 5 halves the states 42/70/6 expands)
 
 
 def transport_heuristic(style, goals):
     """``h(state)`` for worlds whose actions are the ruleset's own."""
     graph = style.room_graph()
     dist = room_distances(graph)
-    tour = TourBound(dist)
     doors = style.door_exits()
     locked_tours: dict = {}   # the locked doors' set -> tours over the rooms joined without them
     about_locks = any(g.fact[0] in ("locked", "lockable") for g in goals)
@@ -29,6 +29,8 @@ def transport_heuristic(style, goals):
     with_keys = bool(doors) and not about_locks and not any(
         g.fact[0] == "open" and style.is_door(g.fact[1]) for g in goals)
     key_tour = KeyTour(graph, doors) if with_keys else None
+    # one table for both walks: a tour without keys is the key tour's sub-tour once every key is used
+    tour = key_tour or TourBound(dist)
     key_fetches: set = set()   # the key tasks ``forced_doors`` added to this state's tasks
     weights = door_weights(graph, doors) if with_keys else {}
     sides = door_sides(graph, doors) if doors else {}
