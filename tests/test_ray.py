@@ -69,10 +69,10 @@ def test_ray_tasks_write_what_a_local_run_writes(in_tmp, ray_installed):
 
 @pytest.mark.ray
 def test_a_worker_killed_mid_episode_is_played_again_from_scratch(in_tmp, ray_installed):
-    turns = 6
+    turns = 8   # 3 s an episode: after its first write (a second in) there are two to kill it in
     scratch = in_tmp / "scratch"
     scratch.mkdir()
-    with FakeLLMServer(responder=done_after(turns), delay=0.25) as server:
+    with FakeLLMServer(responder=done_after(turns), delay=0.4) as server:
         command = [sys.executable, "-m", "tui_adventure.cli", "run", f"{EXPERIMENT}/0", "--player",
                    f"openai_compatible:fake@{server.url}", "--records", "r", "--ray", "local", "--procs", "2"]
         run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

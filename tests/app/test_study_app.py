@@ -69,14 +69,19 @@ async def test_a_study_in_the_app_goes_from_world_to_world(tmp_path):
 
 async def test_the_time_limit_ends_a_world_while_the_participant_thinks(tmp_path):
     path = tmp_path / "study.yaml"
-    path.write_text("title: Hurry\nworlds:\n  - world: tutorial\n    time_limit: 1\n")
+    # a limit a loaded machine cannot reach before the command is in (its Enter would then go on)
+    path.write_text("title: Hurry\nworlds:\n  - world: tutorial\n    time_limit: 3\n")
     run = StudyRun(load_study(path), "slow", tmp_path / "records")
     app = AdventureApp(study=run, cursor_blink=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("enter")
         await pilot.pause()
         await type_line(pilot, "take letter")
-        await pilot.pause(1.5)
+        assert "the time limit ran out" not in transcript(app)
+        for _ in range(100):   # the participant thinks until the limit ends the world
+            await pilot.pause(0.1)
+            if "Press Enter to go on." in transcript(app):
+                break
         assert "the time limit ran out" in transcript(app) and "Press Enter to go on." in transcript(app)
         assert app.session.episode.ended_by == "time_limit"
         await type_line(pilot, "")
