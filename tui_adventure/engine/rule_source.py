@@ -235,12 +235,13 @@ class _Gen:
             lines.append(f"{pad}{saved} = env.get({var!r}, _MISSING)")
             lines.append(f"{pad}try:")
             if exact is not None:
-                lines.append(f"{pad}    for {v} in {self.name(exact, _making_exact(var, ast.where, bound))}(st, env):")
+                fits = self.name(exact, lambda c, x=var, a=ast.where, b=bound: c._exact(x, a, b))
+                lines.append(f"{pad}    for {v} in {fits}(st, env):")
                 lines.append(f"{pad}        env[{var!r}] = {v}")
                 self.statement(ast.effect, inner, lines, pad + "        ")
             else:
                 cands = self.name(self.compiler._candidates(var, ast.where, bound),
-                                  lambda c, v=var, a=ast.where, b=bound: c._candidates(v, a, b))
+                                  lambda c, x=var, a=ast.where, b=bound: c._candidates(x, a, b))
                 lines.append(f"{pad}    for {v} in list({cands}(st, env)):")
                 lines.append(f"{pad}        env[{var!r}] = {v}")
                 lines.append(f"{pad}        if {self.expr(ast.where, inner)}:")
@@ -250,10 +251,6 @@ class _Gen:
         else:
             made = self.compiler._effect(ast, bound)
             lines.append(f"{pad}{self.name(made, lambda c, a=ast, b=bound: c._effect(a, b))}(st, env, adds, dels)")
-
-
-def _making_exact(var: str, where, bound: frozenset) -> Callable:
-    return lambda c: c._exact(var, where, bound)
 
 
 def _defined(source: str, fname: str, ns: dict):

@@ -364,10 +364,10 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
     static = None
     memo: list = []
     dynamic = _changed_predicates(tuple(specs))
-    compiler.changing = None if dynamic is None else frozenset(dynamic)   # see Compiler.changing
+    compiler.changing = dynamic   # see Compiler.changing
     if initial is not None:
         if dynamic is not None:
-            static = (dynamic, set(compiler.builtins), compiler.macros, initial, compiler.domain)
+            static = (dynamic, compiler.builtin_names, compiler.macros, initial, compiler.domain)
     for spec in specs:
         try:
             out.append(Action(spec, compiler, names, types, functions, static, where, memo))
