@@ -33,3 +33,18 @@ def test_recorded_episodes_are_accepted_by_clemcore(tmp_path):
     text = csv.read_text()
     assert "oracle" in text and "scripted" in text
     assert "adventuregame, % Played" in text.splitlines()[0]
+
+
+def test_a_run_file_rewritten_by_another_process_is_read_again(tmp_path):
+    """Every episode's start asks run.json which run its folder holds; the answer is kept while the
+    file is unchanged, and a file another process replaced (or removed) is read again."""
+    from tui_adventure.clembench.records import run_json, write_json
+
+    path = tmp_path / "run.json"
+    assert run_json(path) == {}
+    write_json(path, {"player_models": {"0": {"model_spec": {"mode": "text"}}}}, final=False)
+    assert run_json(path)["player_models"]["0"]["model_spec"]["mode"] == "text"
+    write_json(path, {"player_models": {"0": {"model_spec": {"mode": "tools"}}}}, final=False)
+    assert run_json(path)["player_models"]["0"]["model_spec"]["mode"] == "tools"
+    path.unlink()
+    assert run_json(path) == {}

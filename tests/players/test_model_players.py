@@ -220,6 +220,38 @@ async def test_a_failing_model_ends_only_its_own_episode(config, server, mini, t
     assert (summary.played, summary.skipped, summary.errors) == (1, 2, 0)
 
 
+@in_loop
+async def test_a_disk_failing_at_an_episodes_end_is_reported_and_played_again(config, server, mini, tmp_path,
+                                                                               monkeypatch):
+    """A batch lands each episode's last write on a worker thread (its fsyncs must not stall the other
+    episodes): a disk that refuses it still makes the episode an error, not a success, and leaves
+    no completed.json, so the next run plays it again."""
+    import errno
+
+    import tui_adventure.clembench.recorder as recorder
+
+    real = recorder.write_atomic
+
+    def full_at_the_end(path, data, durable=True, sync_dir=True):
+        if path.name == "completed.json":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, data, durable, sync_dir)
+
+    server.responder = lambda request: "> done"
+    write_json(config / "model_registry.json", [{"model_name": "fake-gpt", "model_id": "qwen-test",
+                                                 "backend": "openai_compatible"}])
+    monkeypatch.setattr(recorder, "write_atomic", full_at_the_end)
+    summary = await run_all([TEST_WORLDS / "mini.yaml"], "fake-gpt", tmp_path / "records", jobs=2)
+    assert (summary.played, summary.succeeded, summary.errors) == (0, 0, 1)
+    episode = next((tmp_path / "records").rglob("instance_00000"))
+    assert not (episode / "completed.json").exists()
+    assert json.loads((episode / "interactions.json").read_text())["meta"]["completed"]   # the turns landed
+    monkeypatch.setattr(recorder, "write_atomic", real)
+    summary = await run_all([TEST_WORLDS / "mini.yaml"], "fake-gpt", tmp_path / "records", jobs=2)
+    assert (summary.played, summary.skipped) == (1, 0)
+    assert (episode / "completed.json").exists()
+
+
 # -- records -----------------------------------------------------------------------------------
 @in_loop
 async def test_model_records_pass_clemcores_checks(config, server, mini, tmp_path):

@@ -12,13 +12,15 @@ while the episode is played, and a run folder refuses a run that asks otherwise.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import time
 from pathlib import Path
 
 from ..engine.names import check_name, inside
 from ..engine.snapshot import write_atomic
-from .records import (CLEM_VERSION, DISCARDED, POINTER, Busy, FolderLock, RecordsError, dumps_compact, now,
-                      read_json, scrub, write_json)
+from .records import (CLEM_VERSION, DISCARDED, MARKERS, POINTER, Busy, FolderLock, RecordsError, dumps_compact,
+                      encode_json, now, real_path, run_json, scrub, write_json)
 
 
 class Recorder:
@@ -72,6 +74,7 @@ class Recorder:
         self._last_turn_at = float("-inf")   # time.monotonic() of the last turn recorded (or the start)
         self._dirty = False                # turns recorded but not yet on disk (checkpoint > 0)
         self._timer: asyncio.TimerHandle | None = None
+        self._landing: asyncio.Future | None = None   # the last write, on a worker thread (see _land)
 
     # -- paths and resume ------------------------------------------------
     def is_done(self) -> bool:
@@ -87,8 +90,14 @@ class Recorder:
             self._lock = FolderLock(self.dir, "this episode").acquire()
         except Busy:
             return False
-        for stale in self.dir.glob(".*.tmp"):   # left by a process killed mid-write: ours now, and dead
-            stale.unlink(missing_ok=True)
+        self._markers = set()
+        with os.scandir(self.dir) as entries:
+            for entry in entries:
+                if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                    with contextlib.suppress(FileNotFoundError):   # left by a process killed mid-write
+                        os.unlink(entry.path)                      # ours now, and dead
+                elif entry.name in MARKERS:
+                    self._markers.add(entry.name)
         return True
 
     def unlock(self) -> None:
@@ -104,17 +113,16 @@ class Recorder:
         models = {"0": {"model_spec": self.model_spec, "gen_args": self.gen_args}}
         self.refuse_other_run()
         run_file = self.run_dir / "run.json"
-        run = {"clem_version": CLEM_VERSION, "created": now(), "player_models": models, "games": {}}
-        if run_file.exists():
-            try:
-                run = read_json(run_file)
-            except RecordsError:
-                pass
+        try:
+            run = run_json(run_file)
+        except RecordsError:
+            run = {}
+        games = run.get("games") if isinstance(run.get("games"), dict) else {}
         # Written at every episode's start, so only when they change, and not fsynced (milliseconds an
         # episode): until completed.json is written durably, a lost start only means playing it again.
-        games = run.setdefault("games", {})
-        if self.game_name not in games or not run_file.exists():
-            games[self.game_name] = {"game_path": "tui-adventure"}
+        if self.game_name not in games:
+            run = {"clem_version": CLEM_VERSION, "created": now(), "player_models": models, **run,
+                   "games": {**games, self.game_name: {"game_path": "tui-adventure"}}}
             write_json(run_file, run, final=False)
         exp_file = self.dir.parent / "experiment.json"
         if not exp_file.exists():
@@ -122,7 +130,7 @@ class Recorder:
                                   "player_models": models}, final=False)
         write_json(self.dir / "instance.json", self.instance_dict(), final=False)
         self.write_pointer()
-        for stale in ("completed.json", "error.json", "scores.json"):
+        for stale in self._markers:   # an earlier run's end, found by lock()
             (self.dir / stale).unlink(missing_ok=True)
         self._pending_context = episode.first_message
         self._contexts: list[str] = []     # the context of each recorded turn, for undo
@@ -134,7 +142,7 @@ class Recorder:
         otherwise (a text-mode run resumed in tool mode, or the reverse, would mix two
         experiments under one name and skip episodes it never played)."""
         try:
-            before = read_json(self.run_dir / "run.json")["player_models"]["0"]["model_spec"]
+            before = run_json(self.run_dir / "run.json")["player_models"]["0"]["model_spec"]
         except (OSError, RecordsError, KeyError, TypeError):
             return None
         if not isinstance(before, dict):
@@ -160,7 +168,7 @@ class Recorder:
         if self.world.meta.get("packaged"):   # clembench/<experiment>/<game_id>: found without a file
             write_json(self.dir / POINTER, {"world": self.world.meta["packaged"]}, final=False)
         elif path.suffix in (".yaml", ".yml") and path.exists():
-            write_json(self.dir / POINTER, {"world": str(path.resolve())}, final=False)
+            write_json(self.dir / POINTER, {"world": real_path(str(path))}, final=False)
 
     def instance_dict(self) -> dict:
         w = self.world
@@ -245,7 +253,7 @@ class Recorder:
             "kind": kind, "count": n, "after_round": taken["after_round"], "file": DISCARDED,
             "index": len(self.discarded) - 1}))
         self.completed = False
-        for stale in ("completed.json", "error.json", "scores.json"):
+        for stale in MARKERS:
             (self.dir / stale).unlink(missing_ok=True)
         self._write()
 
@@ -281,8 +289,7 @@ class Recorder:
 
     def finish(self, episode) -> None:
         self.completed = True
-        if self._write(final=True) and self._write_file("completed.json", {"timestamp": now()}):
-            self.unlock()
+        self._land("completed.json", {"timestamp": now()})
 
     def end_early(self, episode, reason: str, message: str) -> None:
         """The episode ended without a reply to judge (the model's context is full): a game-master
@@ -299,10 +306,47 @@ class Recorder:
 
     def error(self, exc: BaseException) -> None:
         """The episode failed (a backend gave up): clemcore's error.json, and the turns so far."""
-        if self._write(final=True) and self._write_file(
-                "error.json", {"timestamp": now(), "error": type(exc).__name__,
-                               "message": scrub(str(exc), self.secrets)}):
-            self.unlock()
+        self._land("error.json", {"timestamp": now(), "error": type(exc).__name__,
+                                  "message": scrub(str(exc), self.secrets)})
+
+    def _land(self, marker: str, data: dict) -> None:
+        """The episode's last write: every file durable, then ``marker`` (completed.json or
+        error.json), then the folder synced once and the lock released.
+
+        The files are encoded here; with ``checkpoint`` set (a batch on an event loop) they reach
+        the disk on a worker thread, because each fsync holds the caller for a millisecond or
+        more of I/O, and on the loop that stalled every other episode in flight (a sixth of a
+        batch's time). ``settled()`` waits for it; until then ``unwritten`` is not final.
+        """
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        files = self._encoded() + [(self.dir / marker, encode_json(data))]
+        self._dirty = False   # the files above hold every turn: nothing for a flush to add
+        loop = None
+        if self.checkpoint > 0:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                pass
+        if loop is None:
+            self._write_final(files)
+        else:
+            self._landing = loop.run_in_executor(None, self._write_final, files)
+
+    def _write_final(self, files: list[tuple[Path, bytes | None]]) -> None:
+        try:
+            for path, data in files:
+                if data is None:
+                    path.unlink(missing_ok=True)
+                else:   # durable; the folder is synced once, after the marker
+                    write_atomic(path, data, durable=True, sync_dir=path == files[-1][0])
+        except OSError as exc:
+            self.unwritten = f"{path.name}: {exc.strerror or exc}"
+            self._dirty = True   # a later flush tries again
+            return
+        self.unwritten = None
+        self.unlock()
 
     def _write_file(self, name: str, data) -> bool:
         try:
@@ -311,6 +355,12 @@ class Recorder:
             self.unwritten = f"{name}: {exc.strerror or exc}"
             return False
         return True
+
+    async def settled(self) -> None:
+        """Return once the episode's last write (if any) is on the disk or has failed."""
+        landing, self._landing = self._landing, None
+        if landing is not None:
+            await asyncio.shield(landing)
 
     # -- pieces --------------------------------------------------------------
     def label(self, actor: str | None) -> str:
@@ -332,18 +382,19 @@ class Recorder:
     def _gm(kind: str, content) -> dict:
         return {"from": "GM", "to": "GM", "timestamp": now(), "action": {"type": kind, "content": content}}
 
-    def _write(self, final: bool = False) -> bool:
+    def _write(self) -> bool:
         """Rewrite the episode's files; False (and ``unwritten`` says why) when the disk refuses.
 
         A full or failing disk must not cost the game in play: the front end
         says so and plays on, and every later write rewrites the whole episode,
         so nothing is lost once there is room again.
         """
-        if self._timer is not None and final:
-            self._timer.cancel()
-            self._timer = None
         try:
-            self._write_files(final)
+            for path, data in self._encoded():
+                if data is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    write_atomic(path, data, durable=False)
         except OSError as exc:
             self.unwritten = f"{exc.strerror or exc}"
             return False
@@ -351,7 +402,8 @@ class Recorder:
         self._dirty = False
         return True
 
-    def _write_files(self, final: bool) -> None:
+    def _encoded(self) -> list[tuple[Path, bytes | None]]:
+        """Each file of the episode as bytes (None: a file that must not exist)."""
         models = {"0": {"model_spec": self.model_spec, "gen_args": self.gen_args}}
         meta = {"game_name": self.game_name, "experiment_name": self.experiment, "game_id": self.game_id,
                 "results_folder": self.player_name, "clem_version": CLEM_VERSION,
@@ -371,20 +423,14 @@ class Recorder:
                                "optimal_turns": self.world.meta.get("optimal_turns", self.world.par),
                                "goal_count": len(self.world.goals)},
         }
-        if final:
-            # durable, but the folder is synced once, by the completed.json or error.json after them
-            write_json(self.dir / "interactions.json", interactions, final, sync_dir=False)
-        else:
-            # Per turn: each turn and call is serialised once, when it is new, so a turn costs O(its
-            # own size) in the encoder instead of re-encoding the whole episode (quadratic otherwise).
-            self._write_listed(self.dir / "interactions.json", interactions, "turns", self._turn_texts)
+        files = [(self.dir / "interactions.json", self._listed(interactions, "turns", self._turn_texts))]
         labels = [f"Player {k}" for k in range(1, len(self.order) + 1)] or ["Player 1"]
         for k, label in enumerate(labels):
             path = self.dir / f"{label.lower().replace(' ', '_')}.requests.json"
             calls = self.calls if len(labels) == 1 else [c for c, who in zip(self.calls, self.call_players)
                                                          if who == label]
             if not calls and len(labels) > 1:   # as clemcore: a player who never made a request has no file
-                path.unlink(missing_ok=True)
+                files.append((path, None))
                 continue
             seat = self.seats[k] if self.order else self.player_name
             requests = {"meta": {"game_name": self.game_name, "experiment_name": self.experiment,
@@ -392,19 +438,19 @@ class Recorder:
                                  "game_role": self._players()[label]["game_role"], "model_name": seat,
                                  "round_count": len(self.turns), "completed": self.completed},
                         "calls": calls}
-            if final:
-                write_json(path, requests, final, sync_dir=False)
-            else:
-                self._write_listed(path, requests, "calls", self._call_texts.setdefault(label, []))
+            files.append((path, self._listed(requests, "calls", self._call_texts.setdefault(label, []))))
+        return files
 
     @staticmethod
-    def _write_listed(path: Path, document: dict, key: str, cache: list[str]) -> None:
+    def _listed(document: dict, key: str, cache: list[str]) -> bytes:
+        """``document`` as compact JSON, its list ``key`` from ``cache``: each turn and call is
+        serialised once, when it is new, so a write costs O(the new turn) in the encoder rather
+        than re-encoding the whole episode (quadratic over an episode otherwise)."""
         items = document[key]
         del cache[len(items):]
         if cache:
             cache.pop()   # the newest item may still change: encode it afresh every time
         cache.extend(dumps_compact(item) for item in items[len(cache):])
-        head = {k: v for k, v in document.items() if k != key}
-        text = dumps_compact(head)[:-1] + ("," if head else "") + f'"{key}":[' + ",".join(cache) + "]}"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text.encode("utf-8", "backslashreplace"), durable=False)
+        parts = (f'{dumps_compact(k)}:{"[" + ",".join(cache) + "]" if k == key else dumps_compact(v)}'
+                 for k, v in document.items())
+        return ("{" + ",".join(parts) + "}").encode("utf-8", "backslashreplace")

@@ -11,8 +11,10 @@ secret is ever written: requests keep the prompt and the raw response only.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -53,6 +55,39 @@ def read_json(path: Path, limit: int = RECORD_SIZE_LIMIT):
         if isinstance(exc, RecordsError):
             raise
         raise RecordsError(f"{path}: not JSON ({exc})") from None
+
+
+MARKERS = ("completed.json", "error.json", "scores.json")   # how an episode ended; a new start drops them
+_RUN_FILES: dict[Path, tuple[tuple[int, int, int], dict]] = {}
+
+
+def run_json(path: Path) -> dict:
+    """A run's run.json (empty when there is none yet), read again only when it changed on disk: every
+    episode's start asks, which in a batch read the same file thrice an episode. The dict returned is
+    shared: read it, never change it."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise RecordsError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    key = (st.st_ino, st.st_mtime_ns, st.st_size)
+    seen = _RUN_FILES.get(path)
+    if seen is not None and seen[0] == key:
+        return seen[1]
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise RecordsError(f"{path}: not a run's record (a JSON object)")
+    if len(_RUN_FILES) >= 64:
+        _RUN_FILES.clear()
+    _RUN_FILES[path] = (key, data)
+    return data
+
+
+@functools.lru_cache(maxsize=256)
+def real_path(path: str) -> str:
+    """A world file's real path, once per process: a batch's episodes share few worlds' folders."""
+    return str(Path(path).resolve())
 
 
 def is_player(name) -> bool:
@@ -187,15 +222,17 @@ def write_json(path: Path, data, final: bool = True, sync_dir: bool = True) -> N
 
     Files rewritten every turn (``final=False``) are not fsynced: fsync costs
     milliseconds, which added up to most of a turn's CPU in batches; the last
-    write of an episode is durable. Nothing is indented: indenting forces
-    Python's slow JSON encoder (2.3 ms instead of 0.3 for a ten-turn
-    episode's interactions.json, every episode), and clemcore's readers and
-    ``python -m json.tool`` do not care.
+    write of an episode is durable.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, ensure_ascii=False, allow_nan=True)
-    # a lone surrogate (a reply cut mid-character, undecodable input) becomes its JSON escape \udXXX
-    write_atomic(path, text.encode("utf-8", "backslashreplace"), durable=final, sync_dir=sync_dir)
+    write_atomic(path, encode_json(data), durable=final, sync_dir=sync_dir)
+
+
+def encode_json(data) -> bytes:
+    """Records' JSON. Nothing is indented: indenting forces Python's slow JSON encoder (2.3 ms
+    instead of 0.3 for a ten-turn episode's interactions.json, every episode), and clemcore's
+    readers and ``python -m json.tool`` do not care. A lone surrogate (a reply cut mid-character,
+    undecodable input) becomes its JSON escape \\udXXX."""
+    return json.dumps(data, ensure_ascii=False, allow_nan=True).encode("utf-8", "backslashreplace")
 
 
 def dumps_compact(value) -> str:
