@@ -74,9 +74,16 @@ class State:
         facts = frozenset(facts)
         by1: dict = {}
         by2: dict = {}
-        for f in facts:
-            _index_add(by1, by2, f)
-        return cls(facts, by1, by2)
+        for f in facts:   # into growing sets, frozen once: a union per fact copied every set it grew
+            n = len(f)
+            if n < 2:
+                continue
+            if n == 2:
+                by2.setdefault((f[0], ""), set()).add(f[1])
+            by1.setdefault((f[0], f[1]), set()).add(f[2:])
+            if n >= 3:
+                by2.setdefault((f[0], f[2]), set()).add(f[1])
+        return cls(facts, {k: frozenset(v) for k, v in by1.items()}, {k: frozenset(v) for k, v in by2.items()})
 
     # reading ---------------------------------------------------------------
     @property
@@ -343,18 +350,3 @@ def _reindex(o1: dict, o2: dict, b1: dict, b2: dict, adds, dels) -> None:
             if v is None:
                 v = b.get(k, _EMPTY)
             o[k] = v | {item} if add else v - {item}
-
-
-def _index_add(by1: dict, by2: dict, f: Fact) -> None:
-    n = len(f)
-    if n < 2:
-        return
-    if n == 2:
-        # one-place facts are listed by predicate: firsts("held", "") is every held thing
-        k = (f[0], "")
-        by2[k] = by2.get(k, _EMPTY) | {f[1]}
-    k = (f[0], f[1])
-    by1[k] = by1.get(k, _EMPTY) | {f[2:]}
-    if n >= 3:
-        k2 = (f[0], f[2])
-        by2[k2] = by2.get(k2, _EMPTY) | {f[1]}
