@@ -36,6 +36,7 @@ def format_fact(fact: Fact) -> str:
     return f"{fact[0]}({','.join(fact[1:])})"
 
 
+_new_state = object.__new__
 _NO_CHANGE: dict = {}     # the overlay of a state that has its own facts and indexes (never written)
 _MASK = (1 << 61) - 1
 OVERLAY_LIMIT = 48        # facts a derived state may differ from its base by before it gets its own copy
@@ -249,24 +250,30 @@ class State:
         a predicate no effect names from the base alone, never from an overlay."""
         if not adds and not dels:
             return self
-        over, known = self.over, self.known
+        over = self.over
         if len(over) + len(adds) + len(dels) > OVERLAY_LIMIT:
             return self.apply(adds, dels)
         # Written out for the usual shapes, as in ``apply``: a fresh game's step is mostly this.
         # A fact already as the change would leave it is dropped (as ``apply`` does), checked against
         # the state before any of the change (``over``, not ``o``), so a fact both deleted and added
         # ends as ``apply`` has it; the delta is then the effect's sets less those facts.
-        o, o1, o2, b1, b2 = over.copy(), self.o1.copy(), self.o2.copy(), self.b1, self.b2
+        # An index entry of one item loses it to the shared empty set, and an empty one gains one as
+        # a shared one-item set: most entries (where a thing is) are so, and a set not made is neither
+        # filled, hashed into nor later freed. A by-first entry holds the deleted fact's tail (its
+        # tails are exact); a by-second entry is only known to be {a} by looking, since one item can
+        # stand for p(a, b) and p(a, b, c) alike, and (p, "") lists one-place facts and p(a, "").
+        known, o, o1, o2, b1, b2 = self.known, over.copy(), self.o1.copy(), self.o2.copy(), self.b1, self.b2
         dh = 0
         skipped = None
         for f in dels:
-            if f in over:   # changed since the base: deleted now, or added and back to the base now
-                if not over[f]:
+            now = over.get(f)   # None: as in the base
+            if now is None:
+                if f not in known:
                     skipped = (skipped or []) + [(f, False)]
                     continue
-                del o[f]
-            elif f in known:
                 o[f] = False
+            elif now:   # added since the base: back to the base
+                del o[f]
             else:
                 skipped = (skipped or []) + [(f, False)]
                 continue
@@ -276,45 +283,62 @@ class State:
                 p, a, b = f
                 k = (p, a)
                 v = o1.get(k)
-                o1[k] = (b1[k] if v is None else v) - {(b,)}
+                if v is None:
+                    v = b1[k]
+                o1[k] = _EMPTY if len(v) == 1 else v - {(b,)}   # the entry holds (b,): f is a fact
                 k = (p, b)
                 v = o2.get(k)
-                o2[k] = (b2[k] if v is None else v) - {a}
+                if v is None:
+                    v = b2[k]
+                o2[k] = _EMPTY if len(v) == 1 and a in v else v - {a}   # see above: a by-second entry may lack a
             elif n == 2:
                 k = (f[0], "")
                 v = o2.get(k)
-                o2[k] = (b2[k] if v is None else v) - {f[1]}
+                if v is None:
+                    v = b2[k]
+                o2[k] = _EMPTY if len(v) == 1 and f[1] in v else v - {f[1]}
                 v = o1.get(f)
-                o1[f] = (b1[f] if v is None else v) - {()}
+                if v is None:
+                    v = b1[f]
+                o1[f] = _EMPTY if len(v) == 1 else v - {()}
             elif n > 3:
                 _reindex(o1, o2, b1, b2, (), (f,))
         for f in adds:
-            if f in over:
-                if over[f]:
+            now = over.get(f)
+            if now is None:
+                if f in known:
                     skipped = (skipped or []) + [(f, True)]
                     continue
-                del o[f]
-            elif f in known:
+                o[f] = True
+            elif now:
                 skipped = (skipped or []) + [(f, True)]
                 continue
-            else:
-                o[f] = True
+            else:   # deleted since the base: back to the base
+                del o[f]
             dh += hash(f)
             n = len(f)
             if n == 3:
                 p, a, b = f
                 k = (p, a)
                 v = o1.get(k)
-                o1[k] = (b1.get(k, _EMPTY) if v is None else v) | {(b,)}
+                if v is None:
+                    v = b1.get(k, _EMPTY)
+                o1[k] = v | {(b,)} if v else _ONES.get((b,)) or _one((b,))
                 k = (p, b)
                 v = o2.get(k)
-                o2[k] = (b2.get(k, _EMPTY) if v is None else v) | {a}
+                if v is None:
+                    v = b2.get(k, _EMPTY)
+                o2[k] = v | {a} if v else _ONES.get(a) or _one(a)
             elif n == 2:
                 k = (f[0], "")
                 v = o2.get(k)
-                o2[k] = (b2.get(k, _EMPTY) if v is None else v) | {f[1]}
+                if v is None:
+                    v = b2.get(k, _EMPTY)
+                o2[k] = v | {f[1]} if v else _ONES.get(f[1]) or _one(f[1])
                 v = o1.get(f)
-                o1[f] = (b1.get(f, _EMPTY) if v is None else v) | {()}
+                if v is None:
+                    v = b1.get(f, _EMPTY)
+                o1[f] = v | {()} if v else _ONES.get(()) or _one(())
             elif n > 3:
                 _reindex(o1, o2, b1, b2, (f,), ())
         if skipped is not None:
@@ -322,12 +346,13 @@ class State:
             dels = {f for f in dels if (f, False) not in skipped}
             if not adds and not dels:
                 return self
-        new = State.__new__(State)
+        new = _new_state(State)
         new.known, new.over, new.b1, new.o1, new.b2, new.o2 = known, o, b1, o1, b2, o2
         new._facts = new._by1 = new._by2 = None
         new.cache = {}
         new.delta = (adds, dels)
-        new._base = self if self._base is None else self._base
+        base = self._base
+        new._base = self if base is None else base
         h = self._hash
         new._hash = None if h is None else (h + dh) & _MASK
         return new
@@ -338,6 +363,19 @@ class State:
 
     def sorted_facts(self) -> list[str]:
         return sorted(format_fact(f) for f in self.facts)
+
+
+_ONES: dict = {}            # item -> frozenset({item}): index entries of one item, shared by every state
+
+
+def _one(item) -> frozenset:
+    """The one-item index entry {item}, made once: states share it as they share the empty one."""
+    s = _ONES.get(item)
+    if s is None:
+        if len(_ONES) >= 100_000:   # names of many worlds: a bound, not a leak
+            _ONES.clear()
+        s = _ONES[item] = frozenset((item,))
+    return s
 
 
 def _reindex(o1: dict, o2: dict, b1: dict, b2: dict, adds, dels) -> None:

@@ -49,14 +49,15 @@ class StepResult:
                 "fail": self.fail, "done": self.done}
 
 
-@dataclass(slots=True)
-class _Undo:
-    added: frozenset
-    removed: frozenset
-    pending: Question | None
-    last: list
-    achieved: frozenset
-    command: str
+# A turn's undo record, a tuple: (added, removed, pending, last, achieved, command); ``added`` and
+# ``removed`` are the step's change, ``pending``, ``last`` and ``achieved`` what they were before it.
+_ADDED, _REMOVED, _PENDING, _LAST, _ACHIEVED = range(5)
+
+
+def _first(x: str, old: list) -> list:
+    """What "it" means after naming ``x``: x, then the two named before it (apart from ``Game._run``:
+    its comprehension's closure would cost every step a cell)."""
+    return [x] + [y for y in old if y != x][:2]
 
 
 class Game:
@@ -68,12 +69,14 @@ class Game:
         self.pending: Question | None = None
         self.last: list[str] = []      # what "it" means: this game's, not the shared parser's
         self.commands: list[str] = []
-        self._log: list[_Undo] = []
+        self._log: list[tuple] = []   # one undo record a turn (see _ADDED)
         self.achieved = frozenset(g for g in world.goals if g.holds(self.state))
         self._achieved_text = sorted(str(g) for g in self.achieved)
         self._goal_facts = frozenset(g.fact for g in world.goals)  # a step that touches none of these changes no goal
         self.finished = False
         self.lost: str | None = None   # a scene's loss: the game is over, whatever comes after
+        # commands of one word read alike in every state (north, look): see CommandParser._read_once
+        self._once = getattr(self.parser, "once", None) or {}
 
     # reading -------------------------------------------------------------
     def first_observation(self) -> str:
@@ -94,25 +97,22 @@ class Game:
         command = command if isinstance(command, str) else str(command)
         before = self.state
         # ``last`` is replaced, never changed in place, so the record may share the list
-        undo = _Undo(_NONE, _NONE, self.pending, self.last, self.achieved, command)
+        pending, last, achieved = self.pending, self.last, self.achieved
         result = self._run(command)
         if self.world.scene is not None and self.lost is None:
             self._scene_turn(result)
-        if self.state is not before:
-            if self.state.delta is not None and self._single:
-                added, removed = self.state.delta  # one action: its own change, no set difference
+        state = self.state
+        added = removed = _NONE
+        if state is not before:
+            if state.delta is not None and self._single:
+                added, removed = state.delta  # one action: its own change, no set difference
             else:
-                added, removed = before.diff(self.state)
-            undo.added, undo.removed = added, removed   # sets no one changes: undo copies them
-            result.changed = True
-            if not (self._goal_facts.isdisjoint(added) and self._goal_facts.isdisjoint(removed)):
-                over, known = self.state.over, self.state.known   # State.has, written out per goal
-                achieved = frozenset(g for g in self.world.goals
-                                     if (over[g.fact] if g.fact in over else g.fact in known) == g.positive)
-                result.goal_score = len(achieved) - len(self.achieved)
-                self._achieved_text = sorted(map(str, achieved))
-                self.achieved = achieved
-        self._log.append(undo)
+                added, removed = before.diff(state)
+            result.changed = True   # the change: sets no one changes, so the record keeps them as they are
+            goal_facts = self._goal_facts
+            if not (goal_facts.isdisjoint(added) and goal_facts.isdisjoint(removed)):
+                self._goals_after(result)
+        self._log.append((added, removed, pending, last, achieved, command))
         self.commands.append(command)
         self.turn += 1
         result.goals_achieved = list(self._achieved_text)
@@ -120,6 +120,16 @@ class Game:
             result.done = True  # the step that wins; later steps are ordinary
             self.finished = True
         return result
+
+    def _goals_after(self, result: StepResult) -> None:
+        """The goals after a step that touched a goal's fact (apart from ``step``: its generator's
+        closure would cost every step a cell)."""
+        over, known = self.state.over, self.state.known   # State.has, written out per goal
+        achieved = frozenset(g for g in self.world.goals
+                             if (over[g.fact] if g.fact in over else g.fact in known) == g.positive)
+        result.goal_score = len(achieved) - len(self.achieved)
+        self._achieved_text = sorted(map(str, achieved))
+        self.achieved = achieved
 
     def _scene_turn(self, result: StepResult) -> None:
         """After every command, the scene's turn: its lines follow the command's own text."""
@@ -142,8 +152,8 @@ class Game:
             return out
         if self._log:
             u = self._log[-1]
-            before = self.state.apply(set(u.removed), set(u.added))
-            u.added, u.removed = before.diff(out.state)
+            before = self.state.apply(set(u[_REMOVED]), set(u[_ADDED]))
+            self._log[-1] = before.diff(out.state) + u[_PENDING:]
         self.state = out.state
         self.achieved = frozenset(g for g in self.world.goals if g.holds(self.state))
         self._achieved_text = sorted(str(g) for g in self.achieved)
@@ -154,30 +164,33 @@ class Game:
     def _run(self, command: str) -> StepResult:
         self._single = True
         st = self.state
-        parsed = None
-        if self.pending is not None:
-            parsed = self.parser.answer(command, self.pending, st, self.last)
-            self.pending = None
-        if parsed is None:
-            parsed = self.parser.parse(command, st, self.last)
-        if type(parsed) is not Parsed:
-            if isinstance(parsed, Question):
-                self.pending = parsed
-                return StepResult(command, parsed.message, {"phase": "parsing", "type": "ambiguous"})
-            if isinstance(parsed, Failure):
-                return StepResult(command, parsed.message, {"phase": parsed.phase, "type": parsed.type})
-            assert isinstance(parsed, Parsed)
-        action = parsed.action
-        if parsed.all_slot:
-            return self._run_all(command, parsed)
-        env = parsed.env
+        once = self._once.get(command) if self.pending is None else None
+        if once is not None:   # as the parser reads it (CommandParser.parse), without a Parsed made for it
+            action, env = once[0], once[1].copy()
+        else:
+            parsed = None
+            if self.pending is not None:
+                parsed = self.parser.answer(command, self.pending, st, self.last)
+                self.pending = None
+            if parsed is None:
+                parsed = self.parser.parse(command, st, self.last)
+            if type(parsed) is not Parsed:
+                if isinstance(parsed, Question):
+                    self.pending = parsed
+                    return StepResult(command, parsed.message, {"phase": "parsing", "type": "ambiguous"})
+                if isinstance(parsed, Failure):
+                    return StepResult(command, parsed.message, {"phase": parsed.phase, "type": parsed.type})
+                assert isinstance(parsed, Parsed)
+            if parsed.all_slot:
+                return self._run_all(command, parsed)
+            action, env = parsed.action, parsed.env
         new, message, fail_type = action.attempt_later(st, env)
         for p in action.thing_params:   # what "it" means next: the first thing named, newest first
             x = env.get(p)
             if isinstance(x, str):
                 old = self.last
                 if not old or old[0] != x or len(old) > 3:   # else it is already so: x first, three at most
-                    self.last = [x] + [y for y in old if y != x][:2]
+                    self.last = _first(x, old)
                 break
         # every field given: a step makes no default lists it then replaces (goals: set by step)
         if fail_type is not None:
@@ -210,11 +223,11 @@ class Game:
         n = 0
         while n < turns and self._log:
             u = self._log.pop()
-            self.state = self.state.apply(set(u.removed), set(u.added))
-            self.pending = u.pending
-            self.last = u.last
-            self.achieved = u.achieved
-            self._achieved_text = sorted(str(g) for g in u.achieved)
+            self.state = self.state.apply(set(u[_REMOVED]), set(u[_ADDED]))
+            self.pending = u[_PENDING]
+            self.last = u[_LAST]
+            self.achieved = u[_ACHIEVED]
+            self._achieved_text = sorted(str(g) for g in u[_ACHIEVED])
             self.commands.pop()
             self.turn -= 1
             n += 1

@@ -180,17 +180,22 @@ class CommandParser:
         cache = st.cache
         hit = cache.get(key)
         if hit is not None:
-            return _fresh(hit)
+            return Parsed(hit[0], hit[1].copy()) if type(hit) is tuple else hit
         result = self._parse(text, st, last)
-        if not (isinstance(result, Parsed) and result.all_slot):
-            held = self._memo
-            if len(held) > MEMO_PARSES:
-                for c in held:
-                    c.clear()
-                held.clear()
-            cache[key] = result
-            held.append(cache)
-        return _fresh(result)
+        if type(result) is Parsed:
+            if result.all_slot:
+                return result
+            kept = (result.action, result.env.copy())   # the caller may change the env it is handed
+        else:
+            kept = result   # a Failure or a Question, never changed
+        held = self._memo
+        if len(held) > MEMO_PARSES:
+            for c in held:
+                c.clear()
+            held.clear()
+        cache[key] = kept
+        held.append(cache)
+        return result
 
     def _parse(self, text: str, st, last: tuple) -> Parsed | Failure | Question:
         words = normalise(text)
@@ -283,7 +288,7 @@ class CommandParser:
             if groups[slots[0]].strip() in PRONOUNS and groups[slots[1]].strip() not in PRONOUNS:
                 order = (slots[1], slots[0])
         elif len(slots) > 2:
-            order = sorted(slots, key=lambda s: groups[s].strip() in PRONOUNS)
+            order = sorted(slots, key=_PronounLast(groups))
         for slot in order:
             phrase = groups[slot]
             kind = action.spec.params.get(slot, "thing")
@@ -299,11 +304,16 @@ class CommandParser:
                 env[slot] = got
                 continue
             if isinstance(got, list):
-                names = [f"the {self.style.distinct_name(c, got)}" for c in got]
-                phrases = {s: groups[s] for s in pat.slots if s != slot and s not in env}
-                return Question(f"Which do you mean, {english_list(names, 'or')}?", action, env, slot, got, phrases)
+                return self._which(pat, groups, env, slot, got)
             return got
         return Parsed(action, env, all_slot)
+
+    def _which(self, pat: _Pattern, groups: dict, env: dict, slot: str, got: list) -> Question:
+        """"Which do you mean?" about ``slot`` (apart from ``_resolve``: its comprehensions' closures
+        would cost every parse cells)."""
+        names = [f"the {self.style.distinct_name(c, got)}" for c in got]
+        phrases = {s: groups[s] for s in pat.slots if s != slot and s not in env}
+        return Question(f"Which do you mean, {english_list(names, 'or')}?", pat.action, env, slot, got, phrases)
 
     def _slot(self, action, slot: str, phrase: str, st, env, last: tuple):
         """An id (resolved), a list of ids (ambiguous), a Failure, or None (not this pattern)."""
@@ -320,13 +330,7 @@ class CommandParser:
         if not words:
             return Failure("parsing", "missing_object", "You need to say what.")
         if len(words) == 1 and words[0] in PRONOUNS:
-            if not last:
-                return Failure("parsing", "no_referent", f"I'm not sure what '{words[0]}' refers to.")
-            named = set(env.values()) if env else set()
-            fits = [x for x in last if x not in named] or list(last)
-            if self.style.visible(st, fits[0]):
-                return fits[0]
-            return Failure("resolution", "not_visible", "You can't see that any more.")
+            return self._referent(words[0], st, env, last)
         if not self.known_words.issuperset(words):
             # Same text as for a real but unseen thing: the answer must not tell them apart.
             return Failure("parsing", "unknown_word", "You can't see any such thing.")
@@ -338,6 +342,22 @@ class CommandParser:
             if visible(st, cands[0]):
                 return cands[0]
             return Failure("resolution", "not_visible", "You can't see any such thing.")
+        return self._among(cands, st, words)
+
+    # Apart from ``_slot``, as ``_which``: a comprehension there would cost every call cells.
+    def _referent(self, word: str, st, env, last: tuple):
+        """What a pronoun names: the last thing named that no other slot names, if still in sight."""
+        if not last:
+            return Failure("parsing", "no_referent", f"I'm not sure what '{word}' refers to.")
+        named = set(env.values()) if env else set()
+        fits = [x for x in last if x not in named] or list(last)
+        if self.style.visible(st, fits[0]):
+            return fits[0]
+        return Failure("resolution", "not_visible", "You can't see that any more.")
+
+    def _among(self, cands: tuple, st, words: list):
+        """Of several things a phrase fits, the one in sight, or the one named exactly, or all in sight."""
+        visible = self.style.visible
         seen = [c for c in cands if visible(st, c)]
         if not seen:
             return Failure("resolution", "not_visible", "You can't see any such thing.")
@@ -362,11 +382,17 @@ class CommandParser:
         return hit
 
 
-def _fresh(result):
-    """A copy whose env the caller may change (actions write ``here`` into it)."""
-    if isinstance(result, Parsed):
-        return Parsed(result.action, dict(result.env), result.all_slot)
-    return result
+class _PronounLast:
+    """Sort key putting slots whose phrase is a pronoun last (a class: a lambda in ``_resolve`` would
+    cost every parse a cell)."""
+
+    __slots__ = ("groups",)
+
+    def __init__(self, groups: dict) -> None:
+        self.groups = groups
+
+    def __call__(self, slot: str) -> bool:
+        return self.groups[slot].strip() in PRONOUNS
 
 
 def _rank(f) -> int:

@@ -266,7 +266,8 @@ class Action:
         ``MEMO_STATES`` transitions they are all emptied: a chain of remembered
         successors cannot keep every state a long session saw alive.
         """
-        key = (self.id, tuple(map(env.get, self.params)), env.get("prep"))
+        params = self.params
+        key = (self.id, (env.get(params[0]),) if len(params) == 1 else tuple(map(env.get, params)), env.get("prep"))
         cache = st.cache
         hit = cache.get(key)
         if hit is not None:
