@@ -11,6 +11,7 @@ so the same bound serves the classic and the clembench rules.
 
 from __future__ import annotations
 
+from .door_tree import DoorTree
 from .walk import INF, KeyTour, TourBound, door_sides, door_weights, room_distances, spanning_bound
 
 MAX_TOUR_TASKS = 12   # more tasks than this and the exact tour's table grows too large: spanning tree instead
@@ -34,6 +35,9 @@ def transport_heuristic(style, goals):
     key_fetches: set = set()   # the key tasks ``forced_doors`` added to this state's tasks
     weights = door_weights(graph, doors) if with_keys else {}
     sides = door_sides(graph, doors) if doors else {}
+    door_tree = DoorTree(graph, doors) if doors else None
+    if door_tree is not None and not door_tree.usable:
+        door_tree = None
     keys_of: dict = {}
     for f in style.world.initial_facts:
         if f[0] == "unlocks":
@@ -106,9 +110,14 @@ def transport_heuristic(style, goals):
         key_fetches.clear()
         door_extra = 0
         if need and doors:
-            door_extra = door_work(st, here, need, takes)
-            forced = forced_doors(st, here, need, takes, opens, tasks)
-            door_extra = max(door_extra, forced)
+            work = door_work(st, here, need, takes)
+            forced, forced_opens = forced_doors(st, here, need, takes, opens, tasks)
+            if door_tree is None:
+                door_extra = max(work, forced)
+            else:   # the opens the tree counts, and the unlocks and keys the two counts add to theirs
+                free = open_doors(st) | opens.intersection(door_ids)
+                rooms = {r for task in tasks for r in task if r is not None}
+                door_extra = door_tree(here, rooms, free) + max(work - (work > 0), forced - forced_opens)
         tasks.discard((None, None))
         base = puts + len(takes) + len(opens) + other
         if len(tasks) <= MAX_TOUR_TASKS:
@@ -143,9 +152,15 @@ def transport_heuristic(style, goals):
             if rk is not None:
                 modelled.append((weights.get(door, 0), door, rk, 1 + (ks[0] not in takes)))
         modelled.sort(reverse=True)
-        keys = frozenset((d, rk, price) for _, d, rk, price in modelled[:MODELLED_LOCKS])
         own = {t for t in tasks if t not in key_fetches}
-        return max(opens_needed, forced) + key_tour(here, own, keys)
+        if door_tree is None:
+            keys = frozenset((d, rk, price) for _, d, rk, price in modelled[:MODELLED_LOCKS])
+            return max(opens_needed, forced) + key_tour(here, own, keys)
+        # a plan unlocks a door only to go through it (no goal is about locks here): its open goes
+        # with the key's price, and the tree counts the other doors
+        keys = frozenset((d, rk, price + 1) for _, d, rk, price in modelled[:MODELLED_LOCKS])
+        free = open_doors(st).union(d for d, _, _ in keys)
+        return door_tree(here, need, free) + key_tour(here, own, keys)
 
     def behind_locks(st, here, tasks, takes, walk) -> int:
         """The walk, or more: a plan either never unlocks a door (it walks the rooms joined without
@@ -179,13 +194,15 @@ def transport_heuristic(style, goals):
                         return best
         return best
 
-    def forced_doors(st, here, need, takes, opens, tasks) -> int:
+    def forced_doors(st, here, need, takes, opens, tasks) -> tuple[int, int]:
         """Doors on every route from here to a room to visit: each still shut costs an open, each
         locked an unlock too and, with its only key not in hand, that key's take (and the walk
-        to fetch it before the far side). Adds to ``opens`` and ``tasks``."""
+        to fetch it before the far side). Adds to ``opens`` and ``tasks``. Returns the count and
+        how much of it is opens (the door tree counts those and more)."""
         facts = st.facts
         extra = 0
         keys: set = set()
+        shut = 0
         for door, (reach, edges) in sides.items():
             if ("open", door) in facts or door in opens:
                 continue
@@ -193,6 +210,7 @@ def transport_heuristic(style, goals):
             if near is None or need <= near:
                 continue
             extra += 1
+            shut += 1
             if ("locked", door) not in facts:
                 continue
             extra += 1
@@ -212,7 +230,11 @@ def transport_heuristic(style, goals):
                 tasks.add(fetch)
         for k in keys:
             opens |= closed_chain(st, k)
-        return extra
+        return extra, shut
+
+    def open_doors(st) -> frozenset:
+        facts = st.facts
+        return frozenset(d for d in door_ids if ("open", d) in facts)
 
     door_ids = sorted(set(doors.values())) if doors else []
     reached: dict = {}   # (room, doors passable) -> rooms reachable: door states repeat across states
