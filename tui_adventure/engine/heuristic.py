@@ -3,8 +3,9 @@
 It reads the unmet goals and adds up work of distinct kinds, each of which
 must still be done by at least that many different actions:
 puts (one per unmet ``on``/``in`` goal), takes (objects that must be picked
-up), opens (closed containers in the way), other single-action goals, and
-walking (a minimum spanning tree over the rooms that must still be visited).
+up), opens (closed containers in the way, and the closed doors of the smallest
+tree of doors joining the rooms to visit: ``door_tree``), other single-action
+goals, and walking (the shortest relaxed tour through the rooms to visit: ``walk``).
 The style answers the questions about places (``room_of``, ``is_held``, ...),
 so the same bound serves the classic and the clembench rules.
 """
@@ -131,16 +132,21 @@ def transport_heuristic(style, goals):
         return base + door_extra + walk
 
     def fetching_keys(st, here, need, tasks, takes) -> int:
-        """Door opens (some door, or each on every route) plus the walk that fetches the keys of
-        the locked doors it goes through, with their takes and unlocks (``KeyTour``). The other
-        bound's key tasks are left out: here the keys are the walk's own choice."""
+        """Door opens (the door tree's count, else some door or each on every route) plus the walk
+        that fetches the keys of the locked doors it goes through, with their takes and unlocks
+        (``KeyTour``). The other bound's key tasks are left out: here the keys are the walk's own
+        choice. The opens are turns apart from the walk, the takes and the unlocks: they add."""
         facts = st.facts
-        opens_needed = int(not need <= reach(here, frozenset(d for d in door_ids if ("open", d) in facts)))
-        forced = 0
-        for door, (sides_of, _) in sides.items():
-            near = sides_of.get(here)
-            if ("open", door) not in facts and near is not None and not need <= near:
-                forced += 1
+        if door_tree is not None:
+            opened = door_tree(here, need, open_doors(st))
+        else:
+            some = int(not need <= reach(here, frozenset(d for d in door_ids if ("open", d) in facts)))
+            forced = 0
+            for door, (sides_of, _) in sides.items():
+                near = sides_of.get(here)
+                if ("open", door) not in facts and near is not None and not need <= near:
+                    forced += 1
+            opened = max(some, forced)
         modelled = []
         for door in door_ids:
             if ("locked", door) not in facts:
@@ -152,15 +158,9 @@ def transport_heuristic(style, goals):
             if rk is not None:
                 modelled.append((weights.get(door, 0), door, rk, 1 + (ks[0] not in takes)))
         modelled.sort(reverse=True)
+        keys = frozenset((d, rk, price) for _, d, rk, price in modelled[:MODELLED_LOCKS])
         own = {t for t in tasks if t not in key_fetches}
-        if door_tree is None:
-            keys = frozenset((d, rk, price) for _, d, rk, price in modelled[:MODELLED_LOCKS])
-            return max(opens_needed, forced) + key_tour(here, own, keys)
-        # a plan unlocks a door only to go through it (no goal is about locks here): its open goes
-        # with the key's price, and the tree counts the other doors
-        keys = frozenset((d, rk, price + 1) for _, d, rk, price in modelled[:MODELLED_LOCKS])
-        free = open_doors(st).union(d for d, _, _ in keys)
-        return door_tree(here, need, free) + key_tour(here, own, keys)
+        return opened + key_tour(here, own, keys)
 
     def behind_locks(st, here, tasks, takes, walk) -> int:
         """The walk, or more: a plan either never unlocks a door (it walks the rooms joined without
