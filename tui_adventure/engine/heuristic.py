@@ -112,13 +112,17 @@ def transport_heuristic(style, goals):
         door_extra = 0
         if need and doors:
             work = door_work(st, here, need, takes)
-            forced, forced_opens = forced_doors(st, here, need, takes, opens, tasks)
+            shut, unlocks, keys = forced_doors(st, here, need, takes, opens, tasks)
             if door_tree is None:
-                door_extra = max(work, forced)
+                door_extra = max(work, shut + unlocks + keys)
             else:   # the opens the tree counts, and the unlocks and keys the two counts add to theirs
                 free = open_doors(st) | opens.intersection(door_ids)
                 rooms = {r for task in tasks for r in task if r is not None}
-                door_extra = door_tree(here, rooms, free) + max(work - (work > 0), forced - forced_opens)
+                if about_locks:   # a goal's own unlock may be one of the doors': the counts as they were
+                    locks = max(work - (work > 0), unlocks + keys)
+                else:   # each locked door on the way costs an unlock; a key of some, a take
+                    locks = door_tree(here, rooms, unlocked(st)) + max(work == 3, keys)
+                door_extra = door_tree(here, rooms, free) + locks
         tasks.discard((None, None))
         base = puts + len(takes) + len(opens) + other
         if len(tasks) <= MAX_TOUR_TASKS:
@@ -160,6 +164,8 @@ def transport_heuristic(style, goals):
         modelled.sort(reverse=True)
         keys = frozenset((d, rk, price) for _, d, rk, price in modelled[:MODELLED_LOCKS])
         own = {t for t in tasks if t not in key_fetches}
+        if door_tree is not None:   # the tour passes the locks it does not model: each it meets, an unlock
+            opened += door_tree(here, need, unlocked(st).union(d for d, _, _ in keys))
         return opened + key_tour(here, own, keys)
 
     def behind_locks(st, here, tasks, takes, walk) -> int:
@@ -194,33 +200,30 @@ def transport_heuristic(style, goals):
                         return best
         return best
 
-    def forced_doors(st, here, need, takes, opens, tasks) -> tuple[int, int]:
+    def forced_doors(st, here, need, takes, opens, tasks) -> tuple[int, int, int]:
         """Doors on every route from here to a room to visit: each still shut costs an open, each
         locked an unlock too and, with its only key not in hand, that key's take (and the walk
-        to fetch it before the far side). Adds to ``opens`` and ``tasks``. Returns the count and
-        how much of it is opens (the door tree counts those and more)."""
+        to fetch it before the far side). Adds to ``opens`` and ``tasks``. Returns the opens, the
+        unlocks and the takes apart: the door trees count more opens and unlocks."""
         facts = st.facts
-        extra = 0
         keys: set = set()
-        shut = 0
+        shut = unlocks = 0
         for door, (reach, edges) in sides.items():
             if ("open", door) in facts or door in opens:
                 continue
             near = reach.get(here)
             if near is None or need <= near:
                 continue
-            extra += 1
             shut += 1
             if ("locked", door) not in facts:
                 continue
-            extra += 1
+            unlocks += 1
             ks = keys_of.get(door, ())
             if len(ks) != 1 or is_held(st, ks[0]):
                 continue
             k = ks[0]
-            if k not in takes and k not in keys:
+            if k not in takes:
                 keys.add(k)
-                extra += 1
             rk = room_of(st, k)
             if rk is not None:
                 far = {b for a, b in edges if a in near and b not in near}
@@ -230,7 +233,11 @@ def transport_heuristic(style, goals):
                 tasks.add(fetch)
         for k in keys:
             opens |= closed_chain(st, k)
-        return extra, shut
+        return shut, unlocks, len(keys)
+
+    def unlocked(st) -> frozenset:
+        facts = st.facts
+        return frozenset(d for d in door_ids if ("locked", d) not in facts)
 
     def open_doors(st) -> frozenset:
         facts = st.facts
