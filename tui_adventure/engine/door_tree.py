@@ -9,6 +9,8 @@ and the walk's doors must connect every region it visits: at least the edges
 of the smallest tree that joins the player's region to the regions of the
 rooms to visit. Each such door costs an ``open`` (a turn apart from the
 moves), so the tree's size is a lower bound on opens that adds to the walk.
+The same tree with the unlocked doors free counts the locked doors the walk
+must pass, each an ``unlock``: a bound on unlocks that adds as well.
 
 With unit edges the smallest tree is the fewest extra regions that make the
 regions to visit connected; these are tried by increasing number, and past a
@@ -24,8 +26,9 @@ CHECKS = 4_000   # connectivity checks one tree may try before it settles for th
 
 class DoorTree:
     """``tree(here, rooms, free)``: the fewest doors not in ``free`` that a walk from ``here``
-    through ``rooms`` must pass. ``free`` are the doors that cost nothing (open ones, or ones
-    whose price another bound pays). Works for doors that each join one pair of rooms; ``usable``
+    through ``rooms`` must pass. ``free`` are the doors that cost nothing: the open ones when
+    counting opens, the unlocked ones (and those whose keys a tour prices) when counting
+    unlocks. Works for doors that each join one pair of rooms; ``usable``
     is False otherwise (a door joining several pairs could be one open for two tree edges)."""
 
     def __init__(self, graph: dict, doors: dict) -> None:
