@@ -22,6 +22,7 @@ from __future__ import annotations
 from itertools import combinations
 
 CHECKS = 4_000   # connectivity checks one tree may try before it settles for the size proven so far
+MAX_ENTRIES = 1_000_000   # trees remembered; past this the table starts again, so a long search stays bounded
 
 
 class DoorTree:
@@ -81,6 +82,9 @@ class DoorTree:
         key = (free, want)
         got = self._memo.get(key)
         if got is None:
+            if len(self._memo) > MAX_ENTRIES:
+                self._memo.clear()
+                self._regions.clear()
             got = self._memo[key] = _tree(adj, want)
         return got
 
