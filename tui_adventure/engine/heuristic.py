@@ -3,17 +3,20 @@
 It reads the unmet goals and adds up work of distinct kinds, each of which
 must still be done by at least that many different actions:
 puts (one per unmet ``on``/``in`` goal), takes (objects that must be picked
-up), opens (closed containers in the way), other single-action goals, and
-walking (a minimum spanning tree over the rooms that must still be visited).
+up), opens (closed containers in the way, and the closed doors of the smallest
+tree of doors joining the rooms to visit: ``door_tree``), other single-action
+goals, and walking (the shortest relaxed tour through the rooms to visit: ``walk``).
 The style answers the questions about places (``room_of``, ``is_held``, ...),
 so the same bound serves the classic and the clembench rules.
 """
 
 from __future__ import annotations
 
+from .door_tree import DoorTree
 from .walk import INF, KeyTour, TourBound, door_sides, door_weights, room_distances, spanning_bound
 
 MAX_TOUR_TASKS = 12   # more tasks than this and the exact tour's table grows too large: spanning tree instead
+LONG = 200            # a walk a door's absence makes impossible counts as this long when weighing doors
 MODELLED_LOCKS = 5    # locked doors whose keys the walk bound fetches (each doubles its table at most; 3 until
                      # the key tour was cheap enough for more: 5 halves the states 42/70/6 expands)
 
@@ -34,6 +37,9 @@ def transport_heuristic(style, goals):
     key_fetches: set = set()   # the key tasks ``forced_doors`` added to this state's tasks
     weights = door_weights(graph, doors) if with_keys else {}
     sides = door_sides(graph, doors) if doors else {}
+    door_tree = DoorTree(graph, doors) if doors else None
+    if door_tree is not None and not door_tree.usable:
+        door_tree = None
     keys_of: dict = {}
     for f in style.world.initial_facts:
         if f[0] == "unlocks":
@@ -106,9 +112,18 @@ def transport_heuristic(style, goals):
         key_fetches.clear()
         door_extra = 0
         if need and doors:
-            door_extra = door_work(st, here, need, takes)
-            forced = forced_doors(st, here, need, takes, opens, tasks)
-            door_extra = max(door_extra, forced)
+            work = door_work(st, here, need, takes)
+            shut, unlocks, keys = forced_doors(st, here, need, takes, opens, tasks)
+            if door_tree is None:
+                door_extra = max(work, shut + unlocks + keys)
+            else:   # the opens the tree counts, and the unlocks and keys the two counts add to theirs
+                free = open_doors(st) | opens.intersection(door_ids)
+                rooms = {r for task in tasks for r in task if r is not None}
+                if about_locks:   # a goal's own unlock may be one of the doors': the counts as they were
+                    locks = max(work - (work > 0), unlocks + keys)
+                else:   # each locked door on the way costs an unlock; a key of some, a take
+                    locks = door_tree(here, rooms, unlocked(st)) + max(work == 3, keys)
+                door_extra = door_tree(here, rooms, free) + locks
         tasks.discard((None, None))
         base = puts + len(takes) + len(opens) + other
         if len(tasks) <= MAX_TOUR_TASKS:
@@ -122,17 +137,23 @@ def transport_heuristic(style, goals):
         return base + door_extra + walk
 
     def fetching_keys(st, here, need, tasks, takes) -> int:
-        """Door opens (some door, or each on every route) plus the walk that fetches the keys of
-        the locked doors it goes through, with their takes and unlocks (``KeyTour``). The other
-        bound's key tasks are left out: here the keys are the walk's own choice."""
+        """Door opens (the door tree's count, else some door or each on every route) plus the walk
+        that fetches the keys of the locked doors it goes through, with their takes and unlocks
+        (``KeyTour``). The other bound's key tasks are left out: here the keys are the walk's own
+        choice. The opens are turns apart from the walk, the takes and the unlocks: they add."""
         facts = st.facts
-        opens_needed = int(not need <= reach(here, frozenset(d for d in door_ids if ("open", d) in facts)))
-        forced = 0
-        for door, (sides_of, _) in sides.items():
-            near = sides_of.get(here)
-            if ("open", door) not in facts and near is not None and not need <= near:
-                forced += 1
+        if door_tree is not None:
+            opened = door_tree(here, need, open_doors(st))
+        else:
+            some = int(not need <= reach(here, frozenset(d for d in door_ids if ("open", d) in facts)))
+            forced = 0
+            for door, (sides_of, _) in sides.items():
+                near = sides_of.get(here)
+                if ("open", door) not in facts and near is not None and not need <= near:
+                    forced += 1
+            opened = max(some, forced)
         modelled = []
+        rooms = frozenset(need)
         for door in door_ids:
             if ("locked", door) not in facts:
                 continue
@@ -141,11 +162,29 @@ def transport_heuristic(style, goals):
                 continue
             rk = room_of(st, ks[0])
             if rk is not None:
-                modelled.append((weights.get(door, 0), door, rk, 1 + (ks[0] not in takes)))
+                weight = (local_weight(door, here, rooms), weights.get(door, 0))
+                modelled.append((weight, door, rk, 1 + (ks[0] not in takes)))
         modelled.sort(reverse=True)
         keys = frozenset((d, rk, price) for _, d, rk, price in modelled[:MODELLED_LOCKS])
         own = {t for t in tasks if t not in key_fetches}
-        return max(opens_needed, forced) + key_tour(here, own, keys)
+        if door_tree is not None:   # the tour passes the locks it does not model: each it meets, an unlock
+            opened += door_tree(here, need, unlocked(st).union(d for d, _, _ in keys))
+        return opened + key_tour(here, own, keys)
+
+    between: dict = {}   # (door, rooms to visit) -> how much longer the walks among them get without it
+
+    def local_weight(door, here, rooms: frozenset) -> int:
+        """How much longer this state's walks get without the door: the locks worth modelling here
+        (the whole map's weights chose locks far from the rooms left: 64/120/8 seed 3 expanded
+        28,099 states with them, 3,802 with these)."""
+        base_d = key_tour.distances(frozenset())
+        cut = key_tour.distances(frozenset((door,)))
+        among = between.get((door, rooms))
+        if among is None:
+            among = between[(door, rooms)] = sum(min(cut[a].get(b, INF), LONG) - base_d[a].get(b, INF)
+                                                 for a in rooms for b in rooms)
+        row, near = cut[here], base_d[here]
+        return among + 2 * sum(min(row.get(b, INF), LONG) - near.get(b, INF) for b in rooms)
 
     def behind_locks(st, here, tasks, takes, walk) -> int:
         """The walk, or more: a plan either never unlocks a door (it walks the rooms joined without
@@ -179,30 +218,30 @@ def transport_heuristic(style, goals):
                         return best
         return best
 
-    def forced_doors(st, here, need, takes, opens, tasks) -> int:
+    def forced_doors(st, here, need, takes, opens, tasks) -> tuple[int, int, int]:
         """Doors on every route from here to a room to visit: each still shut costs an open, each
         locked an unlock too and, with its only key not in hand, that key's take (and the walk
-        to fetch it before the far side). Adds to ``opens`` and ``tasks``."""
+        to fetch it before the far side). Adds to ``opens`` and ``tasks``. Returns the opens, the
+        unlocks and the takes apart: the door trees count more opens and unlocks."""
         facts = st.facts
-        extra = 0
         keys: set = set()
+        shut = unlocks = 0
         for door, (reach, edges) in sides.items():
             if ("open", door) in facts or door in opens:
                 continue
             near = reach.get(here)
             if near is None or need <= near:
                 continue
-            extra += 1
+            shut += 1
             if ("locked", door) not in facts:
                 continue
-            extra += 1
+            unlocks += 1
             ks = keys_of.get(door, ())
             if len(ks) != 1 or is_held(st, ks[0]):
                 continue
             k = ks[0]
-            if k not in takes and k not in keys:
+            if k not in takes:
                 keys.add(k)
-                extra += 1
             rk = room_of(st, k)
             if rk is not None:
                 far = {b for a, b in edges if a in near and b not in near}
@@ -212,7 +251,15 @@ def transport_heuristic(style, goals):
                 tasks.add(fetch)
         for k in keys:
             opens |= closed_chain(st, k)
-        return extra
+        return shut, unlocks, len(keys)
+
+    def unlocked(st) -> frozenset:
+        facts = st.facts
+        return frozenset(d for d in door_ids if ("locked", d) not in facts)
+
+    def open_doors(st) -> frozenset:
+        facts = st.facts
+        return frozenset(d for d in door_ids if ("open", d) in facts)
 
     door_ids = sorted(set(doors.values())) if doors else []
     reached: dict = {}   # (room, doors passable) -> rooms reachable: door states repeat across states
