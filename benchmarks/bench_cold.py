@@ -32,6 +32,7 @@ not in the step figures.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import importlib.util
 import os
@@ -75,7 +76,12 @@ def instances(limit: int | None) -> list[tuple[str, dict]]:
 
 def ours_cold(name: str, commands: list[str], read: bool = False) -> tuple[float, float]:
     """(CPU seconds of the steps, of building the world). ``read``: every observation is read too
-    (the engine renders a message only when it is read, so a replay that reads none renders none)."""
+    (the engine renders a message only when it is read, so a replay that reads none renders none).
+
+    Each side starts with the collector's debts paid: the two interpreters run in turn in one
+    process, and a full collection set off by one side's garbage would otherwise land in the
+    other's timed steps (it moved our figure with observations read by a third between runs)."""
+    gc.collect()
     t = time.process_time()
     world = packaged.world(name)          # built afresh: no memo of another replay
     load = time.process_time() - t
@@ -89,6 +95,7 @@ def ours_cold(name: str, commands: list[str], read: bool = False) -> tuple[float
 
 
 def upstream_cold(interpreter, game_path: str, inst: dict) -> tuple[float, float]:
+    gc.collect()   # as ours_cold
     t = time.process_time()
     it = interpreter(game_path, inst)
     load = time.process_time() - t
