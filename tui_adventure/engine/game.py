@@ -55,7 +55,7 @@ _ADDED, _REMOVED, _PENDING, _LAST, _ACHIEVED = range(5)
 
 
 def _first(x: str, old: list) -> list:
-    """What "it" means after naming ``x``: x, then the two named before it (apart from ``Game._run``:
+    """What "it" means after naming ``x``: x, then the two named before it (apart from ``Game.step``:
     its comprehension's closure would cost every step a cell)."""
     return [x] + [y for y in old if y != x][:2]
 
@@ -73,6 +73,7 @@ class Game:
         self.achieved = frozenset(g for g in world.goals if g.holds(self.state))
         self._achieved_text = sorted(str(g) for g in self.achieved)
         self._goal_facts = frozenset(g.fact for g in world.goals)  # a step that touches none of these changes no goal
+        self._goal_rows = [(g, g.fact, g.positive, str(g)) for g in world.goals]
         self.finished = False
         self.lost: str | None = None   # a scene's loss: the game is over, whatever comes after
         # commands of one word read alike in every state (north, look): see CommandParser._read_once
@@ -94,17 +95,45 @@ class Game:
 
     # playing -------------------------------------------------------------
     def step(self, command: str) -> StepResult:
-        command = command if isinstance(command, str) else str(command)
+        if type(command) is not str:
+            command = str(command)
         before = self.state
         # ``last`` is replaced, never changed in place, so the record may share the list
         pending, last, achieved = self.pending, self.last, self.achieved
-        result = self._run(command)
+        # The usual turn, one action applied to the state, runs in this one frame: a fresh game's step
+        # is a few microseconds, and a call and a result made twice are a good part of them.
+        once = self._once.get(command) if pending is None else None
+        if once is not None:   # as the parser reads it (CommandParser.parse), without a Parsed made for it
+            action, env = once[0], once[1].copy()
+        else:
+            action, env = self._parsed(command)   # no action: env is the turn's result already
+        single = True
+        if action is None:
+            result = env
+            single = self._single
+        else:
+            new, message, fail_type = action.attempt_later(before, env)
+            for p in action.thing_params:   # what "it" means next: the first thing named, newest first
+                x = env.get(p)
+                if isinstance(x, str):
+                    if not last or last[0] != x or len(last) > 3:   # else it is already so: x first, three at most
+                        self.last = _first(x, last)
+                    break
+            # every field given: a step makes no default lists it then replaces
+            if fail_type is not None:
+                result = StepResult(command, message, {"phase": "resolution", "type": fail_type}, False, None, 0,
+                                    False, action.id, dict(env), [], None)
+            else:
+                self.state = new
+                result = StepResult(command, message, None, action.ends, None, 0, False, action.id, dict(env),
+                                    [], None)
         if self.world.scene is not None and self.lost is None:
-            self._scene_turn(result)
+            if self._scene_turn(result):
+                single = False
         state = self.state
         added = removed = _NONE
         if state is not before:
-            if state.delta is not None and self._single:
+            if single and state.delta is not None:
                 added, removed = state.delta  # one action: its own change, no set difference
             else:
                 added, removed = before.diff(state)
@@ -116,33 +145,42 @@ class Game:
         self.commands.append(command)
         self.turn += 1
         result.goals_achieved = list(self._achieved_text)
-        if not self.finished and self.world.goals and len(self.achieved) == len(self.world.goals):
+        if not self.finished and self._won():
             result.done = True  # the step that wins; later steps are ordinary
             self.finished = True
         return result
 
-    def _goals_after(self, result: StepResult) -> None:
-        """The goals after a step that touched a goal's fact (apart from ``step``: its generator's
-        closure would cost every step a cell)."""
-        over, known = self.state.over, self.state.known   # State.has, written out per goal
-        achieved = frozenset(g for g in self.world.goals
-                             if (over[g.fact] if g.fact in over else g.fact in known) == g.positive)
-        result.goal_score = len(achieved) - len(self.achieved)
-        self._achieved_text = sorted(map(str, achieved))
-        self.achieved = achieved
+    def _won(self) -> bool:
+        goals = self.world.goals
+        return bool(goals) and len(self.achieved) == len(goals)
 
-    def _scene_turn(self, result: StepResult) -> None:
-        """After every command, the scene's turn: its lines follow the command's own text."""
+    def _goals_after(self, result: StepResult) -> None:
+        """The goals after a step that touched a goal's fact (apart from ``step``: its loop would cost
+        every step a frame)."""
+        over, known = self.state.over, self.state.known   # State.has, written out per goal
+        achieved, texts = [], []
+        for goal, fact, positive, text in self._goal_rows:
+            if (over[fact] if fact in over else fact in known) == positive:
+                achieved.append(goal)
+                texts.append(text)
+        texts.sort()
+        result.goal_score = len(achieved) - len(self.achieved)
+        self._achieved_text = texts
+        self.achieved = frozenset(achieved)
+
+    def _scene_turn(self, result: StepResult) -> bool:
+        """After every command, the scene's turn: its lines follow the command's own text. True when the
+        scene changed the state (the turn's change is then more than its action's)."""
         out = self.world.scene.after_turn(self.state, result.action if result.fail is None else None, result.args,
                                           self.turn + 1)
-        if out.state is not self.state:
-            self.state = out.state
-            self._single = False
+        moved = out.state is not self.state
+        self.state = out.state
         lines = [result.observation] + out.lines + ([out.lost] if out.lost else [])
         result.observation = "\n".join(line for line in lines if line)
         result.scene = out.log
         if out.lost is not None:
             result.lost = self.lost = out.lost
+        return moved
 
     def scene_call(self, character: str, tool: str):
         """A voiced character's model calls one of its tools after the last turn: the change is part
@@ -161,43 +199,27 @@ class Game:
             self.finished = True
         return out
 
-    def _run(self, command: str) -> StepResult:
+    def _parsed(self, command: str) -> tuple:
+        """(action, env) for a command that parsed to one action; else (None, the turn's result): a
+        question, a failure to parse, or every thing of "take all" tried in turn."""
         self._single = True
         st = self.state
-        once = self._once.get(command) if self.pending is None else None
-        if once is not None:   # as the parser reads it (CommandParser.parse), without a Parsed made for it
-            action, env = once[0], once[1].copy()
-        else:
-            parsed = None
-            if self.pending is not None:
-                parsed = self.parser.answer(command, self.pending, st, self.last)
-                self.pending = None
-            if parsed is None:
-                parsed = self.parser.parse(command, st, self.last)
-            if type(parsed) is not Parsed:
-                if isinstance(parsed, Question):
-                    self.pending = parsed
-                    return StepResult(command, parsed.message, {"phase": "parsing", "type": "ambiguous"})
-                if isinstance(parsed, Failure):
-                    return StepResult(command, parsed.message, {"phase": parsed.phase, "type": parsed.type})
-                assert isinstance(parsed, Parsed)
-            if parsed.all_slot:
-                return self._run_all(command, parsed)
-            action, env = parsed.action, parsed.env
-        new, message, fail_type = action.attempt_later(st, env)
-        for p in action.thing_params:   # what "it" means next: the first thing named, newest first
-            x = env.get(p)
-            if isinstance(x, str):
-                old = self.last
-                if not old or old[0] != x or len(old) > 3:   # else it is already so: x first, three at most
-                    self.last = _first(x, old)
-                break
-        # every field given: a step makes no default lists it then replaces (goals: set by step)
-        if fail_type is not None:
-            return StepResult(command, message, {"phase": "resolution", "type": fail_type}, False, None, 0, False,
-                              action.id, dict(env), [], None)
-        self.state = new
-        return StepResult(command, message, None, action.ends, None, 0, False, action.id, dict(env), [], None)
+        parsed = None
+        if self.pending is not None:
+            parsed = self.parser.answer(command, self.pending, st, self.last)
+            self.pending = None
+        if parsed is None:
+            parsed = self.parser.parse(command, st, self.last)
+        if type(parsed) is not Parsed:
+            if isinstance(parsed, Question):
+                self.pending = parsed
+                return None, StepResult(command, parsed.message, {"phase": "parsing", "type": "ambiguous"})
+            if isinstance(parsed, Failure):
+                return None, StepResult(command, parsed.message, {"phase": parsed.phase, "type": parsed.type})
+            assert isinstance(parsed, Parsed)
+        if parsed.all_slot:
+            return None, self._run_all(command, parsed)
+        return parsed.action, parsed.env
 
     def _run_all(self, command: str, parsed: Parsed) -> StepResult:
         self._single = False

@@ -266,8 +266,11 @@ class Action:
         ``MEMO_STATES`` transitions they are all emptied: a chain of remembered
         successors cannot keep every state a long session saw alive.
         """
-        params = self.params
-        key = (self.id, (env.get(params[0]),) if len(params) == 1 else tuple(map(env.get, params)), env.get("prep"))
+        params = self.params   # the key is flat, one tuple: the action itself, then its arguments
+        if len(params) == 1:
+            key = (self, env.get(params[0]), env.get("prep"))
+        else:
+            key = (self, *map(env.get, params), env.get("prep"))
         cache = st.cache
         hit = cache.get(key)
         if hit is not None:

@@ -81,41 +81,57 @@ class Later:
         return text
 
 
+_PLANS: dict = {}   # (template, its variables) -> its parts read: worlds of one ruleset share their messages
+
+
 def compile_template(template: str, names: Callable[[str], str], types: Callable[[str], str],
                      functions: dict[str, Callable], known_vars: set[str]) -> Callable:
-    """Returns ``render(state, env) -> str``; unknown placeholders fail at load, not in play."""
-    parts: list = []
-    pos = 0
-    for m in _PLACE_RE.finditer(template):
-        if m.start() > pos:
-            parts.append(template[pos:m.start()])
-        parts.append(_placeholder(m.group(1).strip(), template, names, types, functions, known_vars))
-        pos = m.end()
-    if pos < len(template):
-        parts.append(template[pos:])
-    if all(isinstance(p, str) for p in parts):
-        text = "".join(parts)
-        return lambda st, env: text
+    """Returns ``render(state, env) -> str``; unknown placeholders fail at load, not in play.
+
+    Reading a template is the same for every world of a ruleset, so it is done once (``_plan``); a
+    world only binds the parts to its own names, types and text functions."""
+    key = (template, frozenset(known_vars))
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _plan(template, known_vars)
+        if len(_PLANS) > 20_000:   # templates of many rulesets: a bound, not a leak
+            _PLANS.clear()
+        _PLANS[key] = plan
+    if type(plan) is str:
+        return lambda st, env: plan
+    parts = [p if type(p) is str else _bind(p, template, names, types, functions) for p in plan]
 
     def render(st, env) -> str:
         return "".join(p if isinstance(p, str) else p(st, env) for p in parts)
     return render
 
 
-def _placeholder(body: str, template: str, names, types, functions, known_vars):
+def _plan(template: str, known_vars: set[str]):
+    """The template's parts: text, and placeholders read into tuples (see ``_bind``); the whole text
+    when it has no placeholder."""
+    parts: list = []
+    pos = 0
+    for m in _PLACE_RE.finditer(template):
+        if m.start() > pos:
+            parts.append(template[pos:m.start()])
+        parts.append(_read_placeholder(m.group(1).strip(), template, known_vars))
+        pos = m.end()
+    if pos < len(template):
+        parts.append(template[pos:])
+    if all(type(p) is str for p in parts):
+        return "".join(parts)
+    return tuple(parts)
+
+
+def _read_placeholder(body: str, template: str, known_vars) -> tuple:
+    """``("fn", name, args)`` for ``{fn(a, b)}``, else ``(form, var, capitalised)`` for ``{the obj}``."""
     fm = re.fullmatch(r"(\w+)\(\s*([\w\s,]*)\)", body)
     if fm:
-        fn = functions.get(fm.group(1))
-        if fn is None:
-            raise TemplateError(f"unknown text function {fm.group(1)}() in {template!r}"
-                                f" (known: {', '.join(sorted(functions)) or 'none'})")
-        args = [a.strip() for a in fm.group(2).split(",") if a.strip()]
+        args = tuple(a.strip() for a in fm.group(2).split(",") if a.strip())
         for a in args:
             if a not in known_vars:
                 raise TemplateError(f"{{{body}}} uses {a!r}, which is no parameter of this action")
-        if not args:
-            return lambda st, env: fn(st)
-        return lambda st, env: fn(st, *[env.get(a) for a in args])
+        return ("fn", fm.group(1), args)
     words = body.split()
     if len(words) == 1:
         var, form = words[0], None
@@ -128,6 +144,23 @@ def _placeholder(body: str, template: str, names, types, functions, known_vars):
         var = var.lower()
     if var not in known_vars:
         raise TemplateError(f"{{{body}}} in {template!r} names {var!r}, which is no parameter of this action")
+    if form is not None and form.lower() not in ("the", "a", "type"):
+        raise TemplateError(f"unknown form {form!r} in {{{body}}} (use the, a, type, or a capital letter)")
+    return (form, var, cap)
+
+
+def _bind(part: tuple, template: str, names, types, functions):
+    """A placeholder read by ``_read_placeholder``, made a function of (state, env) for one world."""
+    if part[0] == "fn":
+        _, fname, args = part
+        fn = functions.get(fname)
+        if fn is None:
+            raise TemplateError(f"unknown text function {fname}() in {template!r}"
+                                f" (known: {', '.join(sorted(functions)) or 'none'})")
+        if not args:
+            return lambda st, env: fn(st)
+        return lambda st, env: fn(st, *[env.get(a) for a in args])
+    form, var, cap = part
 
     def name_of(env):
         value = env.get(var)
@@ -155,8 +188,6 @@ def _placeholder(body: str, template: str, names, types, functions, known_vars):
             a = "an" if name[:1] in "aeiou" else "a"
             return f"{a.capitalize() if up else a} {name}"
         return article
-    if low == "type":
-        if up:
-            return lambda st, env: capitalise(types(env.get(var)))
-        return lambda st, env: types(env.get(var))
-    raise TemplateError(f"unknown form {form!r} in {{{body}}} (use the, a, type, or a capital letter)")
+    if up:   # "type": the entity's type name
+        return lambda st, env: capitalise(types(env.get(var)))
+    return lambda st, env: types(env.get(var))
