@@ -70,10 +70,10 @@ class Game:
         self.last: list[str] = []      # what "it" means: this game's, not the shared parser's
         self.commands: list[str] = []
         self._log: list[tuple] = []   # one undo record a turn (see _ADDED)
-        self.achieved = frozenset(g for g in world.goals if g.holds(self.state))
-        self._achieved_text = sorted(str(g) for g in self.achieved)
-        self._goal_facts = frozenset(g.fact for g in world.goals)  # a step that touches none of these changes no goal
-        self._goal_rows = [(g, g.fact, g.positive, str(g)) for g in world.goals]
+        self.achieved = world.initial_achieved
+        self._achieved_text = world.initial_achieved_text   # replaced, never changed in place
+        self._goal_facts = world.goal_facts
+        self._goal_rows = world.goal_rows
         self.finished = False
         self.lost: str | None = None   # a scene's loss: the game is over, whatever comes after
         # commands of one word read alike in every state (north, look): see CommandParser._read_once

@@ -96,6 +96,11 @@ class World:
         self.order = {eid: i for i, eid in enumerate(self.entities)}
         self.initial = State.of(self.initial_facts)
         hash(self.initial), hash(self.initial.facts)   # what a game's first steps key memos on: hashed at load
+        # What every game of the world starts from, worked out once: a game's goal bookkeeping
+        self.goal_facts = frozenset(g.fact for g in self.goals)   # a step touching none of these changes no goal
+        self.goal_rows = tuple((g, g.fact, g.positive, str(g)) for g in self.goals)
+        self.initial_achieved = frozenset(g for g in self.goals if g.holds(self.initial))
+        self.initial_achieved_text = sorted(str(g) for g in self.initial_achieved)
         self.style = make_style(self.ruleset.style, self)
         compiler = Compiler(builtins=self.style.builtins, macros=self.ruleset.macros,
                             domain=tuple(self.entities))
