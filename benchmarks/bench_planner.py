@@ -10,13 +10,16 @@ less the process's size before the search) is its own; h0, the heuristic's
 estimate at the start, shows how far below par the search begins. A search that
 exceeds the budget reports par's proven bounds instead. With ``--fd`` and
 the ``up-fast-downward`` package installed, Fast Downward's optimal planner
-(A* with LM-cut) solves the same world from ``adventure export pddl``, in
-the same process, with the same budget, and the ratio is printed.
+(A* with h_max: the export writes doors and reach as axioms, which LM-cut
+refuses, as tests/engine/test_pddl.py does) solves the same world from
+``adventure export pddl``, with the same budget, and the ratio is printed
+where both found par.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import subprocess
 import sys
@@ -60,19 +63,21 @@ def ours(path: Path, budget: float) -> dict:
 def fast_downward(path: Path, budget: float) -> dict | None:
     """Fast Downward's optimal plan length and time, or None when it (or the PDDL export) is missing."""
     try:
-        from tui_adventure.export.pddl import export_world
-        import up_fast_downward  # noqa: F401
+        from tui_adventure.export.pddl import write_pddl
     except ImportError:
+        return None
+    spec = importlib.util.find_spec("up_fast_downward")   # its __init__ needs unified-planning: never imported
+    if spec is None:
         return None
     from tui_adventure.catalog import open_world
 
-    fd = Path(up_fast_downward.__file__).parent / "downward" / "fast-downward.py"
+    fd = Path(list(spec.submodule_search_locations)[0]) / "downward" / "fast-downward.py"
     with tempfile.TemporaryDirectory() as tmp:
-        export_world(open_world(str(path)), Path(tmp))
+        write_pddl(open_world(str(path)), Path(tmp))
         t = time.perf_counter()
         try:
             subprocess.run([sys.executable, str(fd), "--plan-file", f"{tmp}/plan", f"{tmp}/domain.pddl",
-                            f"{tmp}/problem.pddl", "--search", "astar(lmcut())"], capture_output=True,
+                            f"{tmp}/problem.pddl", "--search", "astar(hmax())"], capture_output=True,
                            timeout=budget, cwd=tmp)
         except subprocess.TimeoutExpired:
             return {"par": None, "seconds": budget}
@@ -115,8 +120,9 @@ def main() -> None:
                     if fd is None:
                         line += "  (FD or the PDDL export is not installed)"
                     else:
-                        ratio = fd["seconds"] / res["seconds"] if res["par"] is not None else float("nan")
-                        line += f"  {str(fd['par']):>6} {fd['seconds']:>5.1f} {ratio:>6.1f}x"
+                        both = res["par"] is not None and fd["par"] is not None
+                        ratio = f"{fd['seconds'] / res['seconds']:>6.1f}x" if both else "     -"
+                        line += f"  {str(fd['par'] or '-'):>6} {fd['seconds']:>5.1f} {ratio}"
                 print(line, flush=True)
 
 
