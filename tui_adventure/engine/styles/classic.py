@@ -17,6 +17,7 @@ DIRECTIONS = {
     "south west": "southwest", "in": "in", "out": "out", "inside": "in", "outside": "out",
 }
 _AT_PLAYER = ("at", "player")
+_EMPTY: frozenset = frozenset()
 COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
            "up", "down", "in", "out")
 
@@ -117,9 +118,17 @@ class ClassicStyle:
         hit = st.cache.get("scope")
         if hit is not None:
             return x in hit
-        standing = st.firsts("at", self.player_room(st))
-        # the state's reads written out (has, rest): a fresh game's parse asks this of every thing it names
+        # the state's reads written out (player_room, firsts, has, rest): a fresh game's parse asks
+        # this of every thing it names
         over, known, o1, b1 = st.over, st.known, st.o1, st.b1
+        v = o1.get(_AT_PLAYER)
+        room = None
+        for r in (b1.get(_AT_PLAYER, ()) if v is None else v):
+            room = r[0]
+            break
+        k = ("at", room)
+        v = st.o2.get(k)
+        standing = st.b2.get(k, _EMPTY) if v is None else v
         seen = {x}
         stack = [x]
         while stack:
