@@ -25,6 +25,7 @@ MEMO_TEXT = 200  # only inputs up to this long are memoised
 MEMO_PARSES = 4_000  # parses remembered per world
 MEMO_PHRASES = 50_000  # phrases read, remembered per world
 MAX_SHAPES = 10_000  # pattern texts remembered (a ruleset has a hundred or so)
+_NONE: frozenset = frozenset()
 _PARSE = object()   # a parse's key in a state's cache starts with it (no action id is this object)
 
 
@@ -67,7 +68,8 @@ class _Pattern:
     parts: tuple                  # (slot, kind, its group's index) for each slot
 
 
-_PLAIN_RE = re.compile(r"[a-z]+(?: [a-z]+)*\Z")   # lowercase words, single spaces: most typed commands
+# lowercase words, single spaces: most typed commands (possessive: no way back can match either)
+_PLAIN_RE = re.compile(r"[a-z]++(?: [a-z]++)*+\Z")
 
 
 def normalise(text: str) -> list[str]:
@@ -98,11 +100,16 @@ def _shape(syntax: str) -> tuple:
     slots: list[str] = []
     literals = 0
     needs = frozenset()
-    for word in syntax.split():
+    said = syntax.split()
+    last = max((i for i, word in enumerate(said) if re.fullmatch(r"\{\w+\}", word)), default=-1)
+    for i, word in enumerate(said):
         m = re.fullmatch(r"\{(\w+)\}", word)
         if m:
             slots.append(m.group(1))
-            parts.append(f"(?P<{m.group(1)}>.+?)")
+            # Every slot takes as little as the rest allows; the last one's extent is fixed by what
+            # came before and the literals after it, so it may as well be greedy: the engine then
+            # counts to the end rather than trying for the end at every character.
+            parts.append(f"(?P<{m.group(1)}>.+)" if i == last else f"(?P<{m.group(1)}>.+?)")
         else:
             literals += 1
             if literals == 2:
@@ -137,12 +144,13 @@ class CommandParser:
             pats.sort(key=lambda p: -p.literals)
         # the patterns a first word is tried against, in order: its own, then those starting with a slot
         self.tried = {w: pats + self.slot_first for w, pats in self.by_first.items()}
-        vocab: dict[str, set[str]] = {}
-        for ent in world.entities.values():
+        vocab: dict[str, list[str]] = {}
+        for ent in world.entities.values():   # in the world's order (World.order)
             if ent.kind == "object" and not ent.hidden:
                 for w in ent.words():
-                    vocab.setdefault(w, set()).add(ent.id)
+                    vocab.setdefault(w, []).append(ent.id)
         self.vocab = {w: frozenset(ids) for w, ids in vocab.items()}
+        self.in_order = {w: tuple(ids) for w, ids in vocab.items()}   # as sort_ids has them
         self.known_words = set(self.vocab) | self.verbs | DETERMINERS | PRONOUNS | ALL_WORDS
         for pats in self.by_first.values():
             for p in pats:
@@ -194,10 +202,9 @@ class CommandParser:
         once = self.once.get(text)
         if once is not None:   # a plain word of its own (north, look): the same in every state
             return Parsed(once[0], once[1].copy())
-        last = tuple(last)
         if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
             return self._parse(text, st, last)
-        key = (_PARSE, text, last)
+        key = (_PARSE, text, *last)
         cache = st.cache
         hit = cache.get(key)
         if hit is not None:
@@ -218,7 +225,7 @@ class CommandParser:
         held.append(cache)
         return result
 
-    def _parse(self, text: str, st, last: tuple) -> Parsed | Failure | Question:
+    def _parse(self, text: str, st, last) -> Parsed | Failure | Question:
         if len(text) <= MAX_INPUT and _PLAIN_RE.match(text):
             words = text.split(" ")   # normalise's own shortcut: the line is the text
             line = text
@@ -256,7 +263,7 @@ class CommandParser:
             return Failure("parsing", "unknown_verb", f"I don't know the verb '{words[0]}'.")
         return Failure("parsing", "unknown_verb", "That's not a verb I recognise.")
 
-    def _ask_for_last_slot(self, line: str, patterns, st, last: tuple) -> Question | None:
+    def _ask_for_last_slot(self, line: str, patterns, st, last) -> Question | None:
         """``unlock door`` for ``unlock {obj} with {key}``: ask "with what?" and finish with the answer."""
         for pat in patterns:
             words = pat.text.split()
@@ -300,7 +307,7 @@ class CommandParser:
         return Parsed(q.action, env)
 
     # ------------------------------------------------------------------
-    def _resolve(self, pat: _Pattern, groups: tuple, st, last: tuple):
+    def _resolve(self, pat: _Pattern, groups: tuple, st, last):
         """``groups``: each slot's phrase, in the pattern's order."""
         env: dict = {}
         all_slot = None
@@ -313,14 +320,23 @@ class CommandParser:
             parts = sorted(parts, key=_PronounLast(groups))
         for slot, kind, i in parts:
             phrase = groups[i]
-            if kind == "thing" and phrase in ALL_WORDS and pat.action.spec.all_slot == slot:
+            if kind != "thing":
+                got = self._slot(kind, phrase, st, env, last)
+            elif phrase in ALL_WORDS and pat.action.spec.all_slot == slot:
                 items = self.style.all_candidates(pat.action, slot, st)
                 if not items:
                     return Failure("resolution", "nothing", f"There is nothing to {pat.text.split()[0].split('|')[0]}.")
                 env[slot] = items
                 all_slot = slot
                 continue
-            got = self._slot(kind, phrase, st, env, last)
+            else:
+                named = self._named.get(phrase) or self._name(phrase)
+                if type(named) is tuple and len(named) == 1:   # ``_thing``'s usual answer, written out
+                    if self.style.visible(st, named[0]):
+                        env[slot] = named[0]
+                        continue
+                    return Failure("resolution", "not_visible", "You can't see any such thing.")
+                got = self._thing(named, phrase, st, env, last)
             if type(got) is str:
                 env[slot] = got
                 continue
@@ -336,17 +352,18 @@ class CommandParser:
         phrases = {s: groups[i] for i, s in enumerate(pat.slots) if s != slot and s not in env}
         return Question(f"Which do you mean, {english_list(names, 'or')}?", pat.action, env, slot, got, phrases)
 
-    def _slot(self, kind: str, phrase: str, st, env, last: tuple):
+    def _slot(self, kind: str, phrase: str, st, env, last):
         """An id (resolved), a list of ids (ambiguous), a Failure, or None (not this pattern)."""
-        if kind != "thing":
-            if kind == "dir":
-                return self.style.direction(phrase)
-            if kind == "room":
-                return self.style.room_named(phrase)
-            return phrase   # a word
-        named = self._named.get(phrase)
-        if named is None:
-            named = self._name(phrase)
+        if kind == "thing":
+            return self._thing(self._named.get(phrase) or self._name(phrase), phrase, st, env, last)
+        if kind == "dir":
+            return self.style.direction(phrase)
+        if kind == "room":
+            return self.style.room_named(phrase)
+        return phrase   # a word
+
+    def _thing(self, named, phrase: str, st, env, last):
+        """A thing's slot, given what its phrase names (``_name``)."""
         if type(named) is tuple:
             if len(named) == 1:
                 if self.style.visible(st, named[0]):
@@ -377,7 +394,7 @@ class CommandParser:
         return named
 
     # Apart from ``_slot``, as ``_which``: a comprehension there would cost every call cells.
-    def _referent(self, word: str, st, env, last: tuple):
+    def _referent(self, word: str, st, env, last):
         """What a pronoun names: the last thing named that no other slot names, if still in sight."""
         if not last:
             return Failure("parsing", "no_referent", f"I'm not sure what '{word}' refers to.")
@@ -402,13 +419,16 @@ class CommandParser:
         return seen
 
     def _candidates(self, words: list) -> tuple:
-        """The things whose words include all of ``words`` (pronouns aside), in the world's order."""
-        if len(words) == 1 and words[0] not in PRONOUNS:   # one word: its entry, no intersection
-            ids = self.vocab.get(words[0], ())
-        else:
-            sets = [self.vocab.get(w, frozenset()) for w in words if w not in PRONOUNS]
-            ids = frozenset.intersection(*sets) if sets else frozenset()
-        return tuple(self.world.sort_ids(ids)) if len(ids) > 1 else tuple(ids)
+        """The things whose words include all of ``words`` (pronouns aside), in the world's order:
+        those of the first word (``in_order``) that the others' have too."""
+        found = None
+        for w in words:
+            if w not in PRONOUNS:
+                if found is None:
+                    found = self.in_order.get(w, ())
+                else:
+                    found = tuple(filter(self.vocab.get(w, _NONE).__contains__, found))
+        return found or ()
 
 
 class _PronounLast:

@@ -119,8 +119,9 @@ class ClassicStyle:
         if hit is not None:
             return x in hit
         # the state's reads written out (player_room, firsts, has, rest): a fresh game's parse asks
-        # this of every thing it names
-        over, known, o1, b1 = st.over, st.known, st.o1, st.b1
+        # this of every thing it names. A thing is looked for among those standing in the room as
+        # soon as it is reached: most things named stand there, or on or in something that does.
+        o1, b1 = st.o1, st.b1
         v = o1.get(_AT_PLAYER)
         room = None
         for r in (b1.get(_AT_PLAYER, ()) if v is None else v):
@@ -129,21 +130,26 @@ class ClassicStyle:
         k = ("at", room)
         v = st.o2.get(k)
         standing = st.b2.get(k, _EMPTY) if v is None else v
+        if x in standing and x != "player":
+            return True
+        over, known = st.over, st.known
         seen = {x}
         stack = [x]
         while stack:
             y = stack.pop()
-            if y in standing and y != "player":
-                return True
             f = ("held", y)
             if over[f] if f in over else f in known:
                 return True
             k = ("on", y)
             v = o1.get(k)
             for rest in (b1.get(k, ()) if v is None else v):
-                if rest and rest[0] not in seen:
-                    seen.add(rest[0])
-                    stack.append(rest[0])
+                z = rest[0] if rest else None
+                if z is None or z in seen:
+                    continue
+                if z in standing and z != "player":
+                    return True
+                seen.add(z)
+                stack.append(z)
             k = ("in", y)
             v = o1.get(k)
             for rest in (b1.get(k, ()) if v is None else v):
@@ -152,6 +158,8 @@ class ClassicStyle:
                     continue
                 f, g = ("openable", z), ("open", z)
                 if not (over[f] if f in over else f in known) or (over[g] if g in over else g in known):
+                    if z in standing and z != "player":
+                        return True
                     seen.add(z)
                     stack.append(z)
         return False
