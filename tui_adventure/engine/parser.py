@@ -3,8 +3,11 @@
 Input is lowercased and cut into words; the first word picks the few patterns
 that could match (a dictionary lookup, not a scan of every action); each
 pattern is an anchored regular expression whose slots are then resolved to
-entities the player can see. A name that fits several visible things becomes a
-question ("Which do you mean, ...?") whose answer is read as the next command.
+entities the player can see. What a phrase names does not depend on the state,
+so it is read once per world (``_named``; the things' own names at load), and
+a parse only asks whether the thing is in sight. A name that fits several
+visible things becomes a question ("Which do you mean, ...?") whose answer is
+read as the next command.
 Nothing here raises on any input: every outcome is a ``Parsed``, a
 ``Failure`` or a ``Question``.
 """
@@ -156,6 +159,11 @@ class CommandParser:
             for p in pats:
                 self.known_words.update(p.words)
         self._named: dict = {}   # phrase -> what it names in any state (see ``_name``)
+        for ent in world.entities.values():
+            # A thing's own name of several words, read at load: players name things so (a phrase
+            # of one word costs a parse one lookup in ``in_order``).
+            if ent.kind == "object" and not ent.hidden and " " in ent.name and ent.name not in self._named:
+                self._name(ent.name)
         self._memo: list = []   # the state caches holding parses
         self.once = self._read_once(set(self.by_first) | set(one_words))
 
@@ -189,7 +197,8 @@ class CommandParser:
     # ------------------------------------------------------------------
     def parse(self, text: str, st, last=()) -> Parsed | Failure | Question:
         """Parse ``text`` against what is in sight in ``st``; ``last`` is what "it" means: the game's
-        own (one parser serves every game of a world, so it keeps no state of any game).
+        own (one parser serves every game of a world, so it keeps no state of any game), a sequence
+        of ids.
 
         The outcome depends only on the words, the state and the last thing
         named, so it is memoised on exactly those ("take all" is never
@@ -204,7 +213,7 @@ class CommandParser:
             return Parsed(once[0], once[1].copy())
         if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
             return self._parse(text, st, last)
-        key = (_PARSE, text, *last)
+        key = (_PARSE, text, *last)   # ``last`` unpacked: no tuple made for it alone
         cache = st.cache
         hit = cache.get(key)
         if hit is not None:
@@ -384,11 +393,20 @@ class CommandParser:
             named = Failure("parsing", "missing_object", "You need to say what.")
         elif len(words) == 1 and words[0] in PRONOUNS:
             named = words[0]
-        elif not self.known_words.issuperset(words):
-            # Same text as for a real but unseen thing: the answer must not tell them apart.
-            named = Failure("parsing", "unknown_word", "You can't see any such thing.")
         else:
-            named = self._candidates(words) or Failure("resolution", "not_visible", "You can't see any such thing.")
+            # The things whose words include all of these (pronouns aside), in the world's order:
+            # those of the first word (``in_order``) that the others' have too.
+            known, vocab = self.known_words, self.vocab
+            found = None
+            for w in words:
+                if w not in known:
+                    # Same text as for a real but unseen thing: the answer must not tell them apart.
+                    found = Failure("parsing", "unknown_word", "You can't see any such thing.")
+                    break
+                if w not in PRONOUNS:
+                    found = self.in_order.get(w, ()) if found is None else \
+                        tuple(filter(vocab.get(w, _NONE).__contains__, found))
+            named = found or Failure("resolution", "not_visible", "You can't see any such thing.")
         if len(self._named) < MEMO_PHRASES:
             self._named[phrase] = named
         return named
@@ -417,18 +435,6 @@ class CommandParser:
         if len(exact) == 1:
             return exact[0]
         return seen
-
-    def _candidates(self, words: list) -> tuple:
-        """The things whose words include all of ``words`` (pronouns aside), in the world's order:
-        those of the first word (``in_order``) that the others' have too."""
-        found = None
-        for w in words:
-            if w not in PRONOUNS:
-                if found is None:
-                    found = self.in_order.get(w, ())
-                else:
-                    found = tuple(filter(self.vocab.get(w, _NONE).__contains__, found))
-        return found or ()
 
 
 class _PronounLast:
