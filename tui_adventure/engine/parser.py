@@ -3,8 +3,11 @@
 Input is lowercased and cut into words; the first word picks the few patterns
 that could match (a dictionary lookup, not a scan of every action); each
 pattern is an anchored regular expression whose slots are then resolved to
-entities the player can see. A name that fits several visible things becomes a
-question ("Which do you mean, ...?") whose answer is read as the next command.
+entities the player can see. What a phrase names does not depend on the state,
+so it is read once per world (``_named``; the things' own names at load), and
+a parse only asks whether the thing is in sight. A name that fits several
+visible things becomes a question ("Which do you mean, ...?") whose answer is
+read as the next command.
 Nothing here raises on any input: every outcome is a ``Parsed``, a
 ``Failure`` or a ``Question``.
 """
@@ -23,6 +26,9 @@ _CLEAN_RE = re.compile(r"[^a-z0-9' -]+")
 MAX_INPUT = 500  # characters looked at; longer input is cut (a 100 kB line must not stall a turn)
 MEMO_TEXT = 200  # only inputs up to this long are memoised
 MEMO_PARSES = 4_000  # parses remembered per world
+MEMO_PHRASES = 50_000  # phrases read, remembered per world
+MAX_SHAPES = 10_000  # pattern texts remembered (a ruleset has a hundred or so)
+_NONE: frozenset = frozenset()
 _PARSE = object()   # a parse's key in a state's cache starts with it (no action id is this object)
 
 
@@ -51,18 +57,22 @@ class Question:
     phrases: dict = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pattern:
     action: object
     regex: re.Pattern
     slots: tuple[str, ...]
     literals: int
     text: str
-    kinds: tuple[str, ...] = ()   # each slot's kind (thing, dir, room, word), read once at load
-    needs: frozenset = frozenset()   # the words of its second literal (one must be in a line it matches)
+    kinds: tuple[str, ...]        # each slot's kind (thing, dir, room, word), read once at load
+    needs: frozenset              # the words of its second literal (one must be in a line it matches)
+    words: tuple                  # the words of its literals, for the parser's vocabulary
+    size: int                     # the fewest words a line it matches has: a word a part
+    parts: tuple                  # (slot, kind, its group's index) for each slot
 
 
-_PLAIN_RE = re.compile(r"[a-z]+(?: [a-z]+)*\Z")   # lowercase words, single spaces: most typed commands
+# lowercase words, single spaces: most typed commands (possessive: no way back can match either)
+_PLAIN_RE = re.compile(r"[a-z]++(?: [a-z]++)*+\Z")
 
 
 def normalise(text: str) -> list[str]:
@@ -70,6 +80,48 @@ def normalise(text: str) -> list[str]:
         return text.split(" ")   # nothing below would change it
     text = _CLEAN_RE.sub(" ", text[:MAX_INPUT].lower().replace("\t", " "))
     return [w.strip("'-") for w in text.split() if w.strip("'-")]
+
+
+_SHAPES: dict[str, tuple] = {}   # syntax -> what ``_shape`` makes of it: the same in every world
+
+
+def _compile(action, syntax: str) -> _Pattern:
+    shape = _SHAPES.get(syntax)
+    if shape is None:
+        shape = _shape(syntax)
+        if len(_SHAPES) >= MAX_SHAPES:
+            _SHAPES.clear()
+        _SHAPES[syntax] = shape
+    regex, slots, literals, needs, words = shape
+    kinds = tuple(action.spec.params.get(s, "thing") for s in slots)
+    return _Pattern(action, regex, slots, literals, syntax, kinds, needs, words, literals + len(slots),
+                    tuple(zip(slots, kinds, range(len(slots)))))
+
+
+def _shape(syntax: str) -> tuple:
+    parts: list[str] = []
+    slots: list[str] = []
+    literals = 0
+    needs = frozenset()
+    said = syntax.split()
+    last = max((i for i, word in enumerate(said) if re.fullmatch(r"\{\w+\}", word)), default=-1)
+    for i, word in enumerate(said):
+        m = re.fullmatch(r"\{(\w+)\}", word)
+        if m:
+            slots.append(m.group(1))
+            # Every slot takes as little as the rest allows; the last one's extent is fixed by what
+            # came before and the literals after it, so it may as well be greedy: the engine then
+            # counts to the end rather than trying for the end at every character.
+            parts.append(f"(?P<{m.group(1)}>.+)" if i == last else f"(?P<{m.group(1)}>.+?)")
+        else:
+            literals += 1
+            if literals == 2:
+                needs = frozenset(word.split("|"))
+            alts = "|".join(re.escape(a) for a in word.split("|"))
+            parts.append(f"(?:{alts})")
+    regex = re.compile("^" + " ".join(parts) + "$")
+    words = tuple(w for w in re.findall(r"[a-z']+", syntax) if w not in slots)
+    return regex, tuple(slots), literals, needs, words
 
 
 class CommandParser:
@@ -83,7 +135,7 @@ class CommandParser:
         self.verbs: set[str] = set()
         for action in world.actions:
             for syn in action.spec.syntax:
-                pat = self._compile(action, syn)
+                pat = _compile(action, syn)
                 words = syn.split()
                 if words[0].startswith("{"):
                     self.slot_first.append(pat)
@@ -95,17 +147,23 @@ class CommandParser:
             pats.sort(key=lambda p: -p.literals)
         # the patterns a first word is tried against, in order: its own, then those starting with a slot
         self.tried = {w: pats + self.slot_first for w, pats in self.by_first.items()}
-        vocab: dict[str, set[str]] = {}
-        for ent in world.entities.values():
+        vocab: dict[str, list[str]] = {}
+        for ent in world.entities.values():   # in the world's order (World.order)
             if ent.kind == "object" and not ent.hidden:
                 for w in ent.words():
-                    vocab.setdefault(w, set()).add(ent.id)
+                    vocab.setdefault(w, []).append(ent.id)
         self.vocab = {w: frozenset(ids) for w, ids in vocab.items()}
+        self.in_order = {w: tuple(ids) for w, ids in vocab.items()}   # as sort_ids has them
         self.known_words = set(self.vocab) | self.verbs | DETERMINERS | PRONOUNS | ALL_WORDS
         for pats in self.by_first.values():
             for p in pats:
-                self.known_words.update(w for w in re.findall(r"[a-z']+", p.text) if w not in p.slots)
-        self._phrase_cache: dict[tuple, tuple] = {}
+                self.known_words.update(p.words)
+        self._named: dict = {}   # phrase -> what it names in any state (see ``_name``)
+        for ent in world.entities.values():
+            # A thing's own name of several words, read at load: players name things so (a phrase
+            # of one word costs a parse one lookup in ``in_order``).
+            if ent.kind == "object" and not ent.hidden and " " in ent.name and ent.name not in self._named:
+                self._name(ent.name)
         self._memo: list = []   # the state caches holding parses
         self.once = self._read_once(set(self.by_first) | set(one_words))
 
@@ -130,37 +188,17 @@ class CommandParser:
             for pat in lone:
                 if pat.kinds[0] == "thing":
                     break
-                got = self._slot(pat.action, pat.slots[0], word, None, {}, ())
+                got = self._slot(pat.kinds[0], word, None, {}, ())
                 if got is not None:
                     out[word] = (pat.action, {pat.slots[0]: got})
                     break
         return out
 
-    @staticmethod
-    def _compile(action, syntax: str) -> _Pattern:
-        parts: list[str] = []
-        slots: list[str] = []
-        literals = 0
-        needs = frozenset()
-        for word in syntax.split():
-            m = re.fullmatch(r"\{(\w+)\}", word)
-            if m:
-                slots.append(m.group(1))
-                parts.append(f"(?P<{m.group(1)}>.+?)")
-            else:
-                literals += 1
-                if literals == 2:
-                    needs = frozenset(word.split("|"))
-                alts = "|".join(re.escape(a) for a in word.split("|"))
-                parts.append(f"(?:{alts})")
-        regex = re.compile("^" + " ".join(parts) + "$")
-        kinds = tuple(action.spec.params.get(s, "thing") for s in slots)
-        return _Pattern(action, regex, tuple(slots), literals, syntax, kinds, needs)
-
     # ------------------------------------------------------------------
     def parse(self, text: str, st, last=()) -> Parsed | Failure | Question:
         """Parse ``text`` against what is in sight in ``st``; ``last`` is what "it" means: the game's
-        own (one parser serves every game of a world, so it keeps no state of any game).
+        own (one parser serves every game of a world, so it keeps no state of any game), a sequence
+        of ids.
 
         The outcome depends only on the words, the state and the last thing
         named, so it is memoised on exactly those ("take all" is never
@@ -173,10 +211,9 @@ class CommandParser:
         once = self.once.get(text)
         if once is not None:   # a plain word of its own (north, look): the same in every state
             return Parsed(once[0], once[1].copy())
-        last = tuple(last)
         if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
             return self._parse(text, st, last)
-        key = (_PARSE, text, last)
+        key = (_PARSE, text, *last)   # ``last`` unpacked: no tuple made for it alone
         cache = st.cache
         hit = cache.get(key)
         if hit is not None:
@@ -197,23 +234,26 @@ class CommandParser:
         held.append(cache)
         return result
 
-    def _parse(self, text: str, st, last: tuple) -> Parsed | Failure | Question:
-        words = normalise(text)
-        if not words:
-            return Failure("parsing", "empty", "I beg your pardon?")
-        line = " ".join(words)
+    def _parse(self, text: str, st, last) -> Parsed | Failure | Question:
+        if len(text) <= MAX_INPUT and _PLAIN_RE.match(text):
+            words = text.split(" ")   # normalise's own shortcut: the line is the text
+            line = text
+        else:
+            words = normalise(text)
+            if not words:
+                return Failure("parsing", "empty", "I beg your pardon?")
+            line = " ".join(words)
         best: Failure | Question | None = None
         n = len(words)
         for pat in self.tried.get(words[0], self.slot_first):
-            if pat.literals + len(pat.slots) > n or (pat.needs and pat.needs.isdisjoint(words)):
+            if pat.size > n or (pat.needs and pat.needs.isdisjoint(words)):
                 continue   # each part takes a word at least, and a literal is a whole word: no match
             m = pat.regex.match(line)
-            if not m:
+            if m is None:
                 continue
-            result = self._resolve(pat, m.groupdict(), st, last)
-            if isinstance(result, Parsed):
-                return result
-            if isinstance(result, Question):
+            result = self._resolve(pat, m.groups(), st, last)
+            kind = type(result)
+            if kind is Parsed or kind is Question:
                 return result
             if result is not None and (best is None or _rank(result) > _rank(best)):
                 best = result
@@ -232,19 +272,18 @@ class CommandParser:
             return Failure("parsing", "unknown_verb", f"I don't know the verb '{words[0]}'.")
         return Failure("parsing", "unknown_verb", "That's not a verb I recognise.")
 
-    def _ask_for_last_slot(self, line: str, patterns, st, last: tuple) -> Question | None:
+    def _ask_for_last_slot(self, line: str, patterns, st, last) -> Question | None:
         """``unlock door`` for ``unlock {obj} with {key}``: ask "with what?" and finish with the answer."""
         for pat in patterns:
             words = pat.text.split()
             if len(words) < 3 or not re.fullmatch(r"\{\w+\}", words[-1]) or words[-2].startswith("{"):
                 continue
             missing, prep = words[-1][1:-1], words[-2].split("|")[0]
-            head = _Pattern(pat.action, self._compile(pat.action, " ".join(words[:-2])).regex,
-                            pat.slots[:-1], pat.literals - 1, " ".join(words[:-2]))
+            head = _compile(pat.action, " ".join(words[:-2]))
             m = head.regex.match(line)
             if not m or pat.action.spec.params.get(missing, "thing") != "thing":
                 continue
-            got = self._resolve(head, m.groupdict(), st, last)
+            got = self._resolve(head, m.groups(), st, last)
             if not isinstance(got, Parsed) or got.all_slot:
                 continue
             named = set(got.env.values())
@@ -270,82 +309,110 @@ class CommandParser:
         env[q.slot] = fits[0]
         for slot, phrase in q.phrases.items():
             if slot not in env:
-                got = self._slot(q.action, slot, phrase, st, env, tuple(last))
+                got = self._slot(q.action.spec.params.get(slot, "thing"), phrase, st, env, tuple(last))
                 if not isinstance(got, str):
                     return None
                 env[slot] = got
         return Parsed(q.action, env)
 
     # ------------------------------------------------------------------
-    def _resolve(self, pat: _Pattern, groups: dict, st, last: tuple):
-        action = pat.action
+    def _resolve(self, pat: _Pattern, groups: tuple, st, last):
+        """``groups``: each slot's phrase, in the pattern's order."""
         env: dict = {}
         all_slot = None
         # "put it in the mailbox": name the other things first, so "it" can skip what they name
-        slots = pat.slots
-        order = slots
-        if len(slots) == 2:   # what sorting on "is a pronoun" does to two slots
-            if groups[slots[0]].strip() in PRONOUNS and groups[slots[1]].strip() not in PRONOUNS:
-                order = (slots[1], slots[0])
-        elif len(slots) > 2:
-            order = sorted(slots, key=_PronounLast(groups))
-        for slot in order:
-            phrase = groups[slot]
-            kind = action.spec.params.get(slot, "thing")
-            if kind == "thing" and action.spec.all_slot == slot and phrase in ALL_WORDS:
-                items = self.style.all_candidates(action, slot, st)
+        parts = pat.parts
+        if len(parts) == 2:   # what sorting on "is a pronoun" does to two slots
+            if groups[0] in PRONOUNS and groups[1] not in PRONOUNS:
+                parts = (parts[1], parts[0])
+        elif len(parts) > 2:
+            parts = sorted(parts, key=_PronounLast(groups))
+        for slot, kind, i in parts:
+            phrase = groups[i]
+            if kind != "thing":
+                got = self._slot(kind, phrase, st, env, last)
+            elif phrase in ALL_WORDS and pat.action.spec.all_slot == slot:
+                items = self.style.all_candidates(pat.action, slot, st)
                 if not items:
                     return Failure("resolution", "nothing", f"There is nothing to {pat.text.split()[0].split('|')[0]}.")
                 env[slot] = items
                 all_slot = slot
                 continue
-            got = self._slot(action, slot, phrase, st, env, last)
-            if isinstance(got, str):
+            else:
+                named = self._named.get(phrase) or self._name(phrase)
+                if type(named) is tuple and len(named) == 1:   # ``_thing``'s usual answer, written out
+                    if self.style.visible(st, named[0]):
+                        env[slot] = named[0]
+                        continue
+                    return Failure("resolution", "not_visible", "You can't see any such thing.")
+                got = self._thing(named, phrase, st, env, last)
+            if type(got) is str:
                 env[slot] = got
                 continue
-            if isinstance(got, list):
+            if type(got) is list:
                 return self._which(pat, groups, env, slot, got)
             return got
-        return Parsed(action, env, all_slot)
+        return Parsed(pat.action, env, all_slot)
 
-    def _which(self, pat: _Pattern, groups: dict, env: dict, slot: str, got: list) -> Question:
+    def _which(self, pat: _Pattern, groups: tuple, env: dict, slot: str, got: list) -> Question:
         """"Which do you mean?" about ``slot`` (apart from ``_resolve``: its comprehensions' closures
         would cost every parse cells)."""
         names = [f"the {self.style.distinct_name(c, got)}" for c in got]
-        phrases = {s: groups[s] for s in pat.slots if s != slot and s not in env}
+        phrases = {s: groups[i] for i, s in enumerate(pat.slots) if s != slot and s not in env}
         return Question(f"Which do you mean, {english_list(names, 'or')}?", pat.action, env, slot, got, phrases)
 
-    def _slot(self, action, slot: str, phrase: str, st, env, last: tuple):
+    def _slot(self, kind: str, phrase: str, st, env, last):
         """An id (resolved), a list of ids (ambiguous), a Failure, or None (not this pattern)."""
-        kind = action.spec.params.get(slot, "thing")
+        if kind == "thing":
+            return self._thing(self._named.get(phrase) or self._name(phrase), phrase, st, env, last)
         if kind == "dir":
             return self.style.direction(phrase)
         if kind == "room":
             return self.style.room_named(phrase)
-        if kind == "word":
-            return phrase
+        return phrase   # a word
+
+    def _thing(self, named, phrase: str, st, env, last):
+        """A thing's slot, given what its phrase names (``_name``)."""
+        if type(named) is tuple:
+            if len(named) == 1:
+                if self.style.visible(st, named[0]):
+                    return named[0]
+                return Failure("resolution", "not_visible", "You can't see any such thing.")
+            return self._among(named, st, phrase)
+        if type(named) is str:
+            return self._referent(named, st, env, last)
+        return Failure(named.phase, named.type, named.message)   # the caller's own: it may keep it
+
+    def _name(self, phrase: str):
+        """What ``phrase`` names in any state: the things it fits (a tuple, never empty), a pronoun
+        (str), or the Failure it is; kept per world (``_named``), so a phrase is read once."""
         words = phrase.split()
         if not DETERMINERS.isdisjoint(words):
             words = [w for w in words if w not in DETERMINERS]
         if not words:
-            return Failure("parsing", "missing_object", "You need to say what.")
-        if len(words) == 1 and words[0] in PRONOUNS:
-            return self._referent(words[0], st, env, last)
-        if not self.known_words.issuperset(words):
-            # Same text as for a real but unseen thing: the answer must not tell them apart.
-            return Failure("parsing", "unknown_word", "You can't see any such thing.")
-        cands = self._candidates(tuple(words))
-        if not cands:
-            return Failure("resolution", "not_visible", "You can't see any such thing.")
-        visible = self.style.visible
-        if len(cands) == 1:
-            if visible(st, cands[0]):
-                return cands[0]
-            return Failure("resolution", "not_visible", "You can't see any such thing.")
-        return self._among(cands, st, words)
+            named = Failure("parsing", "missing_object", "You need to say what.")
+        elif len(words) == 1 and words[0] in PRONOUNS:
+            named = words[0]
+        else:
+            # The things whose words include all of these (pronouns aside), in the world's order:
+            # those of the first word (``in_order``) that the others' have too.
+            known, vocab = self.known_words, self.vocab
+            found = None
+            for w in words:
+                if w not in known:
+                    # Same text as for a real but unseen thing: the answer must not tell them apart.
+                    found = Failure("parsing", "unknown_word", "You can't see any such thing.")
+                    break
+                if w not in PRONOUNS:
+                    found = self.in_order.get(w, ()) if found is None else \
+                        tuple(filter(vocab.get(w, _NONE).__contains__, found))
+            named = found or Failure("resolution", "not_visible", "You can't see any such thing.")
+        if len(self._named) < MEMO_PHRASES:
+            self._named[phrase] = named
+        return named
 
     # Apart from ``_slot``, as ``_which``: a comprehension there would cost every call cells.
-    def _referent(self, word: str, st, env, last: tuple):
+    def _referent(self, word: str, st, env, last):
         """What a pronoun names: the last thing named that no other slot names, if still in sight."""
         if not last:
             return Failure("parsing", "no_referent", f"I'm not sure what '{word}' refers to.")
@@ -355,7 +422,7 @@ class CommandParser:
             return fits[0]
         return Failure("resolution", "not_visible", "You can't see that any more.")
 
-    def _among(self, cands: tuple, st, words: list):
+    def _among(self, cands: tuple, st, phrase: str):
         """Of several things a phrase fits, the one in sight, or the one named exactly, or all in sight."""
         visible = self.style.visible
         seen = [c for c in cands if visible(st, c)]
@@ -363,23 +430,11 @@ class CommandParser:
             return Failure("resolution", "not_visible", "You can't see any such thing.")
         if len(seen) == 1:
             return seen[0]
-        exact = [c for c in seen if self.world.entities[c].name == " ".join(words)]
+        name = " ".join(w for w in phrase.split() if w not in DETERMINERS)
+        exact = [c for c in seen if self.world.entities[c].name == name]
         if len(exact) == 1:
             return exact[0]
         return seen
-
-    def _candidates(self, words: tuple) -> tuple:
-        hit = self._phrase_cache.get(words)
-        if hit is None:
-            if len(words) == 1 and words[0] not in PRONOUNS:   # one word: its entry, no intersection
-                ids = self.vocab.get(words[0], ())
-            else:
-                sets = [self.vocab.get(w, frozenset()) for w in words if w not in PRONOUNS]
-                ids = frozenset.intersection(*sets) if sets else frozenset()
-            hit = tuple(self.world.sort_ids(ids)) if len(ids) > 1 else tuple(ids)
-            if len(self._phrase_cache) < 50_000:
-                self._phrase_cache[words] = hit
-        return hit
 
 
 class _PronounLast:
@@ -388,11 +443,11 @@ class _PronounLast:
 
     __slots__ = ("groups",)
 
-    def __init__(self, groups: dict) -> None:
+    def __init__(self, groups: tuple) -> None:
         self.groups = groups
 
-    def __call__(self, slot: str) -> bool:
-        return self.groups[slot].strip() in PRONOUNS
+    def __call__(self, part: tuple) -> bool:
+        return self.groups[part[2]] in PRONOUNS
 
 
 def _rank(f) -> int:

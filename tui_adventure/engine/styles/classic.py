@@ -17,6 +17,7 @@ DIRECTIONS = {
     "south west": "southwest", "in": "in", "out": "out", "inside": "in", "outside": "out",
 }
 _AT_PLAYER = ("at", "player")
+_EMPTY: frozenset = frozenset()
 COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
            "up", "down", "in", "out")
 
@@ -117,24 +118,38 @@ class ClassicStyle:
         hit = st.cache.get("scope")
         if hit is not None:
             return x in hit
-        standing = st.firsts("at", self.player_room(st))
-        # the state's reads written out (has, rest): a fresh game's parse asks this of every thing it names
-        over, known, o1, b1 = st.over, st.known, st.o1, st.b1
+        # the state's reads written out (player_room, firsts, has, rest): a fresh game's parse asks
+        # this of every thing it names. A thing is looked for among those standing in the room as
+        # soon as it is reached: most things named stand there, or on or in something that does.
+        o1, b1 = st.o1, st.b1
+        v = o1.get(_AT_PLAYER)
+        room = None
+        for r in (b1.get(_AT_PLAYER, ()) if v is None else v):
+            room = r[0]
+            break
+        k = ("at", room)
+        v = st.o2.get(k)
+        standing = st.b2.get(k, _EMPTY) if v is None else v
+        if x in standing and x != "player":
+            return True
+        over, known = st.over, st.known
         seen = {x}
         stack = [x]
         while stack:
             y = stack.pop()
-            if y in standing and y != "player":
-                return True
             f = ("held", y)
             if over[f] if f in over else f in known:
                 return True
             k = ("on", y)
             v = o1.get(k)
             for rest in (b1.get(k, ()) if v is None else v):
-                if rest and rest[0] not in seen:
-                    seen.add(rest[0])
-                    stack.append(rest[0])
+                z = rest[0] if rest else None
+                if z is None or z in seen:
+                    continue
+                if z in standing and z != "player":
+                    return True
+                seen.add(z)
+                stack.append(z)
             k = ("in", y)
             v = o1.get(k)
             for rest in (b1.get(k, ()) if v is None else v):
@@ -143,6 +158,8 @@ class ClassicStyle:
                     continue
                 f, g = ("openable", z), ("open", z)
                 if not (over[f] if f in over else f in known) or (over[g] if g in over else g in known):
+                    if z in standing and z != "player":
+                        return True
                     seen.add(z)
                     stack.append(z)
         return False
