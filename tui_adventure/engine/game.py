@@ -30,6 +30,25 @@ class StepResult:
     args: dict = field(default_factory=dict)
     scene: list = field(default_factory=list)   # what the scene did after the command (engine.scene), logged
     lost: str | None = None           # the scene's loss message when this turn lost the game
+    # What a game's usual step hands over for ``args`` and ``goals_achieved`` (see ``_made``): copied
+    # into them when first read, since a replay reads few results and each copy is a part of its cost.
+    _env: dict | None = field(default=None, repr=False, compare=False)
+    _goals: list | None = field(default=None, repr=False, compare=False)
+
+    def __getattr__(self, name: str):
+        """A field ``_made`` left unset, given its value on first reading (only an unset slot comes here)."""
+        if name == "args":
+            value = dict(self._env)
+        elif name == "goals_achieved":
+            value = list(self._goals)
+        elif name == "scene":
+            value = []
+        elif name in _LAZY_DEFAULTS:
+            value = _LAZY_DEFAULTS[name]
+        else:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        setattr(self, name, value)
+        return value
 
     @property
     def observation(self) -> str:
@@ -47,6 +66,24 @@ class StepResult:
         return {"turn": turn, "command": self.command, "observation": self.observation,
                 "goals_achieved": self.goals_achieved, "goal_score": self.goal_score,
                 "fail": self.fail, "done": self.done}
+
+
+_LAZY_DEFAULTS = {"fail": None, "done": False, "goal_score": 0, "changed": False, "lost": None}
+_new = object.__new__
+
+
+def _made(command: str, text, action: str, env: dict) -> StepResult:
+    """The result of a step that applied one action, as the constructor would make it but for what is
+    read late: ``args`` is copied from ``env`` (a step's own, which no one changes after) and
+    ``goals_achieved`` from ``_goals`` (the game sets it: it replaces its list of goal texts, never
+    changes it) when first read, and the other fields but the command, text and action are their
+    defaults, given when first read (``StepResult.__getattr__``)."""
+    result = _new(StepResult)
+    result.command = command
+    result.text = text
+    result.action = action
+    result._env = env
+    return result
 
 
 # A turn's undo record, a tuple: (added, removed, pending, last, achieved, command); ``added`` and
@@ -76,6 +113,8 @@ class Game:
         self._goal_rows = world.goal_rows
         self.finished = False
         self.lost: str | None = None   # a scene's loss: the game is over, whatever comes after
+        self._scene = world.scene
+        self._goal_count = len(world.goals)   # a world's goals are fixed: the win test reads no list
         # commands of one word read alike in every state (north, look): see CommandParser._read_once
         self._once = getattr(self.parser, "once", None) or {}
 
@@ -119,15 +158,19 @@ class Game:
                     if not last or last[0] != x or len(last) > 3:   # else it is already so: x first, three at most
                         self.last = _first(x, last)
                     break
-            # every field given: a step makes no default lists it then replaces
             if fail_type is not None:
-                result = StepResult(command, message, {"phase": "resolution", "type": fail_type}, False, None, 0,
-                                    False, action.id, dict(env), [], None)
+                result = _made(command, message, action.id, env)
+                result.fail = {"phase": "resolution", "type": fail_type}
             else:
                 self.state = new
-                result = StepResult(command, message, None, action.ends, None, 0, False, action.id, dict(env),
-                                    [], None)
-        if self.world.scene is not None and self.lost is None:
+                result = _made(command, message, action.id, env)
+                if action.ends:
+                    result.done = True
+            if self._scene is not None:   # what the scene reads, set: a field read late costs an exception
+                if fail_type is None:
+                    result.fail = None
+                result.args = dict(env)
+        if self._scene is not None and self.lost is None:
             if self._scene_turn(result):
                 single = False
         state = self.state
@@ -144,15 +187,14 @@ class Game:
         self._log.append((added, removed, pending, last, achieved, command))
         self.commands.append(command)
         self.turn += 1
-        result.goals_achieved = list(self._achieved_text)
-        if not self.finished and self._won():
+        if action is None:   # a result made in full
+            result.goals_achieved = list(self._achieved_text)
+        else:
+            result._goals = self._achieved_text
+        if not self.finished and len(self.achieved) == self._goal_count and self._goal_count:   # won
             result.done = True  # the step that wins; later steps are ordinary
             self.finished = True
         return result
-
-    def _won(self) -> bool:
-        goals = self.world.goals
-        return bool(goals) and len(self.achieved) == len(goals)
 
     def _goals_after(self, result: StepResult) -> None:
         """The goals after a step that touched a goal's fact (apart from ``step``: its loop would cost
