@@ -262,7 +262,12 @@ class State:
         # filled, hashed into nor later freed. A by-first entry holds the deleted fact's tail (its
         # tails are exact); a by-second entry is only known to be {a} by looking, since one item can
         # stand for p(a, b) and p(a, b, c) alike, and (p, "") lists one-place facts and p(a, "").
-        known, o, o1, o2, b1, b2 = self.known, over.copy(), self.o1.copy(), self.o2.copy(), self.b1, self.b2
+        known = self.known
+        o = over.copy()
+        o1 = self.o1.copy()
+        o2 = self.o2.copy()
+        b1 = self.b1
+        b2 = self.b2
         dh = 0
         skipped = None
         for f in dels:
@@ -347,7 +352,12 @@ class State:
             if not adds and not dels:
                 return self
         new = _new_state(State)
-        new.known, new.over, new.b1, new.o1, new.b2, new.o2 = known, o, b1, o1, b2, o2
+        new.known = known
+        new.over = o
+        new.b1 = b1
+        new.o1 = o1
+        new.b2 = b2
+        new.o2 = o2
         new._facts = new._by1 = new._by2 = None
         new.cache = {}
         new.delta = (adds, dels)

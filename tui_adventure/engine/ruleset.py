@@ -20,6 +20,7 @@ from .logic import (Atom, Compiler, LogicError, effect_predicates, expanded_pred
 from .text import Later, TemplateError, compile_template
 from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
+_new = object.__new__
 RULESET_DIR = Path(__file__).resolve().parent.parent / "rulesets"
 MEMO_STATES = 1024  # transitions remembered per world (each may hold a state)
 ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
@@ -278,23 +279,36 @@ class Action:
             return (st if new is None else new), text, fail_type   # None: the state stays as it was
         env["here"] = self.where(st)
         i = self.first_failing(st, env)
+        # the message made without Later.__init__'s frame (its fields as __init__ sets them)
+        text = _new(Later)
+        text.text = None
+        text.env = env
         if i >= 0:
-            _cond, render, fail_type, _ = self.checks[i]
-            out = st, Later(render, st, env), fail_type
-        elif self.effect is None:
-            out = st, Later(self.success, st, env), None
+            _cond, text.render, fail_type, _ = self.checks[i]
+            text.st = st
+            out = st, text, fail_type
+            kept = None, text, fail_type
         else:
-            adds: set = set()
-            dels: set = set()
-            self.effect(st, env, adds, dels)
-            new = st.advance(adds, dels)
-            out = new, Later(self.success, new, env), None
+            text.render = self.success
+            effect = self.effect
+            if effect is None:
+                text.st = st
+                out = st, text, None
+                kept = None, text, None
+            else:
+                adds: set = set()
+                dels: set = set()
+                effect(st, env, adds, dels)
+                new = st.advance(adds, dels)
+                text.st = new
+                out = new, text, None
+                kept = out if new is not st else (None, text, None)
         held = self.memo
         if len(held) >= MEMO_STATES:  # one list per world, shared by its actions: bounded memory
             for c in held:
                 c.clear()
             held.clear()
-        cache[key] = (None, out[1], out[2]) if out[0] is st else out
+        cache[key] = kept
         held.append(cache)
         return out
 
