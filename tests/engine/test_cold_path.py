@@ -87,3 +87,43 @@ def test_visible_agrees_with_scope_along_the_packaged_solutions():
             scope = world.style.scope(State.of(facts))
             fresh = State.of(facts)
             assert {x for x in world.entities if world.style.visible(fresh, x)} == set(scope) & set(world.entities)
+
+
+def test_encloses_climbs_as_parent_does_in_odd_states():
+    """``encloses`` reads ``parent`` written out: it must answer as the walk up ``parent`` does, in
+    states with cycles, things in two places, chains longer than it climbs and strays."""
+    world = load_world_text(SCOPE, "scope.yaml")
+    style = world.style
+    things = list(world.entities)
+    holders = things + ["hall", "den", "nowhere"]
+
+    def climbs(st, outer, inner):
+        x = style.parent(st, inner)
+        for _ in range(64):
+            if x is None:
+                return False
+            if x == outer:
+                return True
+            x = style.parent(st, x)
+        return False
+
+    rng = random.Random(11)
+    base = [f for f in world.initial.facts if f[0] not in ("on", "in", "at", "held")]
+    chain = [f"c{i}" for i in range(70)]
+    for n in range(300):
+        facts = set(base)
+        facts.add(("at", "player", rng.choice(["hall", "den", "nowhere"])))
+        for x in things + ["hall", "den"]:
+            for _ in range(rng.choice([0, 1, 1, 2])):
+                facts.add((rng.choice(["on", "in", "at"]), x, rng.choice(holders)))
+        if n % 10 == 0:   # a chain longer than the climb
+            facts.update(("in", a, b) for a, b in zip(chain, chain[1:]))
+            facts.add(("in", rng.choice(things), chain[0]))
+        st = State.of(facts)
+        if n % 2:   # a few changes more, read through an overlay (a game's state)
+            moved = [(rng.choice(["on", "in", "at"]), rng.choice(things), rng.choice(holders)) for _ in range(4)]
+            st = st.advance(set(moved[:2]), set(moved[2:]) | set(rng.sample(sorted(facts), 3)))
+            assert st._base is not None
+        for outer in holders + (chain if n % 10 == 0 else []) + ["player"]:
+            for inner in things + ["hall", "player"]:
+                assert style.encloses(st, outer, inner) == climbs(st, outer, inner), (outer, inner)

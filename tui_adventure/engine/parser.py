@@ -158,7 +158,11 @@ class CommandParser:
         for pats in self.by_first.values():
             for p in pats:
                 self.known_words.update(p.words)
-        self._named: dict = {}   # phrase -> what it names in any state (see ``_name``)
+        # phrase -> what it names in any state (see ``_name``). A word of a thing's names names the
+        # things it is a word of (``in_order``), as ``_name`` reads it, unless it is a determiner
+        # (dropped), a pronoun or two words: put here at once, so a parse looks it up.
+        self._named: dict = {w: ids for w, ids in self.in_order.items()
+                             if " " not in w and w not in DETERMINERS and w not in PRONOUNS}
         for ent in world.entities.values():
             # A thing's own name of several words, read at load: players name things so (a phrase
             # of one word costs a parse one lookup in ``in_order``).

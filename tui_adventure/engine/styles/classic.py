@@ -174,13 +174,34 @@ class ClassicStyle:
         return None
 
     def encloses(self, st, outer: str, inner: str) -> bool:
-        x = self.parent(st, inner)
-        for _ in range(64):
-            if x is None:
+        """Whether ``outer`` is up the chain of ``parent`` from ``inner`` (64 steps at most). ``parent`` is
+        written out: a take asks it of the player and the player's room, a put of the thing and its place."""
+        o1, b1 = st.o1, st.b1
+        x = inner
+        for n in range(65):
+            k = ("in", x)
+            v = o1.get(k)
+            if v is None:
+                v = b1.get(k)
+            if not v:
+                k = ("on", x)
+                v = o1.get(k)
+                if v is None:
+                    v = b1.get(k)
+                if not v:
+                    k = ("at", x)
+                    v = o1.get(k)
+                    if v is None:
+                        v = b1.get(k)
+                    if not v:
+                        return False
+            for r in v:
+                x = r[0]
+                break
+            if n == 64:
                 return False
             if x == outer:
                 return True
-            x = self.parent(st, x)
         return False
 
     def neighbour_rooms(self, st) -> list[str]:
