@@ -127,3 +127,26 @@ def test_encloses_climbs_as_parent_does_in_odd_states():
         for outer in holders + (chain if n % 10 == 0 else []) + ["player"]:
             for inner in things + ["hall", "player"]:
                 assert style.encloses(st, outer, inner) == climbs(st, outer, inner), (outer, inner)
+
+
+def test_an_action_reads_the_players_room_as_player_room_does():
+    """``attempt_later`` reads the style's ``player_at`` entry in place of calling ``player_room``: on
+    states a game meets and on odd ones (the player nowhere, or in two rooms) it must give the same."""
+    for world in (load_world(ROOT / "worlds" / "house.yaml"), packaged.world(packaged.names()[0])):
+        style = world.style
+        game = Game(world)
+        states = [game.state]
+        commands = solution("house") if world.game == "house" else ["look", "take pillow", "go hallway"]
+        for command in commands:
+            game.step(command)
+            states.append(game.state)
+        at = [f for f in world.initial.facts if f[:2] == ("at", "player")]
+        rooms = [e for e in world.entities if world.entities[e].kind == "room"] or ["nowhere"]
+        states.append(world.initial.advance(set(), set(at)))
+        states.append(world.initial.advance({("at", "player", rooms[-1])}, set()))
+        for st in states:
+            for action in world.actions:
+                env = {p: "nothing" for p in action.params}
+                action.attempt_later(st, env)
+                if "here" in env:   # a memo hit reads no room
+                    assert env["here"] == style.player_room(st), action.id

@@ -145,7 +145,11 @@ class Game:
         if once is not None:   # as the parser reads it (CommandParser.parse), without a Parsed made for it
             action, env = once[0], once[1].copy()
         else:
-            action, env = self._parsed(command)   # no action: env is the turn's result already
+            parsed = self.parser.parse(command, before, last) if pending is None else None
+            if type(parsed) is Parsed and not parsed.all_slot:   # the usual parse, read in this frame
+                action, env = parsed.action, parsed.env
+            else:
+                action, env = self._parsed(command, parsed)   # no action: env is the turn's result already
         single = True
         if action is None:
             result = env
@@ -241,17 +245,18 @@ class Game:
             self.finished = True
         return out
 
-    def _parsed(self, command: str) -> tuple:
+    def _parsed(self, command: str, parsed) -> tuple:
         """(action, env) for a command that parsed to one action; else (None, the turn's result): a
-        question, a failure to parse, or every thing of "take all" tried in turn."""
+        question, a failure to parse, or every thing of "take all" tried in turn. ``parsed``: the
+        command as ``step`` parsed it, None when a question was pending (``step`` parsed nothing)."""
         self._single = True
-        st = self.state
-        parsed = None
-        if self.pending is not None:
-            parsed = self.parser.answer(command, self.pending, st, self.last)
-            self.pending = None
         if parsed is None:
-            parsed = self.parser.parse(command, st, self.last)
+            st = self.state
+            if self.pending is not None:
+                parsed = self.parser.answer(command, self.pending, st, self.last)
+                self.pending = None
+            if parsed is None:
+                parsed = self.parser.parse(command, st, self.last)
         if type(parsed) is not Parsed:
             if isinstance(parsed, Question):
                 self.pending = parsed

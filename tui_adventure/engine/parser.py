@@ -29,6 +29,7 @@ MEMO_PARSES = 4_000  # parses remembered per world
 MEMO_PHRASES = 50_000  # phrases read, remembered per world
 MAX_SHAPES = 10_000  # pattern texts remembered (a ruleset has a hundred or so)
 _NONE: frozenset = frozenset()
+_new = object.__new__
 _PARSE = object()   # a parse's key in a state's cache starts with it (no action id is this object)
 
 
@@ -356,7 +357,11 @@ class CommandParser:
             if type(got) is list:
                 return self._which(pat, groups, env, slot, got)
             return got
-        return Parsed(pat.action, env, all_slot)
+        parsed = _new(Parsed)   # as Parsed(pat.action, env, all_slot), without __init__'s frame
+        parsed.action = pat.action
+        parsed.env = env
+        parsed.all_slot = all_slot
+        return parsed
 
     def _which(self, pat: _Pattern, groups: tuple, env: dict, slot: str, got: list) -> Question:
         """"Which do you mean?" about ``slot`` (apart from ``_resolve``: its comprehensions' closures

@@ -55,6 +55,8 @@ class ClassicStyle:
             "word": lambda st: (),
         }
 
+    player_at = _AT_PLAYER   # see Style.player_at: player_room reads this entry
+
     def make_parser(self) -> CommandParser:
         return CommandParser(self.world, self, set(DIRECTIONS) | set(self.passages))
 
