@@ -150,3 +150,30 @@ def test_an_action_reads_the_players_room_as_player_room_does():
                 action.attempt_later(st, env)
                 if "here" in env:   # a memo hit reads no room
                     assert env["here"] == style.player_room(st), action.id
+
+
+def test_a_state_hashed_late_hashes_as_its_facts():
+    """A game's state works its hash out when first asked: from the hash of the state it was made
+    from, when that was known then, else from its base and overlay. On walks that hash some states at
+    once and others late or never, and on changes that delete what is not there or add what is, the
+    hash must be that of a state built from the same facts."""
+    world = load_world(ROOT / "worlds" / "house.yaml")
+    facts = sorted(world.initial.facts)
+    things = [e for e in world.entities if world.entities[e].kind == "object"]
+    rooms = [e for e in world.entities if world.entities[e].kind == "room"]
+    rng = random.Random(3)
+    for _ in range(200):
+        st = world.initial
+        states = [st]
+        for _ in range(rng.randint(1, 30)):
+            x = rng.choice(things)
+            adds = {rng.choice([("held", x), ("at", x, rng.choice(rooms)), ("open", x), rng.choice(facts)])
+                    for _ in range(rng.randint(0, 2))}
+            dels = {rng.choice([("held", x), ("at", x, rng.choice(rooms)), rng.choice(facts), rng.choice(sorted(adds) or facts)])
+                    for _ in range(rng.randint(0, 2))}
+            st = st.advance(adds, dels)
+            states.append(st)
+            if rng.random() < 0.4:
+                hash(st)
+        for st in rng.sample(states, len(states)):
+            assert hash(st) == hash(State.of(st.facts)) and st == State.of(st.facts)

@@ -167,7 +167,11 @@ class Game:
                 result.fail = {"phase": "resolution", "type": fail_type}
             else:
                 self.state = new
-                result = _made(command, message, action.id, env)
+                result = _new(StepResult)   # _made written out: the usual step
+                result.command = command
+                result.text = message
+                result.action = action.id
+                result._env = env
                 if action.ends:
                     result.done = True
             if self._scene is not None:   # what the scene reads, set: a field read late costs an exception
