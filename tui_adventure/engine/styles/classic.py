@@ -24,6 +24,7 @@ COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeas
 
 class ClassicStyle:
     BUILTINS = ("visible", "encloses")   # the predicates it computes in Python (what a world's checks may name)
+    player_at = _AT_PLAYER   # see Style.player_at: player_room reads this entry
 
     def __init__(self, world) -> None:
         self.world = world
@@ -54,8 +55,6 @@ class ClassicStyle:
             "dir": self.exit_labels,
             "word": lambda st: (),
         }
-
-    player_at = _AT_PLAYER   # see Style.player_at: player_room reads this entry
 
     def make_parser(self) -> CommandParser:
         return CommandParser(self.world, self, set(DIRECTIONS) | set(self.passages))
@@ -181,18 +180,15 @@ class ClassicStyle:
         o1, b1 = st.o1, st.b1
         x = inner
         for n in range(65):
-            k = ("in", x)
-            v = o1.get(k)
+            v = o1.get(k := ("in", x))
             if v is None:
                 v = b1.get(k)
             if not v:
-                k = ("on", x)
-                v = o1.get(k)
+                v = o1.get(k := ("on", x))
                 if v is None:
                     v = b1.get(k)
                 if not v:
-                    k = ("at", x)
-                    v = o1.get(k)
+                    v = o1.get(k := ("at", x))
                     if v is None:
                         v = b1.get(k)
                     if not v:
