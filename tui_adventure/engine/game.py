@@ -36,15 +36,15 @@ class StepResult:
     _goals: list | None = field(default=None, repr=False, compare=False)
 
     def __getattr__(self, name: str):
-        """A field ``_made`` left unset, given its value on first reading (only an unset slot comes here)."""
+        """A field ``_made`` left unset, given its value on first reading (only an unset slot comes here:
+        the first reading costs an exception, so only the fields that cost a copy or a list are left
+        unset; the flags an agent's loop reads every turn are set)."""
         if name == "args":
             value = dict(self._env)
         elif name == "goals_achieved":
             value = list(self._goals)
         elif name == "scene":
             value = []
-        elif name in _LAZY_DEFAULTS:
-            value = _LAZY_DEFAULTS[name]
         else:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         setattr(self, name, value)
@@ -68,21 +68,24 @@ class StepResult:
                 "fail": self.fail, "done": self.done}
 
 
-_LAZY_DEFAULTS = {"fail": None, "done": False, "goal_score": 0, "changed": False, "lost": None}
 _new = object.__new__
 
 
-def _made(command: str, text, action: str, env: dict) -> StepResult:
+def _made(command: str, text, action: str, env: dict, fail: dict | None, done: bool) -> StepResult:
     """The result of a step that applied one action, as the constructor would make it but for what is
     read late: ``args`` is copied from ``env`` (a step's own, which no one changes after) and
     ``goals_achieved`` from ``_goals`` (the game sets it: it replaces its list of goal texts, never
-    changes it) when first read, and the other fields but the command, text and action are their
-    defaults, given when first read (``StepResult.__getattr__``)."""
+    changes it) when first read, and ``scene`` made then (``StepResult.__getattr__``)."""
     result = _new(StepResult)
     result.command = command
     result.text = text
     result.action = action
     result._env = env
+    result.fail = fail
+    result.done = done
+    result.goal_score = 0
+    result.changed = False
+    result.lost = None
     return result
 
 
@@ -163,8 +166,7 @@ class Game:
                         self.last = _first(x, last)
                     break
             if fail_type is not None:
-                result = _made(command, message, action.id, env)
-                result.fail = {"phase": "resolution", "type": fail_type}
+                result = _made(command, message, action.id, env, {"phase": "resolution", "type": fail_type}, False)
             else:
                 self.state = new
                 result = _new(StepResult)   # _made written out: the usual step
@@ -172,11 +174,12 @@ class Game:
                 result.text = message
                 result.action = action.id
                 result._env = env
-                if action.ends:
-                    result.done = True
+                result.fail = None
+                result.done = action.ends
+                result.goal_score = 0
+                result.changed = False
+                result.lost = None
             if self._scene is not None:   # what the scene reads, set: a field read late costs an exception
-                if fail_type is None:
-                    result.fail = None
                 result.args = dict(env)
         if self._scene is not None and self.lost is None:
             if self._scene_turn(result):
