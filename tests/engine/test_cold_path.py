@@ -87,3 +87,93 @@ def test_visible_agrees_with_scope_along_the_packaged_solutions():
             scope = world.style.scope(State.of(facts))
             fresh = State.of(facts)
             assert {x for x in world.entities if world.style.visible(fresh, x)} == set(scope) & set(world.entities)
+
+
+def test_encloses_climbs_as_parent_does_in_odd_states():
+    """``encloses`` reads ``parent`` written out: it must answer as the walk up ``parent`` does, in
+    states with cycles, things in two places, chains longer than it climbs and strays."""
+    world = load_world_text(SCOPE, "scope.yaml")
+    style = world.style
+    things = list(world.entities)
+    holders = things + ["hall", "den", "nowhere"]
+
+    def climbs(st, outer, inner):
+        x = style.parent(st, inner)
+        for _ in range(64):
+            if x is None:
+                return False
+            if x == outer:
+                return True
+            x = style.parent(st, x)
+        return False
+
+    rng = random.Random(11)
+    base = [f for f in world.initial.facts if f[0] not in ("on", "in", "at", "held")]
+    chain = [f"c{i}" for i in range(70)]
+    for n in range(300):
+        facts = set(base)
+        facts.add(("at", "player", rng.choice(["hall", "den", "nowhere"])))
+        for x in things + ["hall", "den"]:
+            for _ in range(rng.choice([0, 1, 1, 2])):
+                facts.add((rng.choice(["on", "in", "at"]), x, rng.choice(holders)))
+        if n % 10 == 0:   # a chain longer than the climb
+            facts.update(("in", a, b) for a, b in zip(chain, chain[1:]))
+            facts.add(("in", rng.choice(things), chain[0]))
+        st = State.of(facts)
+        if n % 2:   # a few changes more, read through an overlay (a game's state)
+            moved = [(rng.choice(["on", "in", "at"]), rng.choice(things), rng.choice(holders)) for _ in range(4)]
+            st = st.advance(set(moved[:2]), set(moved[2:]) | set(rng.sample(sorted(facts), 3)))
+            assert st._base is not None
+        for outer in holders + (chain if n % 10 == 0 else []) + ["player"]:
+            for inner in things + ["hall", "player"]:
+                assert style.encloses(st, outer, inner) == climbs(st, outer, inner), (outer, inner)
+
+
+def test_an_action_reads_the_players_room_as_player_room_does():
+    """``attempt_later`` reads the style's ``player_at`` entry in place of calling ``player_room``: on
+    states a game meets and on odd ones (the player nowhere, or in two rooms) it must give the same."""
+    for world in (load_world(ROOT / "worlds" / "house.yaml"), packaged.world(packaged.names()[0])):
+        style = world.style
+        game = Game(world)
+        states = [game.state]
+        commands = solution("house") if world.game == "house" else ["look", "take pillow", "go hallway"]
+        for command in commands:
+            game.step(command)
+            states.append(game.state)
+        at = [f for f in world.initial.facts if f[:2] == ("at", "player")]
+        rooms = [e for e in world.entities if world.entities[e].kind == "room"] or ["nowhere"]
+        states.append(world.initial.advance(set(), set(at)))
+        states.append(world.initial.advance({("at", "player", rooms[-1])}, set()))
+        for st in states:
+            for action in world.actions:
+                env = {p: "nothing" for p in action.params}
+                action.attempt_later(st, env)
+                if "here" in env:   # a memo hit reads no room
+                    assert env["here"] == style.player_room(st), action.id
+
+
+def test_a_state_hashed_late_hashes_as_its_facts():
+    """A game's state works its hash out when first asked: from the hash of the state it was made
+    from, when that was known then, else from its base and overlay. On walks that hash some states at
+    once and others late or never, and on changes that delete what is not there or add what is, the
+    hash must be that of a state built from the same facts."""
+    world = load_world(ROOT / "worlds" / "house.yaml")
+    facts = sorted(world.initial.facts)
+    things = [e for e in world.entities if world.entities[e].kind == "object"]
+    rooms = [e for e in world.entities if world.entities[e].kind == "room"]
+    rng = random.Random(3)
+    for _ in range(200):
+        st = world.initial
+        states = [st]
+        for _ in range(rng.randint(1, 30)):
+            x = rng.choice(things)
+            adds = {rng.choice([("held", x), ("at", x, rng.choice(rooms)), ("open", x), rng.choice(facts)])
+                    for _ in range(rng.randint(0, 2))}
+            dels = {rng.choice([("held", x), ("at", x, rng.choice(rooms)), rng.choice(facts), rng.choice(sorted(adds) or facts)])
+                    for _ in range(rng.randint(0, 2))}
+            st = st.advance(adds, dels)
+            states.append(st)
+            if rng.random() < 0.4:
+                hash(st)
+        for st in rng.sample(states, len(states)):
+            assert hash(st) == hash(State.of(st.facts)) and st == State.of(st.facts)

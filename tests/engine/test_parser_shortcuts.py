@@ -99,6 +99,22 @@ def test_a_phrases_things_are_the_intersection_in_the_worlds_order(name):
                                                                   "You can't see any such thing.")), said
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_the_phrases_read_at_load_are_read_as_afresh(name):
+    """A world's parser starts with every word of its things' names read, and their names of several
+    words: each must be what ``_name`` makes of it with nothing read before (the same object for a
+    word, its entry in ``in_order``)."""
+    world = load_world(ROOT / "worlds" / f"{name}.yaml")
+    p = world.parser
+    seeded = dict(p._named)
+    assert seeded and set(p.in_order) - P.DETERMINERS - P.PRONOUNS <= set(seeded) | {w for w in p.in_order if " " in w}
+    p._named.clear()
+    for phrase, named in seeded.items():
+        assert p._name(phrase) == named, phrase
+        if " " not in phrase:
+            assert named is p.in_order[phrase]
+
+
 def lazy_regex(syntax: str) -> re.Pattern:
     """The pattern as first written: every slot lazy."""
     parts = []

@@ -54,11 +54,14 @@ class State:
     a world's hundred-odd facts and index entries is most of a fresh game's
     step. ``facts``, ``by1`` and ``by2`` are built on first reading;
     ``has``, ``rest``, ``firsts`` and rule code read through the overlay.
-    The hash is the facts' hashes summed, so a step updates it by its change.
+    The hash is the facts' hashes summed, worked out when first asked: a
+    derived state keeps the hash of the state it was made from, if known
+    (``_hpend``), and adds its change to it then; a replay that never keys a
+    memo on a state hashes none.
     """
 
     __slots__ = ("known", "over", "b1", "o1", "b2", "o2", "_facts", "_by1", "_by2", "cache", "delta",
-                 "_hash", "_base")
+                 "_hash", "_base", "_hpend")
 
     def __init__(self, facts: frozenset, by1: dict, by2: dict, delta=None) -> None:
         self.known = self._facts = facts
@@ -69,6 +72,7 @@ class State:
         self.delta = delta  # (added, removed) from the state this one was made from
         self._hash = None
         self._base = None   # for a derived state: the state whose facts and indexes it reads through
+        self._hpend = None   # for a derived state: the hash of the state it was made from, if known then
 
     @classmethod
     def of(cls, facts: Iterable[Fact]) -> "State":
@@ -149,9 +153,17 @@ class State:
             if base is None:
                 h = sum(map(hash, self._facts)) & _MASK
             else:
-                h = hash(base)
-                for f, now in self.over.items():
-                    h += hash(f) if now else -hash(f)
+                h = self._hpend
+                if h is not None:   # the state it was made from, and its change (delta: exactly the change)
+                    added, removed = self.delta
+                    for f in added:
+                        h += hash(f)
+                    for f in removed:
+                        h -= hash(f)
+                else:   # the base, and every fact the overlay flips
+                    h = hash(base)
+                    for f, now in self.over.items():
+                        h += hash(f) if now else -hash(f)
                 h &= _MASK
             self._hash = h
         return h
@@ -262,8 +274,12 @@ class State:
         # filled, hashed into nor later freed. A by-first entry holds the deleted fact's tail (its
         # tails are exact); a by-second entry is only known to be {a} by looking, since one item can
         # stand for p(a, b) and p(a, b, c) alike, and (p, "") lists one-place facts and p(a, "").
-        known, o, o1, o2, b1, b2 = self.known, over.copy(), self.o1.copy(), self.o2.copy(), self.b1, self.b2
-        dh = 0
+        known = self.known
+        o = over.copy()
+        o1 = self.o1.copy()
+        o2 = self.o2.copy()
+        b1 = self.b1
+        b2 = self.b2
         skipped = None
         for f in dels:
             now = over.get(f)   # None: as in the base
@@ -277,7 +293,6 @@ class State:
             else:
                 skipped = (skipped or []) + [(f, False)]
                 continue
-            dh -= hash(f)
             n = len(f)
             if n == 3:
                 p, a, b = f
@@ -315,7 +330,6 @@ class State:
                 continue
             else:   # deleted since the base: back to the base
                 del o[f]
-            dh += hash(f)
             n = len(f)
             if n == 3:
                 p, a, b = f
@@ -347,14 +361,19 @@ class State:
             if not adds and not dels:
                 return self
         new = _new_state(State)
-        new.known, new.over, new.b1, new.o1, new.b2, new.o2 = known, o, b1, o1, b2, o2
+        new.known = known
+        new.over = o
+        new.b1 = b1
+        new.o1 = o1
+        new.b2 = b2
+        new.o2 = o2
         new._facts = new._by1 = new._by2 = None
         new.cache = {}
         new.delta = (adds, dels)
         base = self._base
         new._base = self if base is None else base
-        h = self._hash
-        new._hash = None if h is None else (h + dh) & _MASK
+        new._hash = None
+        new._hpend = self._hash
         return new
 
     def diff(self, other: "State") -> tuple[frozenset, frozenset]:

@@ -30,6 +30,25 @@ class StepResult:
     args: dict = field(default_factory=dict)
     scene: list = field(default_factory=list)   # what the scene did after the command (engine.scene), logged
     lost: str | None = None           # the scene's loss message when this turn lost the game
+    # What a game's usual step hands over for ``args`` and ``goals_achieved`` (see ``_made``): copied
+    # into them when first read, since a replay reads few results and each copy is a part of its cost.
+    _env: dict | None = field(default=None, repr=False, compare=False)
+    _goals: list | None = field(default=None, repr=False, compare=False)
+
+    def __getattr__(self, name: str):
+        """A field ``_made`` left unset, given its value on first reading (only an unset slot comes here:
+        the first reading costs an exception, so only the fields that cost a copy or a list are left
+        unset; the flags an agent's loop reads every turn are set)."""
+        if name == "args":
+            value = dict(self._env)
+        elif name == "goals_achieved":
+            value = list(self._goals)
+        elif name == "scene":
+            value = []
+        else:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        setattr(self, name, value)
+        return value
 
     @property
     def observation(self) -> str:
@@ -47,6 +66,27 @@ class StepResult:
         return {"turn": turn, "command": self.command, "observation": self.observation,
                 "goals_achieved": self.goals_achieved, "goal_score": self.goal_score,
                 "fail": self.fail, "done": self.done}
+
+
+_new = object.__new__
+
+
+def _made(command: str, text, action: str, env: dict, fail: dict | None, done: bool) -> StepResult:
+    """The result of a step that applied one action, as the constructor would make it but for what is
+    read late: ``args`` is copied from ``env`` (a step's own, which no one changes after) and
+    ``goals_achieved`` from ``_goals`` (the game sets it: it replaces its list of goal texts, never
+    changes it) when first read, and ``scene`` made then (``StepResult.__getattr__``)."""
+    result = _new(StepResult)
+    result.command = command
+    result.text = text
+    result.action = action
+    result._env = env
+    result.fail = fail
+    result.done = done
+    result.goal_score = 0
+    result.changed = False
+    result.lost = None
+    return result
 
 
 # A turn's undo record, a tuple: (added, removed, pending, last, achieved, command); ``added`` and
@@ -76,6 +116,8 @@ class Game:
         self._goal_rows = world.goal_rows
         self.finished = False
         self.lost: str | None = None   # a scene's loss: the game is over, whatever comes after
+        self._scene = world.scene
+        self._goal_count = len(world.goals)   # a world's goals are fixed: the win test reads no list
         # commands of one word read alike in every state (north, look): see CommandParser._read_once
         self._once = getattr(self.parser, "once", None) or {}
 
@@ -106,7 +148,11 @@ class Game:
         if once is not None:   # as the parser reads it (CommandParser.parse), without a Parsed made for it
             action, env = once[0], once[1].copy()
         else:
-            action, env = self._parsed(command)   # no action: env is the turn's result already
+            parsed = self.parser.parse(command, before, last) if pending is None else None
+            if type(parsed) is Parsed and not parsed.all_slot:   # the usual parse, read in this frame
+                action, env = parsed.action, parsed.env
+            else:
+                action, env = self._parsed(command, parsed)   # no action: env is the turn's result already
         single = True
         if action is None:
             result = env
@@ -119,15 +165,23 @@ class Game:
                     if not last or last[0] != x or len(last) > 3:   # else it is already so: x first, three at most
                         self.last = _first(x, last)
                     break
-            # every field given: a step makes no default lists it then replaces
             if fail_type is not None:
-                result = StepResult(command, message, {"phase": "resolution", "type": fail_type}, False, None, 0,
-                                    False, action.id, dict(env), [], None)
+                result = _made(command, message, action.id, env, {"phase": "resolution", "type": fail_type}, False)
             else:
                 self.state = new
-                result = StepResult(command, message, None, action.ends, None, 0, False, action.id, dict(env),
-                                    [], None)
-        if self.world.scene is not None and self.lost is None:
+                result = _new(StepResult)   # _made written out: the usual step
+                result.command = command
+                result.text = message
+                result.action = action.id
+                result._env = env
+                result.fail = None
+                result.done = action.ends
+                result.goal_score = 0
+                result.changed = False
+                result.lost = None
+            if self._scene is not None:   # what the scene reads, set: a field read late costs an exception
+                result.args = dict(env)
+        if self._scene is not None and self.lost is None:
             if self._scene_turn(result):
                 single = False
         state = self.state
@@ -144,15 +198,14 @@ class Game:
         self._log.append((added, removed, pending, last, achieved, command))
         self.commands.append(command)
         self.turn += 1
-        result.goals_achieved = list(self._achieved_text)
-        if not self.finished and self._won():
+        if action is None:   # a result made in full
+            result.goals_achieved = list(self._achieved_text)
+        else:
+            result._goals = self._achieved_text
+        if not self.finished and len(self.achieved) == self._goal_count and self._goal_count:   # won
             result.done = True  # the step that wins; later steps are ordinary
             self.finished = True
         return result
-
-    def _won(self) -> bool:
-        goals = self.world.goals
-        return bool(goals) and len(self.achieved) == len(goals)
 
     def _goals_after(self, result: StepResult) -> None:
         """The goals after a step that touched a goal's fact (apart from ``step``: its loop would cost
@@ -199,17 +252,18 @@ class Game:
             self.finished = True
         return out
 
-    def _parsed(self, command: str) -> tuple:
+    def _parsed(self, command: str, parsed) -> tuple:
         """(action, env) for a command that parsed to one action; else (None, the turn's result): a
-        question, a failure to parse, or every thing of "take all" tried in turn."""
+        question, a failure to parse, or every thing of "take all" tried in turn. ``parsed``: the
+        command as ``step`` parsed it, None when a question was pending (``step`` parsed nothing)."""
         self._single = True
-        st = self.state
-        parsed = None
-        if self.pending is not None:
-            parsed = self.parser.answer(command, self.pending, st, self.last)
-            self.pending = None
         if parsed is None:
-            parsed = self.parser.parse(command, st, self.last)
+            st = self.state
+            if self.pending is not None:
+                parsed = self.parser.answer(command, self.pending, st, self.last)
+                self.pending = None
+            if parsed is None:
+                parsed = self.parser.parse(command, st, self.last)
         if type(parsed) is not Parsed:
             if isinstance(parsed, Question):
                 self.pending = parsed

@@ -75,7 +75,7 @@ class Compiler:
         def write(gen):
             lines = ["def first_failing(st, env):", "    F, O = st.known, st.over"]
             for i, ast in enumerate(asts):
-                lines.append(f"    if not ({gen.expr(ast, bound)}):\n        return {i}")
+                lines += gen.check(ast, bound, i)
             lines.append("    return -1")
             return "\n".join(lines) + "\n", "first_failing"
         asts = tuple(asts)

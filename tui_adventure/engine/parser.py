@@ -29,6 +29,7 @@ MEMO_PARSES = 4_000  # parses remembered per world
 MEMO_PHRASES = 50_000  # phrases read, remembered per world
 MAX_SHAPES = 10_000  # pattern texts remembered (a ruleset has a hundred or so)
 _NONE: frozenset = frozenset()
+_new = object.__new__
 _PARSE = object()   # a parse's key in a state's cache starts with it (no action id is this object)
 
 
@@ -158,7 +159,11 @@ class CommandParser:
         for pats in self.by_first.values():
             for p in pats:
                 self.known_words.update(p.words)
-        self._named: dict = {}   # phrase -> what it names in any state (see ``_name``)
+        # phrase -> what it names in any state (see ``_name``). A word of a thing's names names the
+        # things it is a word of (``in_order``), as ``_name`` reads it, unless it is a determiner
+        # (dropped), a pronoun or two words: put here at once, so a parse looks it up.
+        self._named: dict = {w: ids for w, ids in self.in_order.items()
+                             if " " not in w and w not in DETERMINERS and w not in PRONOUNS}
         for ent in world.entities.values():
             # A thing's own name of several words, read at load: players name things so (a phrase
             # of one word costs a parse one lookup in ``in_order``).
@@ -352,7 +357,11 @@ class CommandParser:
             if type(got) is list:
                 return self._which(pat, groups, env, slot, got)
             return got
-        return Parsed(pat.action, env, all_slot)
+        parsed = _new(Parsed)   # as Parsed(pat.action, env, all_slot), without __init__'s frame
+        parsed.action = pat.action
+        parsed.env = env
+        parsed.all_slot = all_slot
+        return parsed
 
     def _which(self, pat: _Pattern, groups: tuple, env: dict, slot: str, got: list) -> Question:
         """"Which do you mean?" about ``slot`` (apart from ``_resolve``: its comprehensions' closures

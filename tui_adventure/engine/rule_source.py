@@ -155,6 +155,34 @@ class _Gen:
             return f"{self.name(c._atom(ast, bound), lambda c, a=ast, b=bound: c._atom(a, b))}(st, env)"
         return f"{self.name(c._closure(ast, bound), lambda c, a=ast, b=bound: c._closure(a, b))}(st, env)"
 
+    def check(self, ast, bound: frozenset, i: int) -> list[str]:
+        """Lines of ``first_failing`` returning ``i`` when ``ast`` fails. A check that is an ``exists`` or
+        a ``_`` pattern (or ``not`` one) is its loop in place, not a helper called: a move asks three."""
+        negated = isinstance(ast, Not)
+        found = self.found(ast.body if negated else ast, bound, f"_c{i}")
+        if found is None:
+            return [f"    if not ({self.expr(ast, bound)}):", f"        return {i}"]
+        lines, pad = found
+        if negated:
+            return lines + [f"{pad}return {i}"]
+        return lines + [f"{pad}break", "    else:", f"        return {i}"]
+
+    def found(self, ast, bound: frozenset, v: str):
+        """(lines, pad): a loop whose lines at ``pad`` run for the first value that makes ``ast`` hold, as
+        ``expr`` writes it in a helper; None for what ``expr`` writes otherwise."""
+        if isinstance(ast, Atom) and "_" in ast.args and self.inline(ast):
+            entry, test = self.scan(ast, bound)
+            return [f"    for _r in {entry}:", f"        if {test}:"], " " * 12
+        if isinstance(ast, Exists) and self.inline(ast):
+            atom, which = self.pinned(ast.var, ast.body)
+            lines = self.loop(ast.var, atom, which, bound, v, "    ")
+            pad = "    " * (3 if which == "1" else 2)
+            self.local[ast.var] = v
+            lines.append(f"{pad}if {self.expr(ast.body, bound | {ast.var})}:")
+            del self.local[ast.var]
+            return lines, pad + "    "
+        return None
+
     def inline(self, ast) -> bool:
         """Whether the source holds all of ``ast`` (no closure it calls reads a variable from env)."""
         c = self.compiler

@@ -20,6 +20,8 @@ from .logic import (Atom, Compiler, LogicError, effect_predicates, expanded_pred
 from .text import Later, TemplateError, compile_template
 from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
+_new = object.__new__
+_EMPTY: frozenset = frozenset()
 RULESET_DIR = Path(__file__).resolve().parent.parent / "rulesets"
 MEMO_STATES = 1024  # transitions remembered per world (each may hold a state)
 ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
@@ -200,13 +202,16 @@ class Action:
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
                  "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "first_failing",
-                 "thing_params")
+                 "thing_params", "where_key")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None,
-                 memo: list | None = None) -> None:
+                 memo: list | None = None, where_key: tuple | None = None) -> None:
+        """``where(st)``: the player's room; ``where_key``, when the style has one, the by-first index
+        key whose entry's first item is that room (``where`` written out in ``attempt_later``)."""
         self.spec = spec
         self.where = where or (lambda st: None)
+        self.where_key = where_key
         self.memo: list = memo if memo is not None else []
         self.id = spec.id
         self.params = tuple(spec.params)
@@ -276,25 +281,47 @@ class Action:
         if hit is not None:
             new, text, fail_type = hit
             return (st if new is None else new), text, fail_type   # None: the state stays as it was
-        env["here"] = self.where(st)
-        i = self.first_failing(st, env)
-        if i >= 0:
-            _cond, render, fail_type, _ = self.checks[i]
-            out = st, Later(render, st, env), fail_type
-        elif self.effect is None:
-            out = st, Later(self.success, st, env), None
+        k = self.where_key
+        if k is None:
+            env["here"] = self.where(st)
         else:
-            adds: set = set()
-            dels: set = set()
-            self.effect(st, env, adds, dels)
-            new = st.advance(adds, dels)
-            out = new, Later(self.success, new, env), None
+            v = st.o1.get(k)
+            for r in (st.b1.get(k, _EMPTY) if v is None else v):
+                env["here"] = r[0]
+                break
+            else:
+                env["here"] = None
+        i = self.first_failing(st, env)
+        # the message made without Later.__init__'s frame (its fields as __init__ sets them)
+        text = _new(Later)
+        text.text = None
+        text.env = env
+        if i >= 0:
+            _cond, text.render, fail_type, _ = self.checks[i]
+            text.st = st
+            out = st, text, fail_type
+            kept = None, text, fail_type
+        else:
+            text.render = self.success
+            effect = self.effect
+            if effect is None:
+                text.st = st
+                out = st, text, None
+                kept = None, text, None
+            else:
+                adds: set = set()
+                dels: set = set()
+                effect(st, env, adds, dels)
+                new = st.advance(adds, dels)
+                text.st = new
+                out = new, text, None
+                kept = out if new is not st else (None, text, None)
         held = self.memo
         if len(held) >= MEMO_STATES:  # one list per world, shared by its actions: bounded memory
             for c in held:
                 c.clear()
             held.clear()
-        cache[key] = (None, out[1], out[2]) if out[0] is st else out
+        cache[key] = kept
         held.append(cache)
         return out
 
@@ -362,7 +389,8 @@ def _changed_predicates(specs: tuple) -> frozenset | None:
 
 
 def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable, types: Callable,
-                    functions: dict, initial: State | None = None, where: Callable | None = None) -> list[Action]:
+                    functions: dict, initial: State | None = None, where: Callable | None = None,
+                    where_key: tuple | None = None) -> list[Action]:
     out = []
     errors = []
     static = None
@@ -374,7 +402,7 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
             static = (dynamic, compiler.builtin_names, compiler.macros, initial, compiler.domain)
     for spec in specs:
         try:
-            out.append(Action(spec, compiler, names, types, functions, static, where, memo))
+            out.append(Action(spec, compiler, names, types, functions, static, where, memo, where_key))
         except (LogicError, TemplateError) as exc:
             errors.append(SourceError(spec.source, spec.pos, f"action {spec.id!r}: {exc}"))
     if errors:

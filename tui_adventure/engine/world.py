@@ -111,7 +111,7 @@ class World:
             self.style.functions = {**self.style.functions, **scene_functions(self)}
         self.actions: list[Action] = compile_actions(
             self.ruleset.actions + self.extra_actions, compiler, self.name_of, self.type_of,
-            self.style.functions, self.initial, self.style.player_room)
+            self.style.functions, self.initial, self.style.player_room, self.style.player_at)
         self.action_by_id = {a.id: a for a in self.actions}
         self.parser = self.style.make_parser()
         self.scene = None

@@ -45,6 +45,8 @@ class Style(Protocol):
     domains: dict[str, Callable]       # per parameter kind: the candidates the planner grounds actions over
     put_needs_held: bool               # "put X in Y" needs X held: what the heuristic may assume
     plannable: Callable | None         # (action, env, state) -> bool, filtering grounded moves; None: all are
+    player_at: tuple | None            # the by-first index key whose entry's first item is the player's room
+    #                                    (player_room written out by an action's step); None: player_room only
 
     def make_parser(self) -> CommandParser: ...
     def player_room(self, st) -> str | None: ...

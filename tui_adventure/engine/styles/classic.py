@@ -24,6 +24,7 @@ COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeas
 
 class ClassicStyle:
     BUILTINS = ("visible", "encloses")   # the predicates it computes in Python (what a world's checks may name)
+    player_at = _AT_PLAYER   # see Style.player_at: player_room reads this entry
 
     def __init__(self, world) -> None:
         self.world = world
@@ -174,13 +175,31 @@ class ClassicStyle:
         return None
 
     def encloses(self, st, outer: str, inner: str) -> bool:
-        x = self.parent(st, inner)
-        for _ in range(64):
-            if x is None:
+        """Whether ``outer`` is up the chain of ``parent`` from ``inner`` (64 steps at most). ``parent`` is
+        written out: a take asks it of the player and the player's room, a put of the thing and its place."""
+        o1, b1 = st.o1, st.b1
+        x = inner
+        for n in range(65):
+            v = o1.get(k := ("in", x))
+            if v is None:
+                v = b1.get(k)
+            if not v:
+                v = o1.get(k := ("on", x))
+                if v is None:
+                    v = b1.get(k)
+                if not v:
+                    v = o1.get(k := ("at", x))
+                    if v is None:
+                        v = b1.get(k)
+                    if not v:
+                        return False
+            for r in v:
+                x = r[0]
+                break
+            if n == 64:
                 return False
             if x == outer:
                 return True
-            x = self.parent(st, x)
         return False
 
     def neighbour_rooms(self, st) -> list[str]:

@@ -26,6 +26,7 @@ def _a_list(names: list[str]) -> str:
 
 class ClembenchStyle:
     put_needs_held = False
+    player_at = _AT_PLAYER   # see Style.player_at: player_room reads this entry
 
     def __init__(self, world) -> None:
         self.world = world
