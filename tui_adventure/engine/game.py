@@ -95,9 +95,15 @@ _ADDED, _REMOVED, _PENDING, _LAST, _ACHIEVED = range(5)
 
 
 def _first(x: str, old: list) -> list:
-    """What "it" means after naming ``x``: x, then the two named before it (apart from ``Game.step``:
-    its comprehension's closure would cost every step a cell)."""
-    return [x] + [y for y in old if y != x][:2]
+    """What "it" means after naming ``x``: x, then the two named before it (apart from ``Game.step``;
+    a loop, not a comprehension: that is a function called, and a list sliced and joined)."""
+    new = [x]
+    for y in old:
+        if y != x:
+            new.append(y)
+            if len(new) == 3:
+                break
+    return new
 
 
 class Game:
