@@ -1,0 +1,110 @@
+"""The classic style's side the planner reads: what can matter to the goals, the rooms' graph, doors
+and their keys (apart from classic.py, which a step reads through)."""
+
+from __future__ import annotations
+
+from ..heuristic import transport_heuristic
+
+
+class ClassicPlanning:
+    """Mixed into ``ClassicStyle``, whose ``world``, ``parent`` and ``closed`` it reads."""
+
+    put_needs_held = True
+    plannable = None   # every grounded move of the classic rules is a real move
+
+    def heuristic(self, goals):
+        return transport_heuristic(self, goals)
+
+    def relevant_objects(self, goals) -> frozenset:
+        """Objects whose state can matter to the goals; the planner leaves the others alone.
+
+        Goal objects; whatever holds one of them (it may have to be opened or
+        carried); every door, and the key of any relevant lock; closed under
+        those rules. An action on irrelevant objects only changes facts about
+        irrelevant objects, so dropping it from a plan keeps the plan valid.
+        """
+        ents = self.world.entities
+        facts = self.world.initial.facts
+        st = self.world.initial
+        relevant = {a for g in goals for a in g.fact[1:] if a in ents and ents[a].kind == "object"}
+        relevant |= {x for (p, *rest) in facts if p == "door" for x in rest}
+        keys_of: dict[str, list[str]] = {}
+        for f in facts:
+            if f[0] == "unlocks":
+                keys_of.setdefault(f[2], []).append(f[1])
+        todo = list(relevant)   # a worklist: each object is looked at once (chains 800 deep stay linear)
+        while todo:
+            x = todo.pop()
+            parent = self.parent(st, x)
+            movable = ("takeable", parent) in facts or ("openable", parent) in facts
+            found = ([parent] if parent is not None and movable else []) + keys_of.get(x, [])
+            for y in found:
+                if y not in relevant:
+                    relevant.add(y)
+                    todo.append(y)
+        return frozenset(relevant)
+
+    def room_graph(self) -> dict[str, set[str]]:
+        graph: dict[str, set[str]] = {r: set() for r in self.world.rooms()}
+        for f in self.world.initial_facts:
+            if f[0] == "exit":
+                graph.setdefault(f[1], set()).add(f[3])
+        return graph
+
+    def door_exits(self) -> dict:
+        """(room, next room) -> the door between them, for exits that have one."""
+        out = {}
+        via = {(f[1], f[2]): f[3] for f in self.world.initial_facts if f[0] == "via"}
+        for f in self.world.initial_facts:
+            if f[0] == "exit" and (f[1], f[2]) in via:
+                out[(f[1], f[3])] = via[(f[1], f[2])]
+        return out
+
+    def keys_for_locked_doors(self, st) -> list[str]:
+        doors = set(self.door_exits().values())
+        return [f[1] for f in self.world.initial_facts
+                if f[0] == "unlocks" and f[2] in doors and ("locked", f[2]) in st]
+
+    def is_held(self, st, x: str) -> bool:
+        return ("held", x) in st
+
+    def movable(self, st, x: str) -> bool:
+        """Whether x can be carried (itself or whatever holds it): then things may be brought to it."""
+        for _ in range(64):
+            if x is None or ("takeable", x) in st:
+                return x is not None
+            x = self.parent(st, x)
+        return True
+
+    def is_door(self, x: str) -> bool:
+        return ("door", x) in self.world.initial.facts
+
+    def room_of(self, st, x: str) -> str | None:
+        """The room x is in (through containers and supports); None when carried or gone."""
+        for _ in range(64):
+            if ("held", x) in st:
+                return None
+            for r in st.rest("at", x):
+                return r[0]
+            x = self.parent(st, x)
+            if x is None:
+                return None
+        return None
+
+    def closed_chain(self, st, x: str, include_self: bool = False) -> set:
+        out = set()
+        if include_self and self.closed(st, x):
+            out.add(x)
+        for _ in range(64):
+            parent = None
+            for r in st.rest("in", x):
+                parent = r[0]
+            if parent is None:
+                for r in st.rest("on", x):
+                    parent = r[0]
+            if parent is None:
+                return out
+            if self.closed(st, parent):
+                out.add(parent)
+            x = parent
+        return out
