@@ -91,7 +91,8 @@ def test_visible_agrees_with_scope_along_the_packaged_solutions():
 
 def test_encloses_climbs_as_parent_does_in_odd_states():
     """``encloses`` reads ``parent`` written out: it must answer as the walk up ``parent`` does, in
-    states with cycles, things in two places, chains longer than it climbs and strays."""
+    states with cycles, things in two places, chains longer than it climbs and strays; and it answers
+    at once of a thing with nothing in, on or at it (a thing no fact names, "ghost", among them)."""
     world = load_world_text(SCOPE, "scope.yaml")
     style = world.style
     things = list(world.entities)
@@ -124,7 +125,7 @@ def test_encloses_climbs_as_parent_does_in_odd_states():
             moved = [(rng.choice(["on", "in", "at"]), rng.choice(things), rng.choice(holders)) for _ in range(4)]
             st = st.advance(set(moved[:2]), set(moved[2:]) | set(rng.sample(sorted(facts), 3)))
             assert st._base is not None
-        for outer in holders + (chain if n % 10 == 0 else []) + ["player"]:
+        for outer in holders + (chain if n % 10 == 0 else []) + ["player", "ghost"]:
             for inner in things + ["hall", "player"]:
                 assert style.encloses(st, outer, inner) == climbs(st, outer, inner), (outer, inner)
 

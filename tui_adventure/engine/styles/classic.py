@@ -176,7 +176,17 @@ class ClassicStyle(ClassicPlanning):
 
     def encloses(self, st, outer: str, inner: str) -> bool:
         """Whether ``outer`` is up the chain of ``parent`` from ``inner`` (64 steps at most). ``parent`` is
-        written out: a take asks it of the player and the player's room, a put of the thing and its place."""
+        written out: a take asks it of the player and the player's room, a put of the thing and its place.
+        A thing with nothing in, on or at it is up no chain (the take and put rules ask it of the thing
+        moved, which mostly holds nothing): three lookups, not a climb to the top."""
+        o2, b2 = st.o2, st.b2
+        v = o2.get(k := ("in", outer))
+        if not (b2.get(k) if v is None else v):
+            v = o2.get(k := ("on", outer))
+            if not (b2.get(k) if v is None else v):
+                v = o2.get(k := ("at", outer))
+                if not (b2.get(k) if v is None else v):
+                    return False
         o1, b1 = st.o1, st.b1
         x = inner
         for n in range(65):
