@@ -146,3 +146,37 @@ def test_the_plain_line_test_is_the_regex_it_was():
     for _ in range(20000):
         text = "".join(rng.choice("ab z  A9'-\t\u00e9") for _ in range(rng.randint(0, 8)))
         assert bool(P._PLAIN_RE.match(text)) == bool(plain.match(text)), repr(text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_lines_cut_without_the_regex_are_read_as_the_regex_reads_them(name):
+    """Patterns of the shapes "verb {a}" and "verb {a} word {b}" cut a line with a find and slices
+    (``_Pattern.sep``): the parse, and each phrase handed on, must be the regex's, on random lines in
+    states along the way."""
+    world = load_world(ROOT / "worlds" / f"{name}.yaml")
+    p = world.parser
+    cuts = []
+    resolve = p._resolve
+    p._resolve = lambda pat, groups, *rest: cuts.append((pat.text, groups)) or resolve(pat, groups, *rest)
+    rng = random.Random(name + "cut")
+    states = states_of(world, rng)
+    patterns = {id(x): x for pats in p.tried.values() for x in pats}.values()
+    assert any(x.sep is None for x in patterns) and any(x.sep for x in patterns)
+    ids = list(world.entities)
+    extra = [a for x in patterns for w in x.text.split() if not w.startswith("{") for a in w.split("|")]
+    texts = lines(world, rng, 1500) + [" ".join(rng.choice(extra + ["red", "book", "it"]) for _ in range(
+        rng.randint(2, 7))) for _ in range(1500)]
+    for text in texts:
+        st = rng.choice(states)
+        last = tuple(rng.sample(ids, rng.choice([0, 1, 2])))
+        cuts.clear()
+        cut = outcome(p._parse(text, st, last)), list(cuts)
+        seps = [(x, x.sep) for x in patterns]
+        for x in patterns:
+            x.sep = ""
+        try:
+            cuts.clear()
+            assert (outcome(p._parse(text, st, last)), cuts) == cut, text
+        finally:
+            for x, sep in seps:
+                x.sep = sep
