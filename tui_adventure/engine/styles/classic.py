@@ -134,6 +134,23 @@ class ClassicStyle(ClassicPlanning):
         if x in standing and x != "player":
             return True
         over, known = st.over, st.known
+        f = ("held", x)
+        if over[f] if f in over else f in known:
+            return True
+        # Held, or on or in something standing there (most things named), is found before the walk's
+        # set and stack are made: the walk starts as this does, from x.
+        k = ("on", x)
+        v = o1.get(k)
+        for rest in (b1.get(k, ()) if v is None else v):
+            if rest and rest[0] in standing and rest[0] != "player":
+                return True
+        k = ("in", x)
+        v = o1.get(k)
+        for rest in (b1.get(k, ()) if v is None else v):
+            if rest and rest[0] in standing and rest[0] != "player":
+                f, g = ("openable", rest[0]), ("open", rest[0])
+                if not (over[f] if f in over else f in known) or (over[g] if g in over else g in known):
+                    return True
         seen = {x}
         stack = [x]
         while stack:
