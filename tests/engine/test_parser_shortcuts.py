@@ -180,3 +180,23 @@ def test_lines_cut_without_the_regex_are_read_as_the_regex_reads_them(name):
         finally:
             for x, sep in seps:
                 x.sep = sep
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_remembered_parse_is_the_parse_for_the_same_last(name):
+    """The memo is keyed on the words alone, with what "it" meant kept beside it: a hit must be the
+    parse afresh, whether "it" means the same (another list alike, or the same list) or not."""
+    world = load_world(ROOT / "worlds" / f"{name}.yaml")
+    p = world.parser
+    rng = random.Random(name + "memo")
+    states = states_of(world, rng)[:12]
+    ids = list(world.entities)
+    lasts = [[], *([x] for x in ids[:6]), ids[:2], ids[2:5]]
+    texts = [t for t in lines(world, rng, 60) if len(t) <= P.MEMO_TEXT]
+    texts += [f"{v} {w}" for v in ("take", "drop", "open", "x") for w in P.PRONOUNS]
+    for _ in range(3000):
+        text, st = rng.choice(texts), rng.choice(states)
+        last = rng.choice(lasts)
+        if rng.random() < 0.5:
+            last = list(last)   # alike, not the same list
+        assert outcome(p.parse(text, st, last)) == outcome(p._parse(text, st, last)), (text, last)

@@ -222,11 +222,13 @@ class CommandParser:
     def parse(self, text: str, st, last=()) -> Parsed | Failure | Question:
         """Parse ``text`` against what is in sight in ``st``; ``last`` is what "it" means: the game's
         own (one parser serves every game of a world, so it keeps no state of any game), a sequence
-        of ids.
+        of ids the caller never changes after (``Game`` replaces its list): the memo keeps it.
 
         The outcome depends only on the words, the state and the last thing
         named, so it is memoised on exactly those ("take all" is never
-        memoised). Kept in the state's own cache rather than keyed on what is in
+        memoised): on the words, with ``last`` kept beside the outcome and
+        compared on a hit (a key holding it was a list made and hashed each
+        parse). Kept in the state's own cache rather than keyed on what is in
         sight: working out the whole scope costs more than a fresh game's parse
         saves by it, and a replay meets the same state objects (see
         ``Action.attempt_later``); ``_memo`` lists the caches written to, to
@@ -237,18 +239,18 @@ class CommandParser:
             return Parsed(once[0], once[1].copy())
         if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
             return self._parse(text, st, last)
-        key = (_PARSE, text, *last)   # ``last`` unpacked: no tuple made for it alone
+        key = (_PARSE, text)
         cache = st.cache
         hit = cache.get(key)
-        if hit is not None:
-            return Parsed(hit[0], hit[1].copy()) if type(hit) is tuple else hit
+        if hit is not None and (hit[0] is last or hit[0] == last):
+            return Parsed(hit[1], hit[2].copy()) if len(hit) == 3 else hit[1]
         result = self._parse(text, st, last)
         if type(result) is Parsed:
             if result.all_slot:
                 return result
-            kept = (result.action, result.env.copy())   # the caller may change the env it is handed
+            kept = (last, result.action, result.env.copy())   # the caller may change the env it is handed
         else:
-            kept = result   # a Failure or a Question, never changed
+            kept = (last, result)   # a Failure or a Question, never changed
         held = self._memo
         if len(held) > MEMO_PARSES:
             for c in held:
