@@ -125,7 +125,7 @@ class Game:
         self._scene = world.scene
         self._goal_count = len(world.goals)   # a world's goals are fixed: the win test reads no list
         # commands of one word read alike in every state (north, look): see CommandParser._read_once
-        self._once = getattr(self.parser, "once", None) or {}
+        self._once = self.parser.once
 
     # reading -------------------------------------------------------------
     def first_observation(self) -> str:

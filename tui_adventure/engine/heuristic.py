@@ -45,7 +45,7 @@ def transport_heuristic(style, goals):
         if f[0] == "unlocks":
             keys_of.setdefault(f[2], []).append(f[1])
     room_of, is_held, closed_chain, player_room = style.room_of, style.is_held, style.closed_chain, style.player_room
-    movable = getattr(style, "movable", None) or (lambda st, x: ("takeable", x) in st.facts)
+    movable = style.movable
 
     def h(st) -> int:
         tasks: set = set()   # (pick-up room or None, drop-off room or None): see walk.TourBound

@@ -22,6 +22,8 @@ class CommandParser(Protocol):
     """Reads a typed command against a state. One parser serves every game of a world, so it keeps
     no game's state: what "it" means (``last``) is passed in by the game and kept there."""
 
+    once: dict   # a command of one word read alike in every state -> (action, env); {} where none are
+
     def parse(self, text: str, st, last=()) -> Any:
         """A ``Parsed`` command, a ``Failure`` (its phase, type and message) or a ``Question``."""
         ...
@@ -78,6 +80,11 @@ class Style(Protocol):
     def room_of(self, st, x: str) -> str | None: ...
     def is_held(self, st, x: str) -> bool: ...
     def is_door(self, x: str) -> bool: ...
+
+    def movable(self, st, x: str) -> bool:
+        """Whether x can be carried (itself or what holds it): the heuristic may then bring things to it."""
+        ...
+
     def closed_chain(self, st, x: str, include_self: bool = False) -> set: ...
 
 

@@ -258,6 +258,9 @@ class ClembenchStyle:
     def is_door(self, x: str) -> bool:
         return False
 
+    def movable(self, st, x: str) -> bool:
+        return ("takeable", x) in st.facts
+
     def room_of(self, st, x: str) -> str | None:
         for r in st.rest("at", x):
             return r[0]
@@ -303,6 +306,7 @@ class ClemCommandParser:
                                  grammar.get("verbs", {}), meta.get("adjectives", ()),
                                  grammar.get("preps", ()), grammar.get("dets", ()))
         self.actions = {a.id: a for a in world.actions}
+        self.once: dict = {}   # upstream's grammar reads every command against the room: none is read once
 
     def parse(self, text: str, st, last=()):
         """Upstream's grammar has no pronouns: ``last`` (what "it" means) is accepted and unused."""
