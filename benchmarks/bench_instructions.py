@@ -1,0 +1,94 @@
+"""CPU instructions per cold step, by callgrind: the engine's speed as a figure that reproduces.
+
+    python benchmarks/bench_instructions.py [--world house] [--worlds 100] [--seeds 0,1]
+
+Timings of identical runs on a shared 2-core VM differ by 10-20%, and the
+same commit runs a house step cold at 101,700 steps/s on one VM and at
+81,000-87,000 on another of the same size. Instruction counts do not move
+with the machine or its load: this script counts them, so a change can be
+judged by one run and a target stated once for every machine.
+
+A cold step is what ``bench_cold.py`` times: a freshly loaded world and a new
+``Game`` replay the world's solution. Each count runs a child under valgrind's
+callgrind twice, loading ``--worlds`` worlds with and without their replays,
+and divides the difference by the steps played, so loading is not counted.
+The child turns the collector off (no collection lands in a cold replay's
+steps when it is timed either: every one is set off while a world loads) and
+leaves by ``os._exit``, so the interpreter's last collection is not counted.
+Set iteration order, and so the count, depends on the hash seed by about 1.5%:
+each seed in ``--seeds`` is counted (two at a time, one a core) and the mean
+printed. Needs valgrind (``apt-get install valgrind``); a count takes a minute
+or two.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHILD = """
+import gc, os, sys
+from tui_adventure.engine.game import Game
+from tui_adventure.engine.loader import load_world
+path, solution, n, play = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+commands = [c.strip() for c in open(solution, encoding="utf-8").read().split("\\n") if c.strip()]
+load_world(path)   # the process's first world fills the per-ruleset caches every later one shares
+gc.disable()
+for _ in range(n):
+    world = load_world(path)
+    if play:
+        game = Game(world)
+        for c in commands:
+            game.step(c)
+os._exit(0)
+"""
+
+
+def collected(path: Path, solution: Path, n: int, play: bool, seed: int) -> int:
+    """The instructions callgrind counted in one child."""
+    env = dict(os.environ, PYTHONHASHSEED=str(seed))
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                          sys.executable, "-c", CHILD, str(path), str(solution), str(n), "1" if play else "0"],
+                         capture_output=True, text=True, env=env, check=True)
+    m = re.search(r"Collected\s*:\s*(\d+)", out.stderr)
+    if m is None:
+        sys.exit(f"callgrind printed no count:\n{out.stderr[-2000:]}")
+    return int(m.group(1))
+
+
+def per_step(path: Path, solution: Path, n: int, seed: int, steps: int) -> float:
+    return (collected(path, solution, n, True, seed) - collected(path, solution, n, False, seed)) / (n * steps)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--world", default="house", help="a world under worlds/ with a solution in worlds/solutions/")
+    ap.add_argument("--worlds", type=int, default=100, help="worlds loaded (and replayed) per count")
+    ap.add_argument("--seeds", default="0,1", help="hash seeds, comma-separated: the mean is printed")
+    args = ap.parse_args()
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed (apt-get install valgrind)")
+    path = ROOT / "worlds" / f"{args.world}.yaml"
+    solution = ROOT / "worlds" / "solutions" / f"{args.world}.txt"
+    if not path.is_file() or not solution.is_file():
+        sys.exit(f"no world {path} with a solution {solution}")
+    steps = sum(1 for c in solution.read_text(encoding="utf-8").split("\n") if c.strip())
+    seeds = [int(s) for s in args.seeds.split(",")]
+    with ThreadPoolExecutor(max_workers=2) as pool:   # a child a core
+        counts = list(pool.map(lambda s: per_step(path, solution, args.worlds, s, steps), seeds))
+    for seed, c in zip(seeds, counts):
+        print(f"hash seed {seed}: {c:,.0f} instructions a cold {args.world} step")
+    print(f"mean: {sum(counts) / len(counts):,.0f} instructions a cold {args.world} step"
+          f" ({args.worlds} worlds x {steps} steps, collector off, loading not counted)")
+
+
+if __name__ == "__main__":
+    main()
