@@ -138,21 +138,32 @@ class ClassicStyle(ClassicPlanning):
         if over[f] if f in over else f in known:
             return True
         # Held, or on or in something standing there (most things named), is found before the walk's
-        # set and stack are made: the walk starts as this does, from x.
+        # set and stack are made; what x is on or in (through an open holder) is where the walk starts.
+        up = None
         k = ("on", x)
         v = o1.get(k)
         for rest in (b1.get(k, ()) if v is None else v):
-            if rest and rest[0] in standing and rest[0] != "player":
+            z = rest[0] if rest else None
+            if z is None or z == x:
+                continue
+            if z in standing and z != "player":
                 return True
+            up = [z] if up is None else up + [z]
         k = ("in", x)
         v = o1.get(k)
         for rest in (b1.get(k, ()) if v is None else v):
-            if rest and rest[0] in standing and rest[0] != "player":
-                f, g = ("openable", rest[0]), ("open", rest[0])
-                if not (over[f] if f in over else f in known) or (over[g] if g in over else g in known):
+            z = rest[0] if rest else None
+            if z is None or z == x:
+                continue
+            f, g = ("openable", z), ("open", z)
+            if not (over[f] if f in over else f in known) or (over[g] if g in over else g in known):
+                if z in standing and z != "player":
                     return True
-        seen = {x}
-        stack = [x]
+                up = [z] if up is None else up + [z]
+        if up is None:
+            return False
+        seen = {x, *up}
+        stack = up
         while stack:
             y = stack.pop()
             f = ("held", y)
