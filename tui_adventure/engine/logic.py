@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .facts import State
-from .rule_source import _MISSING, _restore, generated
+from .facts import OVERLAY_LIMIT, State
+from .rule_source import _MISSING, _restore, fact_shapes, generated, twice
 from .logic_ast import (COMPARISONS, Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall,  # noqa: F401
                         LogicError, Not, Or, When, atoms_in, conjuncts, effect_predicates, expanded_predicates,
                         fresh, names_in, parse_condition, parse_effects, substitute)
@@ -80,6 +80,41 @@ class Compiler:
             return "\n".join(lines) + "\n", "first_failing"
         asts = tuple(asts)
         return generated(self, "first_failing", tuple(map(id, asts)), bound, write, asts)
+
+    def attempt(self, asts: list, effect_texts: tuple, bound: frozenset | set) -> Callable[[State, dict], object]:
+        """One function for an action's step: its checks, then its effects written straight into the
+        next state (``State.advance``'s work, specialised to each fact's shape: a fresh game's step is
+        mostly what a call and a loop over sets cost). Returns the index of the first check that
+        fails, else the next state (the same state when nothing changed), or None where the action
+        must fill the sets and advance: effects the source cannot hold, or an overlay near its limit."""
+        bound = frozenset(bound)
+
+        def write(gen):
+            lines = ["def attempt(st, env):", "    F, O = st.known, st.over"]
+            for i, ast in enumerate(asts):
+                lines += gen.check(ast, bound, i)
+            effects = [a for t in effect_texts for a in parse_effects(t)]
+            if not effects:
+                return "\n".join(lines + ["    return st"]) + "\n", "attempt"
+            shapes = fact_shapes(effects)
+            body: list = []
+            if not all(gen.applied(a, bound, body, "    ", twice(shapes)) for a in effects):
+                return "\n".join(lines + ["    return None"]) + "\n", "attempt"
+            room = OVERLAY_LIMIT - sum(4 if loop else 1 for *_s, loop in shapes)   # a loop is allowed 4 facts
+            lines += [f"    if len(O) > {room}:", "        return None",
+                      "    _wo = O.copy()", "    _w1 = st.o1.copy()", "    _w2 = st.o2.copy()",
+                      "    _B1, _B2 = st.b1, st.b2", "    _wA = []", "    _wD = []"]
+            lines += body
+            lines += ["    if not _wA and not _wD:", "        return st",
+                      # the next state as State.advance makes it
+                      "    new = _new(_State)", "    new.known = F", "    new.over = _wo", "    new.b1 = _B1",
+                      "    new.o1 = _w1", "    new.b2 = _B2", "    new.o2 = _w2", "    new._facts = new._by1 = new._by2 = None",
+                      "    new.cache = {}", "    new.delta = (_wA, _wD)", "    _wb = st._base",
+                      "    new._base = st if _wb is None else _wb", "    new._hash = None", "    new._hpend = st._hash",
+                      "    return new"]
+            return "\n".join(lines) + "\n", "attempt"
+        asts = tuple(asts)
+        return generated(self, "attempt", (tuple(map(id, asts)), tuple(effect_texts)), bound, write, asts)
 
     def _closure(self, ast, bound: frozenset) -> Cond:
         """The closure for a node the generator leaves to Python closures (quantifiers, counts, patterns)."""

@@ -20,8 +20,12 @@ Counts, ``forall`` over every id and patterns led by ``_`` stay closures.
 
 from __future__ import annotations
 
+import dis
+import re
+from types import CodeType
 from typing import Callable
 
+from .facts import _ONES, State, _one, _reindex
 from .logic_ast import Add, And, Atom, Compare, Const, Delete, Exists, ForEach, Not, Or, When, conjuncts, LogicError
 
 _MISSING = object()
@@ -280,13 +284,135 @@ class _Gen:
             made = self.compiler._effect(ast, bound)
             lines.append(f"{pad}{self.name(made, lambda c, a=ast, b=bound: c._effect(a, b))}(st, env, adds, dels)")
 
+    # An action's effects written straight into the next state ---------------------------------------
+    def applied(self, ast, bound: frozenset, lines: list, pad: str, twice: frozenset) -> bool:
+        """Lines that write the facts ``ast`` adds or deletes into the next state's overlay, as
+        ``State.advance`` would from the sets ``statement``'s lines fill; False for what they cannot
+        hold (the action then fills the sets). ``twice``: the (add?, predicate, arity) of facts that
+        one step might write twice (see ``fact_shapes``), which are looked for in what it wrote."""
+        if isinstance(ast, (Add, Delete)) and "_" not in ast.atom.args:
+            add, atom = isinstance(ast, Add), ast.atom
+            lines.extend(self.written(add, atom.pred, [self.term(a, bound) for a in atom.args], pad,
+                                      (add, atom.pred, len(atom.args)) in twice))
+            return True
+        if isinstance(ast, Delete) and self.inline(ast):   # del at(obj, _): the tails of one index entry
+            atom = ast.atom
+            entry, test = self.scan(atom, bound)
+            lines += [f"{pad}for _r in {entry}:", f"{pad}    if {test}:"]
+            terms = [self.term(atom.args[0], bound)] + [f"_r[{i}]" for i in range(len(atom.args) - 1)]
+            lines.extend(self.written(False, atom.pred, terms, pad + "        ", (False, atom.pred, len(atom.args)) in twice))
+            return True
+        if isinstance(ast, When) and self.inline(ast.cond):
+            lines.append(f"{pad}if {self.expr(ast.cond, bound)}:")
+            return self.applied(ast.effect, bound, lines, pad + "    ", twice)
+        if isinstance(ast, ForEach) and self.inline(ast.where) and self.inline(ast.effect):
+            var, inner = ast.var, bound | {ast.var}
+            found = self.pinned(var, ast.where)
+            if found is None:
+                return False
+            v = self.name(None) + "_v"
+            lines.extend(self.loop(var, found[0], found[1], bound, v, pad))
+            pad += "        " if found[1] == "1" else "    "
+            self.local[var] = v
+            lines.append(f"{pad}if {self.expr(ast.where, inner)}:")
+            ok = self.applied(ast.effect, inner, lines, pad + "    ", twice)
+            del self.local[var]
+            return ok
+        return False
+
+    @staticmethod
+    def written(add: bool, pred: str, terms: list, pad: str, guard: bool) -> list:
+        """Lines that make one fact true (``add``) or false in the overlay ``_wo`` and its index entries
+        in ``_w1``/``_w2``, if it is not so already, and list it in ``_wA``/``_wD``: ``State.advance``'s
+        loop body for a fact of this shape, decided by the state before the step (``O``, ``F``).
+        ``guard``: skip a fact already written (``advance`` is given sets: a fact comes once)."""
+        n = len(terms) + 1
+        a, b = "_wa", "_wb"
+        out = [f"{pad}_wa = {terms[0]}" if terms else None, f"{pad}_wb = {terms[1]}" if n == 3 else None]
+        fact = ("(" + ", ".join([repr(pred)] + (["_wa", "_wb"] if n == 3 else ["_wa"] + terms[1:])) + ",)") \
+            if n > 1 else f"({pred!r},)"
+        done = f" and _wf not in _w{'A' if add else 'D'}" if guard else ""
+        out += [f"{pad}_wf = {fact}", f"{pad}_wn = O.get(_wf)",
+                f"{pad}if ((_wf not in F) if _wn is None else not _wn){done}:" if add else
+                f"{pad}if ((_wf in F) if _wn is None else _wn){done}:",
+                f"{pad}    if _wn is None:", f"{pad}        _wo[_wf] = {add}", f"{pad}    else:", f"{pad}        del _wo[_wf]"]
+        p = pad + "    "
+        if n == 3 and add:
+            out += [f"{p}_wv = _w1.get(_wk := ({pred!r}, {a}))", f"{p}if _wv is None:", f"{p}    _wv = _B1.get(_wk, _EMPTY)",
+                    f"{p}_w1[_wk] = _wv | {{({b},)}} if _wv else _ONES.get(({b},)) or _one(({b},))",
+                    f"{p}_wv = _w2.get(_wk := ({pred!r}, {b}))", f"{p}if _wv is None:", f"{p}    _wv = _B2.get(_wk, _EMPTY)",
+                    f"{p}_w2[_wk] = _wv | {{{a}}} if _wv else _ONES.get({a}) or _one({a})"]
+        elif n == 3:
+            out += [f"{p}_wv = _w1.get(_wk := ({pred!r}, {a}))", f"{p}if _wv is None:", f"{p}    _wv = _B1[_wk]",
+                    f"{p}_w1[_wk] = _EMPTY if len(_wv) == 1 else _wv - {{({b},)}}",
+                    f"{p}_wv = _w2.get(_wk := ({pred!r}, {b}))", f"{p}if _wv is None:", f"{p}    _wv = _B2[_wk]",
+                    f"{p}_w2[_wk] = _EMPTY if len(_wv) == 1 and {a} in _wv else _wv - {{{a}}}"]
+        elif n == 2 and add:
+            out += [f"{p}_wv = _w2.get(_wk := ({pred!r}, ''))", f"{p}if _wv is None:", f"{p}    _wv = _B2.get(_wk, _EMPTY)",
+                    f"{p}_w2[_wk] = _wv | {{{a}}} if _wv else _ONES.get({a}) or _one({a})",
+                    f"{p}_wv = _w1.get(_wf)", f"{p}if _wv is None:", f"{p}    _wv = _B1.get(_wf, _EMPTY)",
+                    f"{p}_w1[_wf] = _wv | {{()}} if _wv else _ONES.get(()) or _one(())"]
+        elif n == 2:
+            out += [f"{p}_wv = _w2.get(_wk := ({pred!r}, ''))", f"{p}if _wv is None:", f"{p}    _wv = _B2[_wk]",
+                    f"{p}_w2[_wk] = _EMPTY if len(_wv) == 1 and {a} in _wv else _wv - {{{a}}}",
+                    f"{p}_wv = _w1.get(_wf)", f"{p}if _wv is None:", f"{p}    _wv = _B1[_wf]",
+                    f"{p}_w1[_wf] = _EMPTY if len(_wv) == 1 else _wv - {{()}}"]
+        elif n > 3:
+            out.append(f"{p}_reindex(_w1, _w2, _B1, _B2, {'(_wf,), ()' if add else '(), (_wf,)'})")
+        out.append(f"{p}_w{'A' if add else 'D'}.append(_wf)")
+        return [line for line in out if line is not None]
+
+
+def fact_shapes(asts, loop: bool = False, out: list | None = None) -> list:
+    """(add?, predicate, arity, in a loop?) of every fact an effect list writes, scan deletes (whose
+    tails are distinct) as out of a loop: what tells ``attempt`` which facts one step might write twice."""
+    out = [] if out is None else out
+    for ast in asts:
+        if isinstance(ast, (Add, Delete)):
+            out.append((isinstance(ast, Add), ast.atom.pred, len(ast.atom.args), loop))
+        elif isinstance(ast, When):
+            fact_shapes([ast.effect], loop, out)
+        elif isinstance(ast, ForEach):
+            fact_shapes([ast.effect], True, out)
+    return out
+
+
+def twice(shapes: list) -> frozenset:
+    """The shapes of facts a step might write twice: written in a loop, or by two statements."""
+    seen: dict = {}
+    for add, pred, n, loop in shapes:
+        k = (add, pred, n)
+        seen[k] = seen.get(k, 0) + (2 if loop else 1)
+    return frozenset(k for k, count in seen.items() if count > 1)
+
+
+def _bound(source: str):
+    """The code of ``source`` with every global its functions read made a default argument: read as a
+    local then. Each world execs the code with its own namespace, so a global read would miss what
+    the interpreter learnt of another world's namespace and look it up in full every time."""
+    code = compile(source, "<rule>", "exec")
+    reads: dict = {}
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            reads[const.co_name] = sorted({i.argval for i in dis.get_instructions(const) if i.opname == "LOAD_GLOBAL"})
+    lines = source.split("\n")
+    for i, line in enumerate(lines):
+        m = _DEF.match(line)
+        if m and reads.get(m.group(1)):
+            lines[i] = f"def {m.group(1)}({m.group(2)}, " + ", ".join(f"{n}={n}" for n in reads[m.group(1)]) + "):"
+    return compile("\n".join(lines), "<rule>", "exec")
+
+
+_DEF = re.compile(r"def (\w+)\((.*)\):$")
+
 
 def _defined(source: str, fname: str, ns: dict):
     code = _CODE.get(source)
     if code is None:
-        code = compile(source, "<rule>", "exec")
+        code = _bound(source)
         _CODE[source] = code
     ns["_MISSING"], ns["_restore"], ns["_EMPTY"] = _MISSING, _restore, _EMPTY
+    ns["_ONES"], ns["_one"], ns["_reindex"], ns["_State"], ns["_new"] = _ONES, _one, _reindex, State, object.__new__
     exec(code, ns)
     return ns[fname]
 

@@ -201,7 +201,7 @@ class Action:
     """One compiled action: run its checks in order, then its effects."""
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
-                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "first_failing",
+                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "step",
                  "thing_params", "where_key")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
@@ -225,8 +225,8 @@ class Action:
             cond = compiler.condition(ast, bound)
             render = compile_template(message, names, types, functions, set(bound) | {"prep"})
             self.checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound) - {"here"}))
-        self.first_failing = compiler.first_failing(asts, bound)
         self.effect = compiler.effects(spec.effects, bound) if spec.effects else None
+        self.step = compiler.attempt(asts, tuple(spec.effects or ()), bound)   # see attempt_later
         self.success = compile_template(spec.success, names, types, functions, set(bound) | {"prep"})
         self.ends = spec.ends
         self.info = spec.info
@@ -291,31 +291,26 @@ class Action:
                 break
             else:
                 env["here"] = None
-        i = self.first_failing(st, env)
+        new = self.step(st, env)   # a check's index, or the next state (checks and effects in one call)
         # the message made without Later.__init__'s frame (its fields as __init__ sets them)
         text = _new(Later)
         text.text = None
         text.env = env
-        if i >= 0:
-            _cond, text.render, fail_type, _ = self.checks[i]
+        if type(new) is int:
+            _cond, text.render, fail_type, _ = self.checks[new]
             text.st = st
             out = st, text, fail_type
             kept = None, text, fail_type
         else:
-            text.render = self.success
-            effect = self.effect
-            if effect is None:
-                text.st = st
-                out = st, text, None
-                kept = None, text, None
-            else:
+            if new is None:   # effects the step's source cannot write itself
                 adds: set = set()
                 dels: set = set()
-                effect(st, env, adds, dels)
+                self.effect(st, env, adds, dels)
                 new = st.advance(adds, dels)
-                text.st = new
-                out = new, text, None
-                kept = out if new is not st else (None, text, None)
+            text.render = self.success
+            text.st = new
+            out = new, text, None
+            kept = out if new is not st else (None, text, None)
         held = self.memo
         if len(held) >= MEMO_STATES:  # one list per world, shared by its actions: bounded memory
             for c in held:
