@@ -25,6 +25,16 @@ from .logic_ast import (COMPARISONS, Add, And, Atom, Compare, Const, Count, Dele
                         fresh, names_in, parse_condition, parse_effects, substitute)
 
 Cond = Callable[[State, dict], bool]
+MEMO_STATES = 1024  # transitions remembered per world (each may hold a state): see Compiler.attempt
+
+
+def forget(memo: list) -> None:
+    """Empty every state cache an action's step wrote to: a chain of remembered successors cannot
+    keep every state a long session saw alive."""
+    for cache in memo:
+        cache.clear()
+    memo.clear()
+
 Effect = Callable[[State, dict, set, set], None]
 
 _OPS = {
@@ -81,40 +91,60 @@ class Compiler:
         asts = tuple(asts)
         return generated(self, "first_failing", tuple(map(id, asts)), bound, write, asts)
 
-    def attempt(self, asts: list, effect_texts: tuple, bound: frozenset | set) -> Callable[[State, dict], object]:
-        """One function for an action's step: its checks, then its effects written straight into the
-        next state (``State.advance``'s work, specialised to each fact's shape: a fresh game's step is
-        mostly what a call and a loop over sets cost). Returns the index of the first check that
-        fails, else the next state (the same state when nothing changed), or None where the action
-        must fill the sets and advance: effects the source cannot hold, or an overlay near its limit."""
+    def attempt(self, asts: list, effect_texts: tuple, bound: frozenset | set, params: tuple,
+                where_key: tuple | None, values: dict) -> Callable:
+        """An action's ``attempt_later`` as one function: its memo, the player's room, its checks, then
+        its effects written straight into the next state (``State.advance``'s work, specialised to each
+        fact's shape: a fresh game's step is mostly what calls and loops over sets cost), and the
+        message. ``values`` (``Action`` gives them) are the world's own: ``_act`` (the memo key's
+        head), ``_memo``, ``_success``, ``_where``, and ``_failed``/``_slow``, which finish a step whose
+        check failed, or whose effects the source cannot write (or whose overlay is near its limit)."""
         bound = frozenset(bound)
 
         def write(gen):
-            lines = ["def attempt(st, env):", "    F, O = st.known, st.over"]
+            key = ", ".join(["_act"] + [f"env.get({p!r})" for p in params] + ["env.get('prep')"])
+            lines = ["def attempt_later(st, env):", f"    _key = ({key})", "    _cache = st.cache",
+                     "    _hit = _cache.get(_key)", "    if _hit is not None:",
+                     "        return _hit if _hit[0] is not None else (st, _hit[1], _hit[2])"]
+            if where_key is None:
+                lines.append("    env['here'] = _where(st)")
+            else:   # the by-first entry whose first item is the player's room
+                lines += [f"    for _r in (_o if (_o := st.o1.get({where_key!r})) is not None else st.b1.get({where_key!r}, _EMPTY)):",
+                          "        env['here'] = _r[0]", "        break", "    else:", "        env['here'] = None"]
+            lines.append("    F, O = st.known, st.over")
             for i, ast in enumerate(asts):
-                lines += gen.check(ast, bound, i)
+                lines += gen.check(ast, bound, i, "return _failed(st, env, _key, _cache, {i})")
             effects = [a for t in effect_texts for a in parse_effects(t)]
-            if not effects:
-                return "\n".join(lines + ["    return st"]) + "\n", "attempt"
             shapes = fact_shapes(effects)
             body: list = []
-            if not all(gen.applied(a, bound, body, "    ", twice(shapes)) for a in effects):
-                return "\n".join(lines + ["    return None"]) + "\n", "attempt"
-            room = OVERLAY_LIMIT - sum(4 if loop else 1 for *_s, loop in shapes)   # a loop is allowed 4 facts
-            lines += [f"    if len(O) > {room}:", "        return None",
-                      "    _wo = O.copy()", "    _w1 = st.o1.copy()", "    _w2 = st.o2.copy()",
-                      "    _B1, _B2 = st.b1, st.b2", "    _wA = []", "    _wD = []"]
-            lines += body
-            lines += ["    if not _wA and not _wD:", "        return st",
-                      # the next state as State.advance makes it
-                      "    new = _new(_State)", "    new.known = F", "    new.over = _wo", "    new.b1 = _B1",
-                      "    new.o1 = _w1", "    new.b2 = _B2", "    new.o2 = _w2", "    new._facts = new._by1 = new._by2 = None",
-                      "    new.cache = {}", "    new.delta = (_wA, _wD)", "    _wb = st._base",
-                      "    new._base = st if _wb is None else _wb", "    new._hash = None", "    new._hpend = st._hash",
-                      "    return new"]
-            return "\n".join(lines) + "\n", "attempt"
+            if effects and not all(gen.applied(a, bound, body, "    ", twice(shapes)) for a in effects):
+                lines.append("    return _slow(st, env, _key, _cache)")
+                return "\n".join(lines) + "\n", "attempt_later"
+            if effects:
+                room = OVERLAY_LIMIT - sum(4 if loop else 1 for *_s, loop in shapes)   # a loop is allowed 4 facts
+                lines += [f"    if len(O) > {room}:", "        return _slow(st, env, _key, _cache)",
+                          "    _wo = O.copy()", "    _w1 = st.o1.copy()", "    _w2 = st.o2.copy()",
+                          "    _B1, _B2 = st.b1, st.b2", "    _wA = []", "    _wD = []"]
+                lines += body
+                lines += ["    if not _wA and not _wD:", "        new = st", "    else:",
+                          # the next state as State.advance makes it
+                          "        new = _new(_State)", "        new.known = F", "        new.over = _wo",
+                          "        new.b1 = _B1", "        new.o1 = _w1", "        new.b2 = _B2", "        new.o2 = _w2",
+                          "        new._facts = new._by1 = new._by2 = None", "        new.cache = {}",
+                          "        new.delta = (_wA, _wD)", "        _wb = st._base",
+                          "        new._base = st if _wb is None else _wb", "        new._hash = None",
+                          "        new._hpend = st._hash"]
+            else:
+                lines.append("    new = st")
+            # the message, rendered when read (Later's fields as its __init__ sets them), and the memo
+            lines += ["    _t = _new(_Later)", "    _t.text = None", "    _t.env = env", "    _t.render = _success",
+                      "    _t.st = new", "    _out = new, _t, None", f"    if len(_memo) >= {MEMO_STATES}:",
+                      "        _forget(_memo)", "    _cache[_key] = _out if new is not st else (None, _t, None)",
+                      "    _memo.append(_cache)", "    return _out"]
+            return "\n".join(lines) + "\n", "attempt_later"
         asts = tuple(asts)
-        return generated(self, "attempt", (tuple(map(id, asts)), tuple(effect_texts)), bound, write, asts)
+        rule = (tuple(map(id, asts)), tuple(effect_texts), tuple(params), where_key)
+        return generated(self, "attempt", rule, bound, write, asts, values)
 
     def _closure(self, ast, bound: frozenset) -> Cond:
         """The closure for a node the generator leaves to Python closures (quantifiers, counts, patterns)."""

@@ -26,6 +26,7 @@ from types import CodeType
 from typing import Callable
 
 from .facts import _ONES, State, _one, _reindex
+from .text import Later
 from .logic_ast import Add, And, Atom, Compare, Const, Delete, Exists, ForEach, Not, Or, When, conjuncts, LogicError
 
 _MISSING = object()
@@ -159,17 +160,19 @@ class _Gen:
             return f"{self.name(c._atom(ast, bound), lambda c, a=ast, b=bound: c._atom(a, b))}(st, env)"
         return f"{self.name(c._closure(ast, bound), lambda c, a=ast, b=bound: c._closure(a, b))}(st, env)"
 
-    def check(self, ast, bound: frozenset, i: int) -> list[str]:
-        """Lines of ``first_failing`` returning ``i`` when ``ast`` fails. A check that is an ``exists`` or
-        a ``_`` pattern (or ``not`` one) is its loop in place, not a helper called: a move asks three."""
+    def check(self, ast, bound: frozenset, i: int, fail: str = "return {i}") -> list[str]:
+        """Lines of ``first_failing`` running ``fail`` (returning ``i``) when ``ast`` fails. A check that is
+        an ``exists`` or a ``_`` pattern (or ``not`` one) is its loop in place, not a helper called: a
+        move asks three."""
         negated = isinstance(ast, Not)
         found = self.found(ast.body if negated else ast, bound, f"_c{i}")
+        fail = fail.format(i=i)
         if found is None:
-            return [f"    if not ({self.expr(ast, bound)}):", f"        return {i}"]
+            return [f"    if not ({self.expr(ast, bound)}):", f"        {fail}"]
         lines, pad = found
         if negated:
-            return lines + [f"{pad}return {i}"]
-        return lines + [f"{pad}break", "    else:", f"        return {i}"]
+            return lines + [f"{pad}{fail}"]
+        return lines + [f"{pad}break", "    else:", f"        {fail}"]
 
     def found(self, ast, bound: frozenset, v: str):
         """(lines, pad): a loop whose lines at ``pad`` run for the first value that makes ``ast`` hold, as
@@ -413,6 +416,7 @@ def _defined(source: str, fname: str, ns: dict):
         _CODE[source] = code
     ns["_MISSING"], ns["_restore"], ns["_EMPTY"] = _MISSING, _restore, _EMPTY
     ns["_ONES"], ns["_one"], ns["_reindex"], ns["_State"], ns["_new"] = _ONES, _one, _reindex, State, object.__new__
+    ns["_Later"] = Later
     exec(code, ns)
     return ns[fname]
 
@@ -421,19 +425,24 @@ _SOURCES: dict = {}   # (kind, rule, bound, the compiler's shape) -> (source, fu
 SOURCES_LIMIT = 10_000
 
 
-def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep=None):
+def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep=None, values: dict | None = None):
     """The function for a rule, its source written by ``write(gen) -> (source, name)`` only the
     first time a compiler of this shape asks. ``rule`` is hashable (ids of ASTs, which ``keep``
-    holds, so no other tree takes their id while the entry lives)."""
+    holds, so no other tree takes their id while the entry lives). ``values``: names the source
+    reads that are this world's own (an action's memo, its messages), not the rule's."""
     key = (kind, rule, bound, compiler.changing, id(compiler.macros), compiler.builtin_names)
     hit = _SOURCES.get(key)
     if hit is not None:
         source, fname, recipe, _kept = hit
-        return _defined(source, fname, {k: (v if make is None else make(compiler)) for k, v, make in recipe})
-    gen = _Gen(compiler)
-    source, fname = write(gen)
-    source = "".join(gen.helpers) + source
-    if len(_SOURCES) > SOURCES_LIMIT:
-        _SOURCES.clear()
-    _SOURCES[key] = (source, fname, tuple(gen.recipe), (keep, compiler.macros))
-    return gen.function(source, fname)
+        ns = {k: (v if make is None else make(compiler)) for k, v, make in recipe}
+    else:
+        gen = _Gen(compiler)
+        source, fname = write(gen)
+        source = "".join(gen.helpers) + source
+        if len(_SOURCES) > SOURCES_LIMIT:
+            _SOURCES.clear()
+        _SOURCES[key] = (source, fname, tuple(gen.recipe), (keep, compiler.macros))
+        ns = dict(gen.ns)
+    if values:
+        ns.update(values)
+    return _defined(source, fname, ns)

@@ -15,15 +15,13 @@ from pathlib import Path
 from typing import Callable
 
 from .facts import State
-from .logic import (Atom, Compiler, LogicError, effect_predicates, expanded_predicates, names_in,
+from .logic import (MEMO_STATES, Atom, Compiler, LogicError, forget, effect_predicates, expanded_predicates, names_in,
                     parse_condition, parse_effects)
 from .text import Later, TemplateError, compile_template
 from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
 _new = object.__new__
-_EMPTY: frozenset = frozenset()
 RULESET_DIR = Path(__file__).resolve().parent.parent / "rulesets"
-MEMO_STATES = 1024  # transitions remembered per world (each may hold a state)
 ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
                "all", "all_where", "plan", "plan_if"}
 PARAM_KINDS = {"thing", "room", "dir", "word"}
@@ -201,7 +199,7 @@ class Action:
     """One compiled action: run its checks in order, then its effects."""
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
-                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "step",
+                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "attempt_later",
                  "thing_params", "where_key")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
@@ -226,7 +224,6 @@ class Action:
             render = compile_template(message, names, types, functions, set(bound) | {"prep"})
             self.checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound) - {"here"}))
         self.effect = compiler.effects(spec.effects, bound) if spec.effects else None
-        self.step = compiler.attempt(asts, tuple(spec.effects or ()), bound)   # see attempt_later
         self.success = compile_template(spec.success, names, types, functions, set(bound) | {"prep"})
         self.ends = spec.ends
         self.info = spec.info
@@ -255,70 +252,55 @@ class Action:
             seen.add(p)
             self.slot_checks.append([c[0] for c in live if c[3] <= seen and p in c[3]])
         self.slot_checks.append([c[0] for c in live if not c[3]])
+        self.attempt_later = compiler.attempt(
+            asts, tuple(spec.effects or ()), bound, self.params, where_key,
+            {"_act": self, "_memo": self.memo, "_success": self.success, "_where": self.where,
+             "_failed": self._failed, "_slow": self._slow, "_forget": forget})
 
     def attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
         """(next state, message, fail type or None). The state is unchanged on failure."""
         new, text, fail_type = self.attempt_later(st, env)
         return new, str(text), fail_type
 
-    def attempt_later(self, st: State, env: dict) -> tuple[State, Later, str | None]:
-        """As ``attempt``, the message left unrendered until it is read (``str(text)``).
+    # ``attempt_later(st, env) -> (next state, message, fail type or None)``: as ``attempt``, the message
+    # left unrendered until it is read (``str(text)``); one generated function per action (see
+    # ``Compiler.attempt``), set in ``__init__``. Memoised in the state's own cache on the arguments:
+    # states are immutable and rules deterministic, and a replay of a world meets the very state
+    # objects a memo hit handed out before, so no state is hashed. ``memo`` (one list per world) holds
+    # the caches written to, so past ``MEMO_STATES`` transitions they are all emptied.
 
-        Memoised in the state's own cache on the arguments: states are immutable
-        and rules deterministic, and a replay of a world meets the very state
-        objects a memo hit handed out before, so no state is hashed. ``memo``
-        (one list per world) holds the caches written to, so past
-        ``MEMO_STATES`` transitions they are all emptied: a chain of remembered
-        successors cannot keep every state a long session saw alive.
-        """
-        params = self.params   # the key is flat, one tuple: the action itself, then its arguments
-        if len(params) == 1:
-            key = (self, env.get(params[0]), env.get("prep"))
-        else:
-            key = (self, *map(env.get, params), env.get("prep"))
-        cache = st.cache
-        hit = cache.get(key)
-        if hit is not None:
-            new, text, fail_type = hit
-            return (st if new is None else new), text, fail_type   # None: the state stays as it was
-        k = self.where_key
-        if k is None:
-            env["here"] = self.where(st)
-        else:
-            v = st.o1.get(k)
-            for r in (st.b1.get(k, _EMPTY) if v is None else v):
-                env["here"] = r[0]
-                break
-            else:
-                env["here"] = None
-        new = self.step(st, env)   # a check's index, or the next state (checks and effects in one call)
-        # the message made without Later.__init__'s frame (its fields as __init__ sets them)
+    def _failed(self, st: State, env: dict, key: tuple, cache: dict, i: int) -> tuple:
+        """``attempt_later``'s end when check ``i`` failed (the message made without Later.__init__'s
+        frame, its fields as __init__ sets them)."""
         text = _new(Later)
         text.text = None
         text.env = env
-        if type(new) is int:
-            _cond, text.render, fail_type, _ = self.checks[new]
-            text.st = st
-            out = st, text, fail_type
-            kept = None, text, fail_type
-        else:
-            if new is None:   # effects the step's source cannot write itself
-                adds: set = set()
-                dels: set = set()
-                self.effect(st, env, adds, dels)
-                new = st.advance(adds, dels)
-            text.render = self.success
-            text.st = new
-            out = new, text, None
-            kept = out if new is not st else (None, text, None)
-        held = self.memo
-        if len(held) >= MEMO_STATES:  # one list per world, shared by its actions: bounded memory
-            for c in held:
-                c.clear()
-            held.clear()
-        cache[key] = kept
-        held.append(cache)
+        _cond, text.render, fail_type, _ = self.checks[i]
+        text.st = st
+        self._remember(cache, key, (None, text, fail_type))
+        return st, text, fail_type
+
+    def _slow(self, st: State, env: dict, key: tuple, cache: dict) -> tuple:
+        """``attempt_later``'s end for effects its source does not write itself: they fill the sets and
+        the state advances by them."""
+        adds: set = set()
+        dels: set = set()
+        self.effect(st, env, adds, dels)
+        new = st.advance(adds, dels)
+        text = _new(Later)
+        text.text = None
+        text.env = env
+        text.render = self.success
+        text.st = new
+        out = new, text, None
+        self._remember(cache, key, out if new is not st else (None, text, None))
         return out
+
+    def _remember(self, cache: dict, key: tuple, kept: tuple) -> None:
+        if len(self.memo) >= MEMO_STATES:  # one list per world, shared by its actions: bounded memory
+            forget(self.memo)
+        cache[key] = kept
+        self.memo.append(cache)
 
     def successor(self, st: State, env: dict) -> State:
         """The next state, checks assumed already passed (the planner's hot path)."""
