@@ -102,16 +102,20 @@ class Compiler:
         bound = frozenset(bound)
 
         def write(gen):
-            key = ", ".join(["_act"] + [f"env.get({p!r})" for p in params] + ["env.get('prep')"])
-            lines = ["def attempt_later(st, env):", f"    _key = ({key})", "    _cache = st.cache",
-                     "    _hit = _cache.get(_key)", "    if _hit is not None:",
-                     "        return _hit if _hit[0] is not None else (st, _hit[1], _hit[2])"]
+            # the arguments, read once for the key, are locals for the rule's code (``_Gen.term``)
+            args = {p: f"_p{i}" for i, p in enumerate(params)}
+            lines = ["def attempt_later(st, env):"] + [f"    {v} = env.get({p!r})" for p, v in args.items()]
+            lines += [f"    _key = ({', '.join(['_act', *args.values(), 'env.get(' + repr('prep') + ')'])})",
+                      "    _cache = st.cache", "    _hit = _cache.get(_key)", "    if _hit is not None:",
+                      "        return _hit if _hit[0] is not None else (st, _hit[1], _hit[2])"]
             if where_key is None:
-                lines.append("    env['here'] = _where(st)")
+                lines.append("    env['here'] = _here = _where(st)")
             else:   # the by-first entry whose first item is the player's room
                 lines += [f"    for _r in (_o if (_o := st.o1.get({where_key!r})) is not None else st.b1.get({where_key!r}, _EMPTY)):",
-                          "        env['here'] = _r[0]", "        break", "    else:", "        env['here'] = None"]
+                          "        _here = _r[0]", "        break", "    else:", "        _here = None", "    env['here'] = _here"]
             lines.append("    F, O = st.known, st.over")
+            gen.local.update(args)
+            gen.local["here"] = "_here"
             for i, ast in enumerate(asts):
                 lines += gen.check(ast, bound, i, "return _failed(st, env, _key, _cache, {i})")
             effects = [a for t in effect_texts for a in parse_effects(t)]
