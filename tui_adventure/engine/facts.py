@@ -69,7 +69,7 @@ class State:
         self.b2 = self._by2 = by2
         self.over = self.o1 = self.o2 = _NO_CHANGE
         self.cache: dict = {}
-        self.delta = delta  # (added, removed) from the state this one was made from
+        self.delta = delta  # (added, removed) from the state this one was made from: sets, or lists from an action's step
         self._hash = None
         self._base = None   # for a derived state: the state whose facts and indexes it reads through
         self._hpend = None   # for a derived state: the hash of the state it was made from, if known then
@@ -259,7 +259,9 @@ class State:
         step. Past ``OVERLAY_LIMIT`` changes from its base the new state gets its own copy.
 
         Only an action's effects come here: rule code (``logic.Compiler.changing``) reads a fact of
-        a predicate no effect names from the base alone, never from an overlay."""
+        a predicate no effect names from the base alone, never from an overlay. An action's
+        generated step makes its next state as this does, its loop written out per fact
+        (``rule_source._Gen.written``): a change here is a change there."""
         if not adds and not dels:
             return self
         over = self.over

@@ -77,20 +77,6 @@ class Compiler:
             return f"def cond(st, env):\n    F, O = st.known, st.over\n    return {gen.expr(ast, bound)}\n", "cond"
         return generated(self, "cond", id(ast), bound, write, ast)
 
-    def first_failing(self, asts: list, bound: frozenset | set) -> Callable[[State, dict], int]:
-        """One function for a list of checks: the index of the first that fails, or -1 (an action's
-        checks run together in a step, so they share one call and one read of the facts)."""
-        bound = frozenset(bound)
-
-        def write(gen):
-            lines = ["def first_failing(st, env):", "    F, O = st.known, st.over"]
-            for i, ast in enumerate(asts):
-                lines += gen.check(ast, bound, i)
-            lines.append("    return -1")
-            return "\n".join(lines) + "\n", "first_failing"
-        asts = tuple(asts)
-        return generated(self, "first_failing", tuple(map(id, asts)), bound, write, asts)
-
     def attempt(self, asts: list, effect_texts: tuple, bound: frozenset | set, params: tuple,
                 where_key: tuple | None, values: dict) -> Callable:
         """An action's ``attempt_later`` as one function: its memo, the player's room, its checks, then

@@ -16,6 +16,14 @@ where`` whose variable an index entry lists: a loop over that entry in place,
 the variable in a local (an expression cannot hold a loop, so an ``exists``
 or a pattern in a condition is a helper function defined before the rule).
 Counts, ``forall`` over every id and patterns led by ``_`` stay closures.
+
+An action's step is one such function (``logic.Compiler.attempt``): its memo,
+its checks, and its effects written straight into the next state's overlay,
+each fact by lines for its shape (``_Gen.applied``), which is what
+``State.advance`` does with the sets that ``_Gen.statement``'s lines fill,
+without the sets, the loops over them and three calls. The globals a function
+reads are its default arguments (``_bound``): each world's namespace is a new
+dict, so a global read would miss what the interpreter learnt of the last one.
 """
 
 from __future__ import annotations
@@ -62,9 +70,6 @@ class _Gen:
         self.ns[key] = value
         self.recipe.append((key, None if make else value, make))
         return key
-
-    def function(self, source: str, fname: str):
-        return _defined(source, fname, dict(self.ns))
 
     def term(self, arg: str, bound: frozenset) -> str:
         local = self.local.get(arg)
@@ -161,7 +166,7 @@ class _Gen:
         return f"{self.name(c._closure(ast, bound), lambda c, a=ast, b=bound: c._closure(a, b))}(st, env)"
 
     def check(self, ast, bound: frozenset, i: int, fail: str = "return {i}") -> list[str]:
-        """Lines of ``first_failing`` running ``fail`` (returning ``i``) when ``ast`` fails. A check that is
+        """Lines of an action's step running ``fail`` (returning ``i``) when ``ast`` fails. A check that is
         an ``exists`` or a ``_`` pattern (or ``not`` one) is its loop in place, not a helper called: a
         move asks three."""
         negated = isinstance(ast, Not)
