@@ -345,30 +345,27 @@ class _Gen:
                 f"{pad}if ((_wf in F) if _wn is None else _wn){done}:",
                 f"{pad}    if _wn is None:", f"{pad}        _wo[_wf] = {add}", f"{pad}    else:", f"{pad}        del _wo[_wf]"]
         p = pad + "    "
-        if n == 3 and add:
-            out += [f"{p}_wv = _w1.get(_wk := ({pred!r}, {a}))", f"{p}if _wv is None:", f"{p}    _wv = _B1.get(_wk, _EMPTY)",
-                    f"{p}_w1[_wk] = _wv | {{({b},)}} if _wv else _ONES.get(({b},)) or _one(({b},))",
-                    f"{p}_wv = _w2.get(_wk := ({pred!r}, {b}))", f"{p}if _wv is None:", f"{p}    _wv = _B2.get(_wk, _EMPTY)",
-                    f"{p}_w2[_wk] = _wv | {{{a}}} if _wv else _ONES.get({a}) or _one({a})"]
-        elif n == 3:
-            out += [f"{p}_wv = _w1.get(_wk := ({pred!r}, {a}))", f"{p}if _wv is None:", f"{p}    _wv = _B1[_wk]",
-                    f"{p}_w1[_wk] = _EMPTY if len(_wv) == 1 else _wv - {{({b},)}}",
-                    f"{p}_wv = _w2.get(_wk := ({pred!r}, {b}))", f"{p}if _wv is None:", f"{p}    _wv = _B2[_wk]",
-                    f"{p}_w2[_wk] = _EMPTY if len(_wv) == 1 and {a} in _wv else _wv - {{{a}}}"]
-        elif n == 2 and add:
-            out += [f"{p}_wv = _w2.get(_wk := ({pred!r}, ''))", f"{p}if _wv is None:", f"{p}    _wv = _B2.get(_wk, _EMPTY)",
-                    f"{p}_w2[_wk] = _wv | {{{a}}} if _wv else _ONES.get({a}) or _one({a})",
-                    f"{p}_wv = _w1.get(_wf)", f"{p}if _wv is None:", f"{p}    _wv = _B1.get(_wf, _EMPTY)",
-                    f"{p}_w1[_wf] = _wv | {{()}} if _wv else _ONES.get(()) or _one(())"]
+        if n == 3:
+            out += _entry(p, "1", f"({pred!r}, {a})", f"({b},)", add, True) + _entry(p, "2", f"({pred!r}, {b})", a, add, False)
         elif n == 2:
-            out += [f"{p}_wv = _w2.get(_wk := ({pred!r}, ''))", f"{p}if _wv is None:", f"{p}    _wv = _B2[_wk]",
-                    f"{p}_w2[_wk] = _EMPTY if len(_wv) == 1 and {a} in _wv else _wv - {{{a}}}",
-                    f"{p}_wv = _w1.get(_wf)", f"{p}if _wv is None:", f"{p}    _wv = _B1[_wf]",
-                    f"{p}_w1[_wf] = _EMPTY if len(_wv) == 1 else _wv - {{()}}"]
+            out += _entry(p, "2", f"({pred!r}, '')", a, add, False) + _entry(p, "1", "_wf", "()", add, True)
         elif n > 3:
             out.append(f"{p}_reindex(_w1, _w2, _B1, _B2, {'(_wf,), ()' if add else '(), (_wf,)'})")
         out.append(f"{p}_w{'A' if add else 'D'}.append(_wf)")
         return [line for line in out if line is not None]
+
+
+def _entry(pad: str, which: str, key: str, item: str, add: bool, exact: bool) -> list:
+    """Lines that add ``item`` to (or take it from) the index entry ``key`` of ``_w1``/``_w2`` (``which``),
+    as ``State.advance`` does: an entry of one item becomes the shared empty set, an empty one a shared
+    one-item set. ``exact``: the entry's items are the facts' own tails (a by-first entry), so one item
+    is the one taken; a by-second entry may list one item for two facts, and is looked in."""
+    old = f"_B{which}.get(_wk, _EMPTY)" if add else f"_B{which}[_wk]"
+    lines = [f"{pad}_wv = _w{which}.get(_wk := {key})", f"{pad}if _wv is None:", f"{pad}    _wv = {old}"]
+    if add:
+        return lines + [f"{pad}_w{which}[_wk] = _wv | {{{item}}} if _wv else _ONES.get({item}) or _one({item})"]
+    test = "" if exact else f" and {item} in _wv"
+    return lines + [f"{pad}_w{which}[_wk] = _EMPTY if len(_wv) == 1{test} else _wv - {{{item}}}"]
 
 
 def fact_shapes(asts, loop: bool = False, out: list | None = None) -> list:
