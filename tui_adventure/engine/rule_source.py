@@ -360,12 +360,13 @@ def _entry(pad: str, which: str, key: str, item: str, add: bool, exact: bool) ->
     as ``State.advance`` does: an entry of one item becomes the shared empty set, an empty one a shared
     one-item set. ``exact``: the entry's items are the facts' own tails (a by-first entry), so one item
     is the one taken; a by-second entry may list one item for two facts, and is looked in."""
-    old = f"_B{which}.get(_wk, _EMPTY)" if add else f"_B{which}[_wk]"
-    lines = [f"{pad}_wv = _w{which}.get(_wk := {key})", f"{pad}if _wv is None:", f"{pad}    _wv = {old}"]
+    k, made = (key, key) if key.isidentifier() else ("_wk", f"_wk := {key}")   # a key made once, kept in _wk
+    old = f"_B{which}.get({k}, _EMPTY)" if add else f"_B{which}[{k}]"
+    lines = [f"{pad}_wv = _w{which}.get({made})", f"{pad}if _wv is None:", f"{pad}    _wv = {old}"]
     if add:
-        return lines + [f"{pad}_w{which}[_wk] = _wv | {{{item}}} if _wv else _ONES.get({item}) or _one({item})"]
+        return lines + [f"{pad}_w{which}[{k}] = _wv | {{{item}}} if _wv else _ONES.get({item}) or _one({item})"]
     test = "" if exact else f" and {item} in _wv"
-    return lines + [f"{pad}_w{which}[_wk] = _EMPTY if len(_wv) == 1{test} else _wv - {{{item}}}"]
+    return lines + [f"{pad}_w{which}[{k}] = _EMPTY if len(_wv) == 1{test} else _wv - {{{item}}}"]
 
 
 def fact_shapes(asts, loop: bool = False, out: list | None = None) -> list:
