@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 from tui_adventure.engine.facts import OVERLAY_LIMIT, State
+from tui_adventure.engine.logic import MEMO_STATES
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loader import load_world_text
 
@@ -35,6 +36,11 @@ actions:
     params: {obj: thing, key: thing}
     effects: ["del at(obj, _); add at(obj, key); add at(key, key); del at(key, _)"]
     success: "Shuffled."
+  - id: wipe
+    syntax: ["wipe {obj}"]
+    params: {obj: thing}
+    effects: ["forall t where marked(t): del marked(t)", "add wiped(obj)"]
+    success: "Wiped."
 """
 
 
@@ -50,8 +56,8 @@ def test_a_step_makes_the_state_the_sets_make():
     world = load_world_text(text, "house_odd.yaml")
     rng = random.Random(3)
     names = sorted(world.entities) + ["north", "south", "east", "west", "up", "down", "hallway"]
-    odd = [a for a in world.actions if a.id in ("mark", "ring", "untie", "shuffle")]
-    moves = [a for a in world.actions if a.id not in ("mark", "ring", "untie", "shuffle")]
+    odd = [a for a in world.actions if a.id in ("mark", "ring", "untie", "shuffle", "wipe")]
+    moves = [a for a in world.actions if a not in odd]
     stepped = near_limit = 0
     for _ in range(20):
         st = world.initial
@@ -85,7 +91,8 @@ def test_a_game_of_the_odd_actions_replays_as_it_played():
     world = load_world_text(text, "house_odd.yaml")
     commands = ["up", "north", "open jewellery box", "take brass key from jewellery box", "take lamp",
                 "mark lamp with brass key", "ring lamp", "untie lamp", "untie jewellery box", "untie jewellery box",
-                "shuffle lamp to jewellery box", "mark lamp with lamp", "ring lamp", "south", "ring brass key"]
+                "shuffle lamp to jewellery box", "mark lamp with lamp", "ring lamp", "wipe lamp", "south",
+                "ring brass key"]
     game = Game(world)
     for c in commands:
         assert game.step(c).fail is None, c
@@ -96,3 +103,20 @@ def test_a_game_of_the_odd_actions_replays_as_it_played():
     assert again.state.facts == facts
     game.undo(len(commands))
     assert game.state.facts == world.initial.facts
+
+
+def test_a_long_session_keeps_its_memo_bounded():
+    """Every step that is not a memo hit remembers its transition in the state it left; past
+    ``MEMO_STATES`` of them the world forgets them all, and play goes on as before."""
+    text = (ROOT / "worlds" / "house.yaml").read_text(encoding="utf-8").replace("\ngoal:", ODD + "goal:", 1)
+    world = load_world_text(text, "house_odd.yaml")
+    game = Game(world)
+    for c in ["up", "north", "take lamp"]:
+        assert game.step(c).fail is None
+    memo = world.actions[0].memo
+    sizes = []
+    for i in range(2 * MEMO_STATES + 50):   # each toggle leaves a new state: no memo hit
+        result = game.step("untie lamp")
+        assert result.fail is None and (("open", "lamp") in game.state.facts) == (i % 2 == 0)
+        sizes.append(len(memo))
+    assert max(sizes) <= MEMO_STATES and sizes.count(1) >= 2   # forgotten twice, and filled again
