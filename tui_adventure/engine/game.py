@@ -159,10 +159,10 @@ class Game:
                 action, env = parsed.action, parsed.env
             else:
                 action, env = self._parsed(command, parsed)   # no action: env is the turn's result already
-        single = True
         if action is None:
             result = env
-            single = self._single
+            added, removed = self._change(result, before, self._single)
+            result.goals_achieved = list(self._achieved_text)
         else:
             new, message, fail_type = action.attempt_later(before, env)
             for p in action.thing_params:   # what "it" means next: the first thing named, newest first
@@ -185,33 +185,44 @@ class Game:
                 result.goal_score = 0
                 result.changed = False
                 result.lost = None
-            if self._scene is not None:   # what the scene reads, set: a field read late costs an exception
-                result.args = dict(env)
-        if self._scene is not None and self.lost is None:
-            if self._scene_turn(result):
-                single = False
-        state = self.state
-        added = removed = _NONE
-        if state is not before:
-            if single and state.delta is not None:
-                added, removed = state.delta  # one action: its own change, no set difference
-            else:
-                added, removed = before.diff(state)
-            result.changed = True   # the change: sets no one changes, so the record keeps them as they are
-            goal_facts = self._goal_facts
-            if not (goal_facts.isdisjoint(added) and goal_facts.isdisjoint(removed)):
-                self._goals_after(result)
+            if self._scene is not None:
+                result.args = dict(env)   # what the scene reads, set: a field read late costs an exception
+                added, removed = self._change(result, before, True)
+            elif new is before:   # failed, or changed nothing
+                added = removed = _NONE
+            else:   # the action's own change: its delta, no set difference (sets no one changes: the record keeps them)
+                delta = new.delta
+                added, removed = delta if delta is not None else before.diff(new)
+                result.changed = True
+                goal_facts = self._goal_facts
+                if not (goal_facts.isdisjoint(added) and goal_facts.isdisjoint(removed)):
+                    self._goals_after(result)
+            result._goals = self._achieved_text
         self._log.append((added, removed, pending, last, achieved, command))
         self.commands.append(command)
         self.turn += 1
-        if action is None:   # a result made in full
-            result.goals_achieved = list(self._achieved_text)
-        else:
-            result._goals = self._achieved_text
         if not self.finished and len(self.achieved) == self._goal_count and self._goal_count:   # won
             result.done = True  # the step that wins; later steps are ordinary
             self.finished = True
         return result
+
+    def _change(self, result: StepResult, before: State, single: bool) -> tuple:
+        """(added, removed) by a turn other than one action alone (the scene's turn, "take all", a
+        question): the scene plays its turn, and the goals follow the change. ``single``: the state
+        is one action's, so its delta is the change unless the scene moved it too."""
+        if self._scene is not None and self.lost is None:
+            if self._scene_turn(result):
+                single = False
+        state = self.state
+        if state is before:
+            return _NONE, _NONE
+        delta = state.delta
+        added, removed = delta if single and delta is not None else before.diff(state)
+        result.changed = True
+        goal_facts = self._goal_facts
+        if not (goal_facts.isdisjoint(added) and goal_facts.isdisjoint(removed)):
+            self._goals_after(result)
+        return added, removed
 
     def _goals_after(self, result: StepResult) -> None:
         """The goals after a step that touched a goal's fact (apart from ``step``: its loop would cost
