@@ -7,7 +7,7 @@ the same fact, write facts of one to four places, and under ``when``.
 import random
 from pathlib import Path
 
-from tui_adventure.engine.facts import OVERLAY_LIMIT, State
+from tui_adventure.engine.facts import OVERLAY_LIMIT, State, pairs
 from tui_adventure.engine.logic import MEMO_STATES
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loader import load_world_text
@@ -59,6 +59,7 @@ def test_a_step_makes_the_state_the_sets_make():
     odd = [a for a in world.actions if a.id in ("mark", "ring", "untie", "shuffle", "wipe")]
     moves = [a for a in world.actions if a not in odd]
     stepped = near_limit = 0
+    static = {f[0] for f in world.initial.facts} - world.compiler.changing
     for _ in range(20):
         st = world.initial
         for _ in range(120):
@@ -82,8 +83,28 @@ def test_a_step_makes_the_state_the_sets_make():
             else:
                 assert (set(got.delta[0]), set(got.delta[1])) == (set(want.delta[0]), set(want.delta[1]))
             same_state(got, want)
+            # the exits and doors a step reads by their first two arguments are the state's own
+            assert unchanging(pairs(got), static) == unchanging(pairs(State.of(got.facts)), static)
             st = got
     assert stepped > 1_000 and near_limit > 5
+
+
+def unchanging(index: dict, static: set) -> dict:
+    return {k: v for k, v in index.items() if k[0] in static}
+
+
+def test_the_index_by_first_two_follows_a_changed_exit():
+    """Facts no action changes may change by a scene or an undo (``State.apply``): the index by the
+    first two arguments is then made again; other changes share it."""
+    world = load_world_text((ROOT / "worlds" / "house.yaml").read_text(encoding="utf-8"), "house.yaml")
+    st = world.initial
+    assert st.b12 is not None and st.advance({("open", "fridge")}, set()).b12 is st.b12
+    assert st.apply({("open", "fridge")}, set()).b12 is st.b12
+    walled = st.apply(set(), {f for f in st.facts if f[:3] == ("exit", "hallway", "west")})
+    assert pairs(walled).get(("exit", "hallway", "west")) is None
+    game = Game(world)
+    game.set_state(walled)
+    assert game.step("west").fail is not None and game.step("north").fail is None
 
 
 def test_a_game_of_the_odd_actions_replays_as_it_played():

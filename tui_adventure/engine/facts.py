@@ -61,7 +61,7 @@ class State:
     """
 
     __slots__ = ("known", "over", "b1", "o1", "b2", "o2", "_facts", "_by1", "_by2", "cache", "delta",
-                 "_hash", "_base", "_hpend")
+                 "_hash", "_base", "_hpend", "b12")
 
     def __init__(self, facts: frozenset, by1: dict, by2: dict, delta=None) -> None:
         self.known = self._facts = facts
@@ -73,6 +73,7 @@ class State:
         self._hash = None
         self._base = None   # for a derived state: the state whose facts and indexes it reads through
         self._hpend = None   # for a derived state: the hash of the state it was made from, if known then
+        self.b12 = None      # facts of three or more places by their first two (see pairs), made when first asked
 
     @classmethod
     def of(cls, facts: Iterable[Fact]) -> "State":
@@ -206,6 +207,7 @@ class State:
         # slots is copied by one memcpy, and every reader goes through get() anyway.
         by1 = self.by1.copy()
         by2 = self.by2.copy()
+        wide = False   # a fact of three or more places changed: the by-first-two index is made again
         for f in dels:   # every deleted fact is in the state, so its index entries exist
             n = len(f)
             if n == 3:   # the usual shape, written out: a step's cost is mostly these few updates
@@ -224,6 +226,7 @@ class State:
                 by1[k] = by1[k] - {f[2:]}
                 k = (f[0], f[2])
                 by2[k] = by2[k] - {f[1]}
+                wide = True
         get1 = by1.get
         get2 = by2.get
         for f in adds:
@@ -244,6 +247,7 @@ class State:
                 by1[k] = get1(k, _EMPTY) | {f[2:]}
                 k = (f[0], f[2])
                 by2[k] = get2(k, _EMPTY) | {f[1]}
+                wide = True
         # One copy of the facts: the small change set is copied into a frozenset and the big
         # state merged into it (``facts ^ change`` would add the big set's facts one by one).
         if adds and dels:
@@ -252,7 +256,10 @@ class State:
             new = facts | adds
         else:
             new = facts - dels
-        return State(new, by1, by2, (adds, dels))
+        out = State(new, by1, by2, (adds, dels))
+        if not wide:
+            out.b12 = self.b12
+        return out
 
     def advance(self, adds: set, dels: set) -> "State":
         """As ``apply`` (the same facts, indexes and delta), made without copying the facts: a game's
@@ -376,6 +383,7 @@ class State:
         new._base = self if base is None else base
         new._hash = None
         new._hpend = self._hash
+        new.b12 = self.b12
         return new
 
     def diff(self, other: "State") -> tuple[frozenset, frozenset]:
@@ -384,6 +392,24 @@ class State:
 
     def sorted_facts(self) -> list[str]:
         return sorted(format_fact(f) for f in self.facts)
+
+
+def pairs(st: State) -> dict:
+    """(predicate, first, second) -> the tails of every fact of three or more places, for ``st`` and
+    the state it reads through: an action's step reads an ``exit(here, dir, _)`` by one lookup, not
+    a scan of every exit of the room. Only predicates no effect names are read by it (so a derived
+    state reads its base's, as rule code reads ``b1``), and states made from this one share it
+    until a fact of that size changes (``apply``)."""
+    base = st._base if st._base is not None else st
+    d = base.b12
+    if d is None:
+        grown: dict = {}
+        for f in base._facts:
+            if len(f) > 3:
+                grown.setdefault(f[:3], set()).add(f[3:])
+        d = base.b12 = {k: frozenset(v) for k, v in grown.items()}
+    st.b12 = d
+    return d
 
 
 _ONES: dict = {}            # item -> frozenset({item}): index entries of one item, shared by every state

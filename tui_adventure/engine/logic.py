@@ -102,6 +102,11 @@ class Compiler:
             lines.append("    F, O = st.known, st.over")
             gen.local.update(args)
             gen.local["here"] = "_here"
+            gen.pairs = True
+            head = len(lines)
+
+            def paired(lines: list) -> list:   # a step that reads facts by their first two makes sure it can
+                return lines[:head] + ["    if st.b12 is None:", "        _pairs(st)"] + lines[head:] if gen.paired else lines
             for i, ast in enumerate(asts):
                 lines += gen.check(ast, bound, i, "return _failed(st, env, _key, _cache, {i})")
             effects = [a for t in effect_texts for a in parse_effects(t)]
@@ -109,7 +114,7 @@ class Compiler:
             body: list = []
             if effects and not all(gen.applied(a, bound, body, "    ", twice(shapes)) for a in effects):
                 lines.append("    return _slow(st, env, _key, _cache)")
-                return "\n".join(lines) + "\n", "attempt_later"
+                return "\n".join(paired(lines)) + "\n", "attempt_later"
             if effects:
                 room = OVERLAY_LIMIT - sum(4 if loop else 1 for *_s, loop in shapes)   # a loop is allowed 4 facts
                 lines += [f"    if len(O) > {room}:", "        return _slow(st, env, _key, _cache)",
@@ -123,7 +128,7 @@ class Compiler:
                           "        new._facts = new._by1 = new._by2 = None", "        new.cache = {}",
                           "        new.delta = (_wA, _wD)", "        _wb = st._base",
                           "        new._base = st if _wb is None else _wb", "        new._hash = None",
-                          "        new._hpend = st._hash"]
+                          "        new._hpend = st._hash", "        new.b12 = st.b12"]
             else:
                 lines.append("    new = st")
             # the message, rendered when read (Later's fields as its __init__ sets them), and the memo
@@ -131,7 +136,8 @@ class Compiler:
                       "    _t.st = new", "    _out = new, _t, None", f"    if len(_memo) >= {MEMO_STATES}:",
                       "        _forget(_memo)", "    _cache[_key] = _out if new is not st else (None, _t, None)",
                       "    _memo.append(_cache)", "    return _out"]
-            return "\n".join(lines) + "\n", "attempt_later"
+            return "\n".join(paired(lines)) + "\n", "attempt_later"
+
         asts = tuple(asts)
         rule = (tuple(map(id, asts)), tuple(effect_texts), tuple(params), where_key)
         return generated(self, "attempt", rule, bound, write, asts, values)

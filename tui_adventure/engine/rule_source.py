@@ -33,7 +33,7 @@ import re
 from types import CodeType
 from typing import Callable
 
-from .facts import _ONES, State, _one, _reindex
+from .facts import _ONES, State, _one, _reindex, pairs
 from .text import Later
 from .logic_ast import Add, And, Atom, Compare, Const, Delete, Exists, ForEach, Not, Or, When, conjuncts, LogicError
 
@@ -62,6 +62,8 @@ class _Gen:
         self.recipe: list = []   # per name: (name, its value, or how a compiler makes it: see generated)
         self.local: dict = {}   # a quantified variable the source keeps in a local, not in env
         self.helpers: list[str] = []   # functions the source defines before the rule's own
+        self.pairs = False    # an action's step: reads of unchanging facts by their first two arguments (scan)
+        self.paired = False   # ... and the source made one, so the step makes sure the state has them
 
     def name(self, value, make: Callable | None = None) -> str:
         """A name in the source for ``value``; ``make(compiler)`` makes it again for another world
@@ -103,20 +105,29 @@ class _Gen:
                 return atom, "2"
         return None
 
-    def scan(self, atom: Atom, bound: frozenset, skip: str = "_") -> tuple[str, str]:
-        """(the index entry of ``atom``'s first argument, the test that an item of it fits the rest)."""
-        args = atom.args
-        tests = [f"len(_r) == {len(args) - 1}"] + [f"_r[{i}] == {self.term(a, bound)}"
-                                                 for i, a in enumerate(args[1:]) if a not in ("_", skip)]
-        return self.index("1", atom.pred, self.term(args[0], bound)), " and ".join(tests)
+    def scan(self, atom: Atom, bound: frozenset, skip: str = "_") -> tuple[str, str, int]:
+        """(the index entry of ``atom``'s first argument, the test that an item of it fits the rest, how
+        many arguments the entry's key holds). In an action's step (``pairs``), a predicate no effect
+        names whose second argument is known too is read by its first two (``facts.pairs``): one
+        lookup where a scan of the room's exits took several."""
+        args, c = atom.args, self.compiler
+        n = 1
+        entry = self.index("1", atom.pred, self.term(args[0], bound))
+        if self.pairs and c.changing is not None and atom.pred not in c.changing and len(args) >= 3 \
+                and args[1] not in ("_", skip):
+            n, self.paired = 2, True
+            entry = f"st.b12.get(({atom.pred!r}, {self.term(args[0], bound)}, {self.term(args[1], bound)}), _EMPTY)"
+        tests = [f"len(_r) == {len(args) - n}"] + [f"_r[{i}] == {self.term(a, bound)}"
+                                                 for i, a in enumerate(args[n:]) if a not in ("_", skip)]
+        return entry, " and ".join(tests), n
 
     def loop(self, var: str, atom: Atom, which: str, bound: frozenset, v: str, pad: str) -> list[str]:
         """Lines that bind the local ``v`` to each value of ``var`` the index entry of ``atom`` gives
         whose other arguments fit (the body is tested in full after, but for what they decide)."""
         if which == "2":
             return [f"{pad}for {v} in {self.index('2', atom.pred, self.term(atom.args[1], bound))}:"]
-        entry, test = self.scan(atom, bound, var)
-        return [f"{pad}for _r in {entry}:", f"{pad}    if {test}:", f"{pad}        {v} = _r[{atom.args.index(var, 1) - 1}]"]
+        entry, test, n = self.scan(atom, bound, var)
+        return [f"{pad}for _r in {entry}:", f"{pad}    if {test}:", f"{pad}        {v} = _r[{atom.args.index(var, 1) - n}]"]
 
     def helper(self, lines: list[str]) -> str:
         """Define a function before the rule; returns its call, which hands on the locals in scope."""
@@ -149,7 +160,7 @@ class _Gen:
                 return f"({fact} in F)"
             return f"(O[_x] if (_x := {fact}) in O else _x in F)"   # the facts changed since the base, else the base's
         if isinstance(ast, Atom) and self.inline(ast):   # exit(here, dir, _): a scan of one index entry
-            entry, test = self.scan(ast, bound)
+            entry, test, _n = self.scan(ast, bound)
             return self.helper([f"    for _r in {entry}:", f"        if {test}:", "            return True",
                                 "    return False"])
         if isinstance(ast, Exists) and self.inline(ast):
@@ -183,7 +194,7 @@ class _Gen:
         """(lines, pad): a loop whose lines at ``pad`` run for the first value that makes ``ast`` hold, as
         ``expr`` writes it in a helper; None for what ``expr`` writes otherwise."""
         if isinstance(ast, Atom) and "_" in ast.args and self.inline(ast):
-            entry, test = self.scan(ast, bound)
+            entry, test, _n = self.scan(ast, bound)
             return [f"    for _r in {entry}:", f"        if {test}:"], " " * 12
         if isinstance(ast, Exists) and self.inline(ast):
             atom, which = self.pinned(ast.var, ast.body)
@@ -241,7 +252,7 @@ class _Gen:
             lines.append(f"{pad}dels.add({self.fact(ast.atom.pred, ast.atom.args, bound)})")
         elif isinstance(ast, Delete) and self.inline(ast):
             # del at(obj, _): every fact in the first argument's index entry that fits the rest
-            entry, test = self.scan(ast.atom, bound)
+            entry, test, _n = self.scan(ast.atom, bound)
             lines += [f"{pad}for _r in {entry}:", f"{pad}    if {test}:",
                       f"{pad}        dels.add(({ast.atom.pred!r}, {self.term(ast.atom.args[0], bound)}, *_r))"]
         elif isinstance(ast, When):
@@ -305,7 +316,7 @@ class _Gen:
             return True
         if isinstance(ast, Delete) and self.inline(ast):   # del at(obj, _): the tails of one index entry
             atom = ast.atom
-            entry, test = self.scan(atom, bound)
+            entry, test, _n = self.scan(atom, bound)   # an effect's predicate: keyed by the first argument
             lines += [f"{pad}for _r in {entry}:", f"{pad}    if {test}:"]
             terms = [self.term(atom.args[0], bound)] + [f"_r[{i}]" for i in range(len(atom.args) - 1)]
             lines.extend(self.written(False, atom.pred, terms, pad + "        ", (False, atom.pred, len(atom.args)) in twice))
@@ -419,7 +430,7 @@ def _defined(source: str, fname: str, ns: dict):
         _CODE[source] = code
     ns["_MISSING"], ns["_restore"], ns["_EMPTY"] = _MISSING, _restore, _EMPTY
     ns["_ONES"], ns["_one"], ns["_reindex"], ns["_State"], ns["_new"] = _ONES, _one, _reindex, State, object.__new__
-    ns["_Later"] = Later
+    ns["_Later"], ns["_pairs"] = Later, pairs
     exec(code, ns)
     return ns[fname]
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from sys import intern
 from typing import Any
 
-from .facts import Fact, State, format_fact
+from .facts import Fact, State, format_fact, pairs
 from .logic import Compiler
 from .ruleset import Action, ActionSpec, RulesetSpec, compile_actions
 
@@ -96,6 +96,7 @@ class World:
         self.order = {eid: i for i, eid in enumerate(self.entities)}
         self.initial = State.of(self.initial_facts)
         hash(self.initial), hash(self.initial.facts)   # what a game's first steps key memos on: hashed at load
+        pairs(self.initial)   # the index an action's step reads exits by (facts.pairs), made at load as by1 and by2 are
         # What every game of the world starts from, worked out once: a game's goal bookkeeping
         self.goal_facts = frozenset(g.fact for g in self.goals)   # a step touching none of these changes no goal
         self.goal_rows = tuple((g, g.fact, g.positive, str(g)) for g in self.goals)
