@@ -25,6 +25,7 @@ from .logic_ast import (COMPARISONS, Add, And, Atom, Compare, Const, Count, Dele
                         fresh, names_in, parse_condition, parse_effects, substitute)
 
 Cond = Callable[[State, dict], bool]
+Effect = Callable[[State, dict, set, set], None]
 MEMO_STATES = 1024  # transitions remembered per world (each may hold a state): see Compiler.attempt
 
 
@@ -35,7 +36,6 @@ def forget(memo: list) -> None:
         cache.clear()
     memo.clear()
 
-Effect = Callable[[State, dict, set, set], None]
 
 _OPS = {
     "==": lambda a, b: a == b,
