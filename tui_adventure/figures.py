@@ -23,7 +23,7 @@ class Panels:
     max_turns: int
     par: int | None                 # the exact optimum once known (else the stated one)
     par_upstream: int | None        # the stated par (clembench's optimal_turns), shown beside it when it differs
-    turns_over_par: int | None      # turns but a closing done, minus par
+    moves_over_par: int | None      # engine.metrics.moves_over_par: won episodes only
     turn_ratio: float | None
     main_score: float
     progress: float | None
@@ -53,7 +53,7 @@ class ProgressFigures:
     turns: int
     par: int | None
     progress: float | None
-    turns_over_par: int | None
+    moves_over_par: int | None
     turn_ratio: float | None
     par_at_least: int | None = None
 
@@ -71,7 +71,7 @@ class Visibility:
     may give some back by name (``show:``), and the records say which.
     """
 
-    par: bool = True              # par, turns over par, turn ratio
+    par: bool = True              # par, moves over par, turn ratio
     progress: bool = True         # the planner's progress bar
     score: bool = True            # goals ticked off, goal score changes, Main Score, "all goals achieved"
     planner: bool = True          # the debug screen (facts, admissible commands, plan) and the oracle
@@ -96,7 +96,7 @@ class Visibility:
         """``p`` with what this view hides taken out (None, NaN, unticked), the rest as it was."""
         hide: dict = {}
         if not self.par:
-            hide |= {"par": None, "par_upstream": None, "par_at_least": None, "turns_over_par": None,
+            hide |= {"par": None, "par_upstream": None, "par_at_least": None, "moves_over_par": None,
                      "turn_ratio": None}
         if not self.progress:
             hide["progress"] = None

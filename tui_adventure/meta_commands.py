@@ -108,8 +108,8 @@ def _score(session: "Session", arg: str) -> Feedback:
         lines.append(f"Progress: {100 * p.progress:.0f}% of the optimal plan")
     m = session.metrics_so_far(p.par) if session.show.score and session.show.par else None
     if m is not None:
-        lines.append(f"Turns over par {m.turns_over_par:+d}, turn ratio {m.turn_ratio:.2f},"
-                     f" full rating {m.full_rating:.2f}")
+        over = f"Moves over par {p.moves_over_par:+d}, " if p.moves_over_par is not None else ""   # once won
+        lines.append(f"{over}Turn ratio {m.turn_ratio:.2f}, full rating {m.full_rating:.2f}")
         lines.append(f"Repeated commands {100 * m.repetition_rate:.0f}%, invalid commands {m.invalid_commands},"
                      f" goal score {m.goal_score:+d}")
     return Feedback("meta", "\n".join(lines))

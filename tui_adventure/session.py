@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from .clembench.recorder import Recorder
-from .engine.metrics import turn_ratio, turns_over_par
+from .engine.metrics import moves, moves_over_par, turn_ratio
 from .figures import RESEARCHER, Panels, ProgressFigures, Visibility
 from .gamemaster.voices import Voices
 from .completion import Words
@@ -348,13 +348,20 @@ class Session:
         """The par the world or instance states (clembench's optimal_turns), which records score against."""
         return self.episode.par
 
-    def moves(self) -> int:
-        """Turns that count against par: all but a closing ``done``, which par does not include
-        (the oracle's own run then reads 0 over par)."""
+    def closing_done(self) -> bool:
+        """The last turn is a ``done``, which par does not include."""
         turns = self.episode.turns
         last = turns[-1] if turns else None
-        closing = last is not None and last.result is not None and last.result.action == "done"
-        return len(turns) - int(closing)
+        return last is not None and last.result is not None and last.result.action == "done"
+
+    def moves(self) -> int:
+        """Turns that count against par (``engine.metrics.moves``): the oracle's own run reads +0 over par."""
+        return moves(len(self.episode.turns), self.closing_done())
+
+    def moves_over_par(self, par: int | None) -> int | None:
+        """``engine.metrics.moves_over_par``: a number once the episode is won, None before and otherwise."""
+        ep = self.episode
+        return moves_over_par(len(ep.turns), self.closing_done(), par, ep.ended and ep.outcome.success)
 
     def progress(self, state=None) -> float | None:
         """Share of the optimal plan from the start already done (may take a search: call off the UI thread).
@@ -374,12 +381,13 @@ class Session:
     def progress_figures(self, state, turns: int) -> "ProgressFigures":
         """The planner's numbers for one captured turn (``state`` after ``turns`` turns), for a worker thread."""
         if not (self.show.par or self.show.progress):   # blind: no search at all (it would only be hidden)
-            return ProgressFigures(turns=turns, par=None, progress=None, turns_over_par=None, turn_ratio=None)
+            return ProgressFigures(turns=turns, par=None, progress=None, moves_over_par=None, turn_ratio=None)
         par = self.par(compute=True)
-        moves = self.moves() if turns == len(self.episode.turns) else turns
+        current = turns == len(self.episode.turns)
+        made = self.moves() if current else turns
         return ProgressFigures(turns=turns, par=par, progress=self.progress(state), par_at_least=self.par_at_least(),
-                               turns_over_par=turns_over_par(moves, par) if par is not None else None,
-                               turn_ratio=turn_ratio(moves, par, self.episode.max_turns) if par is not None else None)
+                               moves_over_par=self.moves_over_par(par) if current else None,
+                               turn_ratio=turn_ratio(made, par, self.episode.max_turns) if par is not None else None)
 
     def whose_turn(self) -> str:
         """Who plays, and in a world of several players whose turn it is (hot-seat: the panels are theirs)."""
@@ -401,14 +409,13 @@ class Session:
         last = ep.turns[-1].goal_score if ep.turns and self.changed_by_turn else 0
         turns = len(ep.turns)
         par = self.par(compute=progress and self.show.par)
-        moves = self.moves()
-        over = turns_over_par(moves, par) if par is not None else None
-        tr = turn_ratio(moves, par, ep.max_turns) if par is not None else None
+        over = self.moves_over_par(par)
+        tr = turn_ratio(self.moves(), par, ep.max_turns) if par is not None else None
         o = ep.outcome
         panels = Panels(title=world.title, room=world.name_of(room).capitalize() if room else "?", exits=sorted(exits),
                       inventory=inventory, goals=goals, goals_achieved=len(achieved), goal_count=len(world.goals),
                       last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par,
-                      par_upstream=self.par_upstream(), par_at_least=self.par_at_least(), turns_over_par=over,
+                      par_upstream=self.par_upstream(), par_at_least=self.par_at_least(), moves_over_par=over,
                       turn_ratio=tr, main_score=o.main_score, progress=self.progress() if progress else None,
                       player=self.whose_turn(), ended=ep.ended,
                       outcome=self.outcome_text() if ep.ended else "",

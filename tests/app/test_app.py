@@ -469,7 +469,7 @@ async def test_replay_shows_par_and_full_progress_and_opens_the_debug_screen(tmp
         await pilot.pause()
         await pilot.press("end")
         data = app.screen.query_one(ScorePanel).data
-        assert data.par == 4 and data.progress == 1.0 and data.turns_over_par == 0
+        assert data.par == 4 and data.progress == 1.0 and data.moves_over_par == 0
         await pilot.press("f4")
         await settle(pilot)
         assert isinstance(app.screen, DebugScreen)

@@ -1,5 +1,8 @@
 """Par means one thing on screen (issue 20): the exact optimum, upstream's beside it where it differs,
-and the oracle's own run reads 0 over par (a closing done is not a move)."""
+and the oracle's own run reads 0 over par (a closing done is not a move); the records' moves_over_par is
+the same number, clembench's turns_over_par stays beside it under its own name (issue 33)."""
+
+import json
 
 import asyncio
 
@@ -7,8 +10,8 @@ from tui_adventure.figures import par_label
 from tui_adventure.session import open_session
 
 
-def run_oracle(world):
-    s = open_session(world, player="oracle", records=None)
+def run_oracle(world, records=None):
+    s = open_session(world, player="oracle", records=records)
 
     async def go():
         while not s.episode.ended:
@@ -17,18 +20,33 @@ def run_oracle(world):
     return s
 
 
-def test_a_clembench_oracle_reads_par_8_upstream_10_and_0_over():
-    s = run_oracle("clembench/home_deliver_three_basic_easy/0")
+def test_a_clembench_oracle_reads_par_8_upstream_10_and_0_over(tmp_path):
+    from tui_adventure.gamemaster.scoring import score_tree
+
+    s = run_oracle("clembench/home_deliver_three_basic_easy/0", records=tmp_path)
     p = s.panels(progress=True)
-    assert (p.par, p.par_upstream, p.turns_over_par, p.turn_ratio) == (8, 10, 0, 1.0)
+    assert (p.par, p.par_upstream, p.moves_over_par, p.turn_ratio) == (8, 10, 0, 1.0)
     assert par_label(p.par, p.par_upstream) == "8 (upstream 10)"
-    assert "par 8 (upstream 10)" in asyncio.run(s.meta("score")).text
+    text = asyncio.run(s.meta("score")).text
+    assert "par 8 (upstream 10)" in text and "Moves over par +0" in text
+    (scores,) = score_tree(tmp_path)
+    episode = json.loads(scores.read_text())["episode scores"]
+    assert episode["moves_over_par"] == 0                  # what the panel said
+    assert episode["turns_over_par"] == 9 - 10             # clembench's: the done counted, upstream's par
+
+
+def test_over_par_is_not_shown_before_the_game_is_won():
+    s = open_session("house", records=None)
+    asyncio.run(s.submit_line("up"))
+    p = s.panels(progress=True)
+    assert p.par == 21 and p.moves_over_par is None
+    assert "over par" not in asyncio.run(s.meta("score")).text.lower()
 
 
 def test_a_native_oracle_reads_0_over_par_and_one_par():
     s = run_oracle("house")
     p = s.panels(progress=True)
-    assert p.turns == 22 and (p.par, p.turns_over_par) == (21, 0)
+    assert p.turns == 22 and (p.par, p.moves_over_par) == (21, 0)
     assert par_label(p.par, p.par_upstream) == "21"
 
 

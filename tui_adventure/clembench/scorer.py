@@ -17,8 +17,9 @@ the same way, and upstream's numbers come out exactly, its quirks included:
 Upstream's turn and episode keys come first, in upstream's order (clem eval
 reads only ``Aborted`` and ``Main Score``); ours follow: per turn the progress
 rate (share of the optimal plan done, when the world is at hand), per episode
-repetition rate, par given and exact, the old full rating and the final
-progress rate.
+repetition rate, par given and exact, the old full rating, moves over par
+(``engine.metrics.moves_over_par``: beside clembench's ``turns_over_par``,
+the figure the app shows) and the final progress rate.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     finished = turn_limit_loss = lost = False
     context_loss = (data.get("meta") or {}).get("ended_by") == "context_exhausted"
     final_goals: list = []
+    closing_done = False
     fails_per_turn: list[dict] = []
     plans: list[dict] = []
     for i, turn in enumerate(turns):
@@ -74,6 +76,7 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
         plan = {k: 0 for k in PLAN_KEYS}
         hallucination = 0
         exploration: dict = {}
+        closing_done = False
         for event in turn:
             kind, content = event["action"]["type"], event["action"]["content"]
             if kind == "invalid_format":
@@ -84,6 +87,8 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
                 hallucination = 1
             elif kind == "action_info" and content.get("action_type") == "done" and not finished:
                 hallucination = 1
+            if kind == "action_info":
+                closing_done = content.get("action_type") == "done"   # of the last turn in the end
             elif kind == "turn_limit_reached":
                 turn_limit_loss = True
                 finished = False
@@ -176,6 +181,8 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     episode["par_given"] = par
     episode["par_exact"] = exact_par
     episode[m.FULL_RATING] = m.full_rating(ratio, episode[m.TURN_RATIO])
+    over = m.moves_over_par(n, closing_done, exact_par if exact_par is not None else par, episode[m.SUCCESS] == 1)
+    episode[m.MOVES_OVER_PAR] = NAN if over is None else over
     if progress is not None:
         for s, p in zip(scores, progress[0]):
             s[m.PROGRESS_RATE] = p

@@ -15,7 +15,17 @@ live and recorded"):
 
 - ``turns``: turns played (the winning or ``done`` turn included)
 - ``achieved_goal_ratio``: goals achieved at the end / goals (1.0 for a world without goals)
-- ``turns_over_par``: turns - par
+- ``turns_over_par``: turns - par, clembench's figure: every turn counts, a
+  closing ``done`` included, against the par the instance states
+  (``optimal_turns``), so an optimal clembench run reads +1. ``scores.json``
+  keeps it under this name, NaN unless the episode was won, as upstream does.
+- ``moves_over_par``: moves - par, ours, the one "over par" a person reads:
+  *moves* are the turns but a closing ``done`` (par counts the moves that
+  change the world, not the word that ends the game), *par* the exact optimum
+  (the stated par where the exact one is unknown), and it exists only for a
+  won episode, so an optimal run reads +0. The app's Score panel and the
+  REPL's ``score`` show it once a game is won; ``scores.json`` writes it as
+  ``moves_over_par`` and ``adventure eval`` compares it (paired.csv).
 - ``turn_ratio``: 1 - turns_over_par / (max_turns - par), kept within [0, 1]
   (the clembench formula; it only leaves [0, 1] for a game shorter than par
   or longer than max_turns, where clembench reports no value at all)
@@ -59,7 +69,8 @@ PROGRESS_RATE = "progress_rate"
 REPETITION_RATE = "repetition_rate"
 FULL_RATING = "full_rating"
 TURN_RATIO = "turn_ratio"
-TURNS_OVER_PAR = "turns_over_par"
+TURNS_OVER_PAR = "turns_over_par"            # clembench's: a closing done included, the stated par
+MOVES_OVER_PAR = "moves_over_par"            # ours: a closing done left out, the exact par; won episodes
 
 
 # single numbers -----------------------------------------------------------------
@@ -71,7 +82,21 @@ def achieved_goal_ratio(achieved: int, total: int) -> float:
 
 
 def turns_over_par(turns: int, par: int) -> int:
+    """clembench's figure (upstream-faithful): every turn, a closing ``done`` included, minus the stated par."""
     return turns - par
+
+
+def moves(turns: int, closing_done: bool) -> int:
+    """The turns that count against par: all but a closing ``done`` (par never includes it)."""
+    return turns - int(closing_done and turns > 0)
+
+
+def moves_over_par(turns: int, closing_done: bool, par: int | None, won: bool) -> int | None:
+    """Ours, the over-par figure shown and compared: moves minus par (the exact optimum, else the
+    stated par) for a won episode; None for an episode not won or a world without a par."""
+    if not won or par is None:
+        return None
+    return moves(turns, closing_done) - par
 
 
 def turn_ratio(turns: int, par: int, max_turns: int, *, upstream: bool = False) -> float:

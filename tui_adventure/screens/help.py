@@ -34,14 +34,16 @@ the next one); **up/down** walk through the commands you typed in this world.
 
 ## Panels
 **Score**: goals achieved (and the last change), turns and the turn limit,
-par, turns over par, turn ratio, the clembench Main Score so far, and a bar
+par, moves over par (once won), turn ratio, the clembench Main Score so far, and a bar
 with the progress rate (share of the optimal plan from the start already done).
 
 - **par**: the exact optimal number of turns to reach every goal, as
   `adventure solve` finds it; where the world states another (clembench's
   `optimal_turns`), it stands beside it: `par 8 (upstream 10)`.
-- **turns over par**: the turns played, not counting a closing `done`, minus
-  par: an optimal run reads `+0 over`.
+- **over par** (moves over par): once the game is won, the turns played, not
+  counting a closing `done`, minus par: an optimal run reads `+0 over par`.
+  The records also keep clembench's own `turns_over_par` (the `done` counted,
+  against the stated par): `+1` for the same run.
 - **turn ratio**: 1 at par, falling to 0 at the turn limit
   (1 - over par / (turn limit - par)). The records (`adventure score`) keep
   clembench's own formula against the stated par.

@@ -144,7 +144,7 @@ class PlayScreen(Screen):
         if score.data is not None and score.data.turns == figures.turns:   # a later turn has its own search
             score.data.progress, score.data.par = figures.progress, figures.par
             score.data.par_at_least = figures.par_at_least
-            score.data.turns_over_par = figures.turns_over_par
+            score.data.moves_over_par = figures.moves_over_par
             score.data.turn_ratio = figures.turn_ratio
             score.data = score.data
 

@@ -89,7 +89,7 @@ class ScorePanel(Vertical):
                 lines.append(f"Goals {d.goals_achieved}/{d.goal_count}  Main {_num(d.main_score, '{:.0f}')}")
         else:
             change = f" ({d.last_goal_change:+d})" if d.last_goal_change else ""
-            over = f", {d.turns_over_par:+d} over par" if d.turns_over_par is not None and d.ended else ""
+            over = f", {d.moves_over_par:+d} over par" if d.moves_over_par is not None else ""
             lines = [f"Goals {d.goals_achieved}/{d.goal_count}{change}",
                      f"Turn {d.turns}/{d.max_turns}  par {par_label(d.par, d.par_upstream, d.par_at_least)}{over}",
                      f"Turn ratio {_num(d.turn_ratio, '{:.2f}')}  Main {_num(d.main_score, '{:.0f}')}",
