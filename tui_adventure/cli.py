@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("score", help="write scores.json for every episode under ROOT")
     p.add_argument("root")
 
-    p = sub.add_parser("eval", help="results.csv / results.html like clem eval")
+    p = sub.add_parser("eval", help="results.csv / results.html like clem eval; models against people (paired.csv)")
     p.add_argument("root")
 
     p = sub.add_parser("import", help="import clembench instances or a TextWorld game as world files")
@@ -346,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         from .clembench.results import evaluate
 
         notes: list[str] = []
-        print(f"wrote {evaluate(args.root, notes)}")
+        for path in evaluate(args.root, notes):
+            print(f"wrote {path}")
         for note in notes:
             print(f"  {note}")
         return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 from pathlib import Path
@@ -182,16 +183,18 @@ def test_eval_compares_two_participants_with_two_programs(tmp_path):
     assert adventure("score", str(records)).returncode == 0
     result = adventure("eval", str(records))
     assert result.returncode == 0, result.stderr
-    rows = (records / "comparison.csv").read_text().splitlines()
-    overall = {r.split(",")[0]: r for r in rows if ",all,Main Score," in r}
-    assert set(overall) == {"humans (all participants)", "human-alice", "human-bob", "oracle", "random-3"} or \
-        {"humans (all participants)", "human-alice", "human-bob", "oracle"} <= set(overall)
-    assert overall["human-alice"].split(",")[5] == "100"   # both worlds won
-    assert overall["humans (all participants)"].split(",")[4] == "4"   # two participants, two worlds each
+    rows = list(csv.DictReader((records / "comparison.csv").open()))
+    overall = {r["group"]: r for r in rows if r["experiment"] == "all" and r["metric"] == "Main Score"}
+    assert set(overall) == {"humans (all participants)", "human-alice", "human-bob", "oracle", "random-3"}
+    assert float(overall["human-alice"]["mean"]) == 100   # both worlds won
+    assert overall["humans (all participants)"]["n"] == "4"   # two participants, two worlds each
     pairs = (records / "pairs.csv").read_text().splitlines()
     assert len(pairs) == 1 + 2 * 4   # per instance: two participants and two programs
+    paired = list(csv.DictReader((records / "paired.csv").open()))
+    assert {(r["model"], r["humans"]) for r in paired} == {
+        (m, h) for m in ("oracle", "random-3") for h in ("humans (all participants)", "human-alice", "human-bob")}
     page = (records / "results.html").read_text()
-    assert "<svg" in page and "Humans and models" in page and "<script" not in page
+    assert "<svg" in page and "Models against people" in page and "<script" not in page
 
 
 def test_a_study_file_that_is_a_fifo_or_an_alias_bomb_is_refused_at_once(tmp_path):

@@ -2,26 +2,24 @@
 
 A human baseline is read per run (each participant, each model) and for all
 participants pooled, per experiment and overall: Main Score, success rate,
-turns over par and progress rate, each as a mean with a 95% bootstrap
+moves over par and progress rate, each as a mean with a 95% bootstrap
 interval (percentile, 2,000 resamples, seeded, so the same tree gives the
-same table). Per instance, the pairs put every run's score beside the
-participants' mean on the same instance, which is what a paired test or a
-scatter plot needs. The chart in results.html is inline SVG: a dot for each
-mean and a line for its interval, readable without JavaScript.
+same table): comparison.csv, each run on its own instances (unpaired). Per
+instance, the pairs put every run's score beside the participants' mean on
+the same instance (pairs.csv): the data behind paired.csv (``paired.py``),
+kept so a reader can run a test of their own (Wilcoxon, a mixed model) or
+draw the scatter plot again.
 """
 
 from __future__ import annotations
 
-import csv
-import html
-import io
 import math
 import random
 from dataclasses import dataclass
 
-from ..engine.metrics import MAIN_SCORE, PROGRESS_RATE, SUCCESS, TURNS_OVER_PAR
+from ..engine.metrics import MAIN_SCORE, MOVES_OVER_PAR, PROGRESS_RATE, SUCCESS
 
-METRICS = ((MAIN_SCORE, "Main Score"), (SUCCESS, "success rate"), (TURNS_OVER_PAR, "turns over par"),
+METRICS = ((MAIN_SCORE, "Main Score"), (SUCCESS, "success rate"), (MOVES_OVER_PAR, "moves over par"),
            (PROGRESS_RATE, "progress rate"))
 HUMANS = "humans (all participants)"
 ALL = "all"
@@ -29,11 +27,14 @@ RESAMPLES = 2000
 
 
 def is_human(run: str) -> bool:
-    """A run played by people: ``human`` (adventure play) or ``human-<ID>`` (a study's participant)."""
+    """A run played by people, the one definition every reader uses: ``human`` (adventure play, and
+    ``human-2``... for a second session on a world whose ``human`` folder is taken) or ``human-<ID>``
+    (a study's participant). Each such run is one participant of the comparison; models and programs
+    (the oracle, random) are every other run."""
     return run == "human" or run.startswith("human-")
 
 
-def _number(value) -> float | None:
+def number(value) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
         return None
     return float(value)
@@ -78,7 +79,7 @@ def cells(rows) -> list[Cell]:
         for experiment in experiments + [ALL]:
             chosen = [r for r in mine if experiment == ALL or f"{r[1]}/{r[2]}" == experiment]
             for key, _label in METRICS:
-                values = [v for v in (_number(r[4].get(key)) for r in chosen) if v is not None]
+                values = [v for v in (number(r[4].get(key)) for r in chosen) if v is not None]
                 mean, low, high = bootstrap(values)
                 out.append(Cell(group, group == HUMANS or is_human(group), experiment, key, len(values),
                                 mean, low, high))
@@ -97,90 +98,32 @@ def pairs(rows) -> list[dict]:
             continue
         human_mean = {}
         for key, _label in METRICS:
-            values = [v for v in (_number(r[4].get(key)) for r in people) if v is not None]
+            values = [v for v in (number(r[4].get(key)) for r in people) if v is not None]
             human_mean[key] = sum(values) / len(values) if values else math.nan
         for run, *_rest, scores in sorted(runs):
             out.append({"game": game, "experiment": experiment, "episode": episode, "run": run,
                         "human": is_human(run),
-                        **{key: _number(scores.get(key)) for key, _ in METRICS},
+                        **{key: number(scores.get(key)) for key, _ in METRICS},
                         **{f"humans' {key}": human_mean[key] for key, _ in METRICS}})
     return out
 
 
-def _fmt(x: float) -> str:
-    return "" if x is None or math.isnan(x) else f"{x:.4g}"
+COMPARISON_HEADER = ("group", "human", "experiment", "metric", "n", "mean", "ci95_low", "ci95_high")
+PAIRS_HEADER = ("game", "experiment", "episode", "run", "human", *(key for key, _ in METRICS),
+                *(f"humans' {key}" for key, _ in METRICS))
 
 
-def comparison_csv(table: list[Cell]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(["group", "human", "experiment", "metric", "n", "mean", "ci95_low", "ci95_high"])
-    for c in table:
-        w.writerow([c.group, int(c.human), c.experiment, c.metric, c.n, _fmt(c.mean), _fmt(c.low), _fmt(c.high)])
-    return buf.getvalue()
+def _value(x: float | None):
+    """A number for a CSV cell (rounded off float noise); None, an empty cell, for NaN or nothing."""
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, 6)
 
 
-def pairs_csv(found: list[dict]) -> str:
-    buf = io.StringIO()
-    if not found:
-        return ""
-    w = csv.DictWriter(buf, fieldnames=list(found[0]))
-    w.writeheader()
-    for row in found:
-        w.writerow({k: (_fmt(v) if isinstance(v, float) else int(v) if isinstance(v, bool) else
-                        "" if v is None else v) for k, v in row.items()})
-    return buf.getvalue()
+def comparison_rows(table: list[Cell]) -> list[tuple]:
+    return [(c.group, int(c.human), c.experiment, c.metric, c.n, _value(c.mean), _value(c.low), _value(c.high))
+            for c in table]
 
 
-# -- the chart ----------------------------------------------------------------------------
-WIDTH, LABEL, ROW = 640, 220, 18
-HUMAN_COLOUR, MODEL_COLOUR = "#1b7837", "#2166ac"
-
-
-def chart(table: list[Cell]) -> str:
-    """One inline SVG per metric, overall: a row per run, a dot at the mean and a line across its interval."""
-    parts = []
-    for key, label in METRICS:
-        mine = [c for c in table if c.experiment == ALL and c.metric == key and c.n]
-        if not mine:
-            continue
-        top = max(max(c.high for c in mine), 1.0 if key != MAIN_SCORE else 100.0)
-        low = min(0.0, min(c.low for c in mine))
-        span = (top - low) or 1.0
-        height = ROW * len(mine) + 30
-
-        def x(v: float) -> float:
-            return LABEL + (v - low) / span * (WIDTH - LABEL - 20)
-
-        rows = []
-        for i, c in enumerate(mine):
-            y = 20 + i * ROW
-            colour = HUMAN_COLOUR if c.human else MODEL_COLOUR
-            rows.append(f'<text x="{LABEL - 6}" y="{y + 4}" text-anchor="end" font-size="11">'
-                        f'{html.escape(c.group)} (n={c.n})</text>'
-                        f'<line x1="{x(c.low):.1f}" y1="{y}" x2="{x(c.high):.1f}" y2="{y}" stroke="{colour}"'
-                        f' stroke-width="2"/><circle cx="{x(c.mean):.1f}" cy="{y}" r="4" fill="{colour}">'
-                        f'<title>{html.escape(c.group)}: {c.mean:.3g} [{c.low:.3g}, {c.high:.3g}]</title></circle>')
-        axis = (f'<line x1="{x(low):.1f}" y1="{height - 8}" x2="{x(top):.1f}" y2="{height - 8}" stroke="#888"/>'
-                f'<text x="{x(low):.1f}" y="{height}" font-size="10">{low:g}</text>'
-                f'<text x="{x(top):.1f}" y="{height}" font-size="10" text-anchor="end">{top:.3g}</text>')
-        parts.append(f'<h3>{html.escape(label)} (mean, 95% bootstrap interval)</h3>'
-                     f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height + 4}"'
-                     f' role="img" aria-label="{html.escape(label)}">{"".join(rows)}{axis}</svg>')
-    legend = (f'<p><span style="color:{HUMAN_COLOUR}">&#9679; people</span> &nbsp; '
-              f'<span style="color:{MODEL_COLOUR}">&#9679; models and programs</span></p>')
-    return "<h2>Humans and models</h2>" + legend + "".join(parts) if parts else ""
-
-
-def table_html(table: list[Cell]) -> str:
-    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in METRICS)
-    body = []
-    keyed = {(c.group, c.experiment, c.metric): c for c in table}
-    for group, experiment in dict.fromkeys((c.group, c.experiment) for c in table):
-        cells_ = []
-        for key, _ in METRICS:
-            c = keyed[(group, experiment, key)]
-            cells_.append(f"<td>{_fmt(c.mean)} [{_fmt(c.low)}, {_fmt(c.high)}] n={c.n}</td>" if c.n else "<td>-</td>")
-        body.append(f"<tr><th>{html.escape(group)}</th><td>{html.escape(experiment)}</td>{''.join(cells_)}</tr>")
-    return (f'<table border="1" class="comparison"><thead><tr><th>run</th><th>experiment</th>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
+def pairs_rows(found: list[dict]) -> list[tuple]:
+    return [(r["game"], r["experiment"], r["episode"], r["run"], int(r["human"]),
+             *(_value(r[key]) for key, _ in METRICS), *(_value(r[f"humans' {key}"]) for key, _ in METRICS))
+            for r in found]

@@ -22,11 +22,15 @@ from ..engine.snapshot import write_atomic
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
+class Ours(str):
+    """A text the program itself wrote, never read from a record (clem eval's column ``-, clemscore``): kept as is."""
+
+
 def safe_cell(value):
     """``value`` as a spreadsheet will read it as data: a text that would start a formula gets a leading ``'``."""
     if value is None:
         return ""
-    if isinstance(value, str) and value[:1] in FORMULA_STARTS:
+    if isinstance(value, str) and not isinstance(value, Ours) and value[:1] in FORMULA_STARTS:
         return "'" + value
     return value
 

@@ -1,4 +1,5 @@
-"""``adventure eval ROOT``: the results table of ``clem eval`` (results.csv, results.html, raw.csv).
+"""``adventure eval ROOT``: the results table of ``clem eval`` (results.csv, raw.csv), the comparison of
+models with people (comparison.csv, pairs.csv, paired.csv) and results.html, which shows them all.
 
 Like clem eval, models, games, experiments and episodes are read from the last
 five parts of each scores.json path; only ``Aborted`` and ``Main Score`` feed
@@ -8,15 +9,14 @@ Main Scores that are numbers, clemscore = % Played / 100 x Quality Score.
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 import math
 from pathlib import Path
 
 from ..engine.metrics import ABORTED, MAIN_SCORE
 from ..engine.snapshot import write_atomic
+from .csv_out import Ours, write_csv
 
 
 def collect(root: Path, problems: list[str] | None = None) -> list[tuple[str, str, str, str, dict]]:
@@ -77,13 +77,6 @@ def mixed(root: Path) -> dict[str, dict[str, int]]:
     return out
 
 
-def _cell(value):
-    """A CSV cell a spreadsheet will not run as a formula (model names come from files nobody vetted)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
 def _mean(values: list[float]) -> float:
     values = [v for v in values if not (isinstance(v, float) and math.isnan(v))]
     return sum(values) / len(values) if values else math.nan
@@ -92,7 +85,7 @@ def _mean(values: list[float]) -> float:
 def table(rows) -> tuple[list[str], dict[str, list[float]]]:
     games = sorted({r[1] for r in rows})
     models = sorted({r[0] for r in rows})
-    header = ["-, clemscore"]
+    header = [Ours("-, clemscore")]   # clem eval's own column name
     for g in games:
         header += [f"{g}, % Played", f"{g}, Quality Score"]
     header += ["all, Average % Played", "all, Average Quality Score"]
@@ -112,9 +105,21 @@ def table(rows) -> tuple[list[str], dict[str, list[float]]]:
     return header, out
 
 
-def evaluate(root: str | Path, notes: list[str] | None = None) -> Path:
-    """results.csv, raw.csv and results.html under ``root``; ``notes`` gets what a reader must know
-    (damaged scores left out; per run, errored and unfinished episodes, which are not played)."""
+FILES = {
+    "results.csv": "the clem eval table: % Played, Quality Score and clemscore per run and game",
+    "raw.csv": "every number of every scores.json, one a line (as clem eval writes it)",
+    "comparison.csv": "each run, and all participants pooled, on its own instances: mean, 95% bootstrap interval, n",
+    "pairs.csv": "per instance, each run's scores beside the participants' mean on it",
+    "paired.csv": "each model against each participant and all pooled, on the instances both finished",
+    "results.html": "this page",
+}
+
+
+def evaluate(root: str | Path, notes: list[str] | None = None) -> list[Path]:
+    """Every file of ``adventure eval`` under ``root`` (``FILES``), the paths written; ``notes`` gets what a
+    reader must know (damaged scores left out; per run, errored and unfinished episodes, which are not played)."""
+    from . import comparison, paired, report
+
     root = Path(root)
     notes = notes if notes is not None else []
     rows = collect(root, notes)
@@ -127,43 +132,27 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> Path:
         notes.append(f"{model}: {counts['episodes']} mixed episode(s), played by more than one player"
                      f" (turns: {turns}); their scores are not the model's alone")
     header, data = table(rows)
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow([""] + header)
-    for model, values in data.items():
-        w.writerow([_cell(model)] + values)
-    write_atomic(root / "results.csv", buf.getvalue().encode("utf-8", "backslashreplace"))
-    raw = io.StringIO()
-    w = csv.writer(raw)
-    w.writerow(["", "game", "model", "experiment", "episode", "metric", "value"])
-    i = 0
+    written = [write_csv(root / "results.csv", [""] + header, ([m] + v for m, v in data.items()))]
+    raw = []
     for model, game, experiment, episode, scores in rows:
         for metric, value in scores.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) or value is None:
-                w.writerow([i, _cell(game), _cell(model), _cell(experiment), _cell(episode), _cell(metric),
+                raw.append([len(raw), game, model, experiment, episode, metric,
                             float("nan") if value is None else float(value)])
-                i += 1
-    write_atomic(root / "raw.csv", raw.getvalue().encode("utf-8", "backslashreplace"))
-    cells = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(f"<tr><th>{html.escape(m)}</th>" + "".join(f"<td>{v}</td>" for v in vals) + "</tr>"
-                   for m, vals in data.items())
-    versus = _humans_and_models(root, rows, notes)
-    extra = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
-    write_atomic(root / "results.html", (
-        f'<table border="1" class="dataframe"><thead><tr><th></th>{cells}</tr></thead><tbody>{body}</tbody></table>\n'
-        + (f"{extra}\n" if extra else "") + versus).encode("utf-8", "backslashreplace"))
-    return root / "results.csv"
-
-
-def _humans_and_models(root: Path, rows, notes: list[str]) -> str:
-    """comparison.csv and pairs.csv when people played (``human``, ``human-<ID>``); the HTML to add."""
-    from . import comparison
-
-    if not any(comparison.is_human(r[0]) for r in rows):
-        return ""
-    table = comparison.cells(rows)
-    write_atomic(root / "comparison.csv", comparison.comparison_csv(table).encode("utf-8", "backslashreplace"))
-    write_atomic(root / "pairs.csv", comparison.pairs_csv(comparison.pairs(rows)).encode("utf-8", "backslashreplace"))
-    notes.append("comparison.csv: each run and all participants pooled, per experiment and overall (mean, 95%"
-                 " bootstrap interval); pairs.csv: per instance, each run beside the participants' mean")
-    return comparison.chart(table) + comparison.table_html(table) + "\n"
+    written.append(write_csv(root / "raw.csv", ["", "game", "model", "experiment", "episode", "metric", "value"], raw))
+    cells = comparison.cells(rows)
+    found = paired.paired(rows)
+    written.append(write_csv(root / "comparison.csv", comparison.COMPARISON_HEADER, comparison.comparison_rows(cells)))
+    written.append(write_csv(root / "pairs.csv", comparison.PAIRS_HEADER,
+                             comparison.pairs_rows(comparison.pairs(rows))))
+    written.append(write_csv(root / "paired.csv", paired.HEADER, (p.row() for p in found)))
+    written.append(root / "results.html")
+    sections = [f"<h1>Results: {html.escape(root.resolve().name)}</h1><p>{len(rows)} scored episodes in"
+                f" {len({r[0] for r in rows})} runs, {sum(comparison.is_human(r[0]) for r in rows)} of them by people."
+                " Written by <code>adventure eval</code>.</p>",
+                report.headline(rows, found), report.over_par(rows), report.clem_table(header, data),
+                report.unpaired(rows, cells), report.study(root),
+                report.files_and_notes([(p.name, FILES[p.name]) for p in written], notes)]
+    write_atomic(root / "results.html", report.page(f"Results: {root.resolve().name}", sections)
+                 .encode("utf-8", "backslashreplace"))
+    return written
