@@ -217,7 +217,8 @@ def unpaired(rows, table: list[Cell]) -> str:
                for c in table if c.experiment == ALL and c.metric == MAIN_SCORE and c.n]
     return ("<h2>Each run on its own instances (unpaired)</h2>"
             '<p class="note">Means over whatever each run played, with a 95% bootstrap interval: compare two rows'
-            " only when their instance sets are the same (the paired view above does that for you).</p>"
+            " only when their instance sets are the same (the paired view above does that for you). <i>n</i>"
+            " counts episodes with the figure: two participants on one instance are two.</p>"
             + _table(["run", "instance set", "instances"] + [label for _, label in METRICS], body,
                      "comparison") + _notes(reasons)
             + ("<h3>Main Score per run, on its own instances</h3>"
