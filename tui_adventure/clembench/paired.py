@@ -14,7 +14,8 @@ group of people only on the instances both finished, instance by instance:
   those instances, ``difference`` = model - people, and its 95% paired bootstrap
   interval: the instances are resampled with replacement (2,000 times, seeded by
   the row's own names, so the file is the same byte for byte on every run) and
-  the 2.5th and 97.5th percentiles of the mean difference taken. One instance
+  the 2.5th and 97.5th percentiles of the mean difference taken. The metrics of
+  a row that share their instances share the resampled indices too, drawn once. One instance
   gives a difference but no interval (empty ``low``/``high``).
 """
 
@@ -78,31 +79,54 @@ def human_groups(runs: dict[str, dict[Instance, dict]]) -> dict[str, dict[Instan
     return {HUMANS: pooled, **{p: runs[p] for p in people}}
 
 
-def paired_bootstrap(differences: list[float], seed: str, resamples: int = RESAMPLES) -> tuple[float | None, float | None]:
-    """The 95% percentile interval of the mean of ``differences``, resampling them (None for fewer than two)."""
+def resamples_of(n: int, seed: str, resamples: int = RESAMPLES) -> list[list[int]]:
+    """``resamples`` draws of n instance indices with replacement, from ``seed`` alone (so the file repeats)."""
+    rng = random.Random(seed)
+    return [[int(rng.random() * n) for _ in range(n)] for _ in range(resamples)]
+
+
+def paired_bootstrap(differences: list[float], draws: list[list[int]]) -> tuple[float | None, float | None]:
+    """The 95% percentile interval of the mean of ``differences`` over ``draws`` (None for fewer than two)."""
     n = len(differences)
     if n < 2:
         return None, None
-    rng = random.Random(seed)
-    means = sorted(sum(rng.choices(differences, k=n)) / n for _ in range(resamples))
-    return means[int(0.025 * resamples)], means[min(resamples - 1, int(0.975 * resamples))]
+    if min(differences) == max(differences):   # every resample has the same mean
+        return differences[0], differences[0]
+    means = sorted(sum(map(differences.__getitem__, idx)) / n for idx in draws)
+    return means[int(0.025 * len(means))], means[min(len(means) - 1, int(0.975 * len(means)))]
 
 
-def compare(model: str, mine: dict[Instance, dict], humans: str, theirs: dict[Instance, dict],
-            metric: str, experiment: str) -> Paired:
-    pairs = []
+def shared_pairs(mine: dict[Instance, dict], theirs: dict[Instance, dict], metric: str,
+                 experiment: str) -> list[tuple[float, float]]:
+    """(model, people) per instance both have a number for, in the instances' order."""
+    out = []
     for instance in sorted(set(mine) & set(theirs)):
         if experiment != ALL and experiment_of(instance) != experiment:
             continue
         a, b = number(mine[instance].get(metric)), number(theirs[instance].get(metric))
         if a is not None and b is not None:
-            pairs.append((a, b))
-    if not pairs:
-        return Paired(model, humans, metric, experiment, 0, None, None, None, None, None)
-    n = len(pairs)
-    model_mean, human_mean = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
-    low, high = paired_bootstrap([a - b for a, b in pairs], f"{model}\0{humans}\0{metric}\0{experiment}")
-    return Paired(model, humans, metric, experiment, n, model_mean, human_mean, model_mean - human_mean, low, high)
+            out.append((a, b))
+    return out
+
+
+def compare(model: str, mine: dict[Instance, dict], humans: str, theirs: dict[Instance, dict],
+            experiment: str) -> list[Paired]:
+    """Every metric of one (model, human group, experiment); the metrics with the same number of instances
+    share their resamples (drawn once, seeded by the model, the group, the experiment and that number)."""
+    out, draws = [], {}
+    for metric, _label in METRICS:
+        pairs = shared_pairs(mine, theirs, metric, experiment)
+        n = len(pairs)
+        if not n:
+            out.append(Paired(model, humans, metric, experiment, 0, None, None, None, None, None))
+            continue
+        if n > 1 and n not in draws and len({a - b for a, b in pairs}) > 1:
+            draws[n] = resamples_of(n, f"{model}\0{humans}\0{experiment}\0{n}")
+        model_mean, human_mean = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
+        low, high = paired_bootstrap([a - b for a, b in pairs], draws.get(n, []))
+        out.append(Paired(model, humans, metric, experiment, n, model_mean, human_mean, model_mean - human_mean,
+                          low, high))
+    return out
 
 
 def paired(rows) -> list[Paired]:
@@ -115,8 +139,7 @@ def paired(rows) -> list[Paired]:
         for humans, theirs in groups.items():
             shared = sorted({experiment_of(i) for i in set(mine) & set(theirs)})
             for experiment in [ALL] + shared:
-                for key, _label in METRICS:
-                    out.append(compare(model, mine, humans, theirs, key, experiment))
+                out.extend(compare(model, mine, humans, theirs, experiment))
     return out
 
 
