@@ -21,7 +21,6 @@ group of people only on the instances both finished, instance by instance:
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass
 
@@ -149,6 +148,3 @@ def overlap(rows) -> dict[str, tuple[int, int, int]]:
     people = set().union(*(set(v) for r, v in runs.items() if is_human(r))) if any(map(is_human, runs)) else set()
     return {m: (len(v), len(people), len(set(v) & people)) for m, v in sorted(runs.items()) if not is_human(m)}
 
-
-def is_finite(x) -> bool:
-    return x is not None and not (isinstance(x, float) and math.isnan(x))
