@@ -15,6 +15,8 @@ def play(args) -> int:
     from .figures import BLIND, RESEARCHER
     from .session import open_session
 
+    if getattr(args, "serve", False):
+        return _serve_play(args)
     try:
         session = open_session(args.world, args.player, args.records, args.name, args.mode,
                                show=BLIND if args.blind else RESEARCHER)
@@ -34,6 +36,26 @@ def play(args) -> int:
         return run_app(session, args.mode, args.paused)
     finally:
         print(session.records_summary(), file=sys.stderr)
+
+
+def _serve_play(args) -> int:
+    """``adventure play WORLD --serve``: each visitor gets ``adventure play`` with the same options."""
+    from .catalog import open_world
+    from .engine.yamlpos import SourceErrors
+
+    try:
+        open_world(args.world)   # a broken world stops the server before the port opens
+    except SourceErrors as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"adventure play: {exc}", file=sys.stderr)
+        return 1
+    argv = [f"--player={args.player}", f"--records={args.records}", f"--mode={args.mode}"]
+    argv += [f"--name={args.name}"] if args.name else []
+    argv += ["--blind"] if args.blind else []
+    argv += ["--paused"] if args.paused else []
+    return _serve(args, "play", [*argv, "--", args.world])
 
 
 def replay(args) -> int:
@@ -62,14 +84,25 @@ def replay(args) -> int:
 
 def study(args) -> int:
     """``adventure study``: the study file and the participant are checked before anything opens; the
-    participant then plays their queue in the app (or the REPL), resuming where they left off."""
+    participant then plays their queue in the app (or the REPL), resuming where they left off. A participant's
+    process started by ``--serve`` learns how they came (their browser, a platform's IDs) from ``visit.ENV``."""
+    import os
+
     from .clembench.records import Busy
     from .engine.yamlpos import SourceErrors
     from .study import StudyRun, check_participant, load_study
+    from .study.visit import ENV, from_env
 
+    if args.serve:
+        return _serve_study(args)
+    if args.participant is None:
+        print("adventure study: give --participant ID (or --serve, where each link names its participant)",
+              file=sys.stderr)
+        return 2
     try:
         check_participant(args.participant)
-        run = StudyRun(load_study(args.study), args.participant, args.records)
+        visit = from_env(os.environ.get(ENV))
+        run = StudyRun(load_study(args.study), args.participant, args.records, visit)
     except SourceErrors as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -77,13 +110,15 @@ def study(args) -> int:
         print(f"adventure study: {exc}", file=sys.stderr)
         return 1
     if args.check:
+        pending = " (no consent yet: the order the next newcomer gets)" if run.needs_consent() else ""
         print(f"{run.study.title}: {len(run.stages)} worlds, order {run.study.order}"
-              f" (row {run.row}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}")
+              f" (row {run.row}{pending}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}")
         for stage in run.stages:
             mark = "done" if run.done(stage) else "    "
             print(f"  {stage.position + 1:>3}. [{mark}] {stage.entry.label}  ({stage.entry.world.game})")
         return 0
     try:
+        run.hold()
         if args.repl:
             from .repl import run_study
 
@@ -95,5 +130,39 @@ def study(args) -> int:
         print(f"adventure study: {exc}", file=sys.stderr)
         return 1
     finally:
-        print(f"records: {run.records / run.run_name} ({run.done_count()} of {len(run.stages)} worlds done)",
+        run.release()
+        if not run.needs_consent():
+            print(f"records: {run.records / run.run_name} ({run.done_count()} of {len(run.stages)} worlds done)",
+                  file=sys.stderr)
+
+
+def _serve_study(args) -> int:
+    if args.participant is not None or args.repl or args.check:
+        print("adventure study: --serve takes no --participant, --repl or --check (each browser's link names"
+              " its participant)", file=sys.stderr)
+        return 2
+    from .engine.yamlpos import SourceErrors
+    from .study import load_study
+
+    try:
+        load_study(args.study)   # every world of it, before the port opens
+    except SourceErrors as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return _serve(args, "study", [f"--records={args.records}", "--", args.study])
+
+
+def _serve(args, command: str, argv: list[str]) -> int:
+    """The app in a browser (textual-serve, extra ``[web]``): one process per visitor."""
+    try:
+        from .web.server import Limits, WebError, serve
+    except ImportError as exc:
+        print(f"adventure {command}: --serve needs the [web] extra: pip install 'tui-adventure[web]' ({exc})",
               file=sys.stderr)
+        return 2
+    try:
+        limits = Limits.checked(args.max_sessions, args.idle_timeout)
+        return serve(command, argv, args.host, args.port, limits)
+    except WebError as exc:
+        print(f"adventure {command}: {exc}", file=sys.stderr)
+        return 2
