@@ -55,7 +55,7 @@ def _serve_play(args) -> int:
     argv += [f"--name={args.name}"] if args.name else []
     argv += ["--blind"] if args.blind else []
     argv += ["--paused"] if args.paused else []
-    return _serve(args, "play", [*argv, "--", args.world])
+    return _serve(args, "play", [*argv, "--", args.world], title=str(args.world))
 
 
 def replay(args) -> int:
@@ -141,18 +141,24 @@ def _serve_study(args) -> int:
         print("adventure study: --serve takes no --participant, --repl or --check (each browser's link names"
               " its participant)", file=sys.stderr)
         return 2
+    from functools import partial
+    from pathlib import Path
+
     from .engine.yamlpos import SourceErrors
     from .study import load_study
+    from .study.queue import is_sitting
 
     try:
-        load_study(args.study)   # every world of it, before the port opens
+        study = load_study(args.study)   # every world of it, before the port opens
     except SourceErrors as exc:
         print(exc, file=sys.stderr)
         return 1
-    return _serve(args, "study", [f"--records={args.records}", "--", args.study])
+    records = Path(args.records).resolve()
+    return _serve(args, "study", [f"--records={records}", "--", str(Path(args.study).resolve())],
+                  admit=partial(is_sitting, study, records), title=study.title)
 
 
-def _serve(args, command: str, argv: list[str]) -> int:
+def _serve(args, command: str, argv: list[str], admit=None, title: str = "tui-adventure") -> int:
     """The app in a browser (textual-serve, extra ``[web]``): one process per visitor."""
     try:
         from .web.server import Limits, WebError, serve
@@ -162,7 +168,7 @@ def _serve(args, command: str, argv: list[str]) -> int:
         return 2
     try:
         limits = Limits.checked(args.max_sessions, args.idle_timeout)
-        return serve(command, argv, args.host, args.port, limits)
+        return serve(command, argv, args.host, args.port, limits, admit, title)
     except WebError as exc:
         print(f"adventure {command}: {exc}", file=sys.stderr)
         return 2

@@ -46,6 +46,25 @@ def _arrive_in(people: dict, participant: str) -> None:
         people[participant] = {"row": len(people), "arrived": _now()}
 
 
+def sitting(study: Study, records: str | Path, participant: str) -> FolderLock:
+    """The lock one participant's sitting holds (``StudyRun.hold``); Busy, saying so, while another holds it."""
+    folder = inside(Path(records), ".studies", f"{study.slug}.sittings", check_participant(participant))
+    try:
+        return FolderLock(folder, "this participant's sitting").acquire()
+    except Busy:
+        raise Busy(f"participant {participant} is already playing {study.title} (another window, tab or"
+                   " terminal); close that one first, then come back to resume") from None
+
+
+def is_sitting(study: Study, records: str | Path, participant: str) -> str | None:
+    """Why ``participant`` cannot start a sitting now (another holds it), or None."""
+    try:
+        sitting(study, records, participant).release()
+    except Busy as exc:
+        return str(exc)
+    return None
+
+
 def latin_row(n: int, row: int) -> list[int]:
     """Row ``row`` of a balanced Latin square over ``n`` worlds (Williams' design): over n rows (2n when n
     is odd) every world stands in every position once and follows every other world once, so neither
@@ -134,12 +153,7 @@ class StudyRun:
     def hold(self) -> "StudyRun":
         """Hold this participant's place in the study for this process: a second window, tab or terminal
         with the same ID is refused (Busy) instead of playing the same world twice."""
-        folder = inside(self.records, ".studies", f"{self.study.slug}.sittings", self.participant)
-        try:
-            self._lock = FolderLock(folder, "this participant's sitting").acquire()
-        except Busy:
-            raise Busy(f"participant {self.participant} is already playing {self.study.title} (another window,"
-                       " tab or terminal); close that one first, then come back to resume") from None
+        self._lock = sitting(self.study, self.records, self.participant)
         return self
 
     def release(self) -> None:
