@@ -140,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _serve_options(p: argparse.ArgumentParser, help_text: str) -> None:
     p.add_argument("--serve", action="store_true", help=help_text)
+    # how --serve starts a visitor's process ahead of them: loaded, it waits for the server's line on stdin
+    p.add_argument("--await-visitor", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--host", default="127.0.0.1", help="with --serve: the address to listen on (0.0.0.0: every"
                    " network; put a reverse proxy with TLS in front, docs/studies.md)")
     p.add_argument("--port", type=int, default=8000, help="with --serve (default 8000)")

@@ -12,12 +12,16 @@ import sys
 def play(args) -> int:
     """``play`` and ``repl``: a broken world or player is reported in plain text before any screen opens."""
     from .engine.yamlpos import SourceErrors
+    from .catalog import open_world
     from .figures import BLIND, RESEARCHER
     from .session import open_session
 
     if getattr(args, "serve", False):
         return _serve_play(args)
     try:
+        if getattr(args, "await_visitor", False):
+            open_world(args.world)   # loaded (and cached) before the wait
+            _visitor()
         session = open_session(args.world, args.player, args.records, args.name, args.mode,
                                show=BLIND if args.blind else RESEARCHER)
     except SourceErrors as exc:
@@ -84,25 +88,21 @@ def replay(args) -> int:
 
 def study(args) -> int:
     """``adventure study``: the study file and the participant are checked before anything opens; the
-    participant then plays their queue in the app (or the REPL), resuming where they left off. A participant's
-    process started by ``--serve`` learns how they came (their browser, a platform's IDs) from ``visit.ENV``."""
-    import os
-
+    participant then plays their queue in the app (or the REPL), resuming where they left off."""
     from .clembench.records import Busy
     from .engine.yamlpos import SourceErrors
     from .study import StudyRun, check_participant, load_study
-    from .study.visit import ENV, from_env
 
     if args.serve:
         return _serve_study(args)
-    if args.participant is None:
+    if args.participant is None and not args.await_visitor:
         print("adventure study: give --participant ID (or --serve, where each link names its participant)",
               file=sys.stderr)
         return 2
     try:
-        check_participant(args.participant)
-        visit = from_env(os.environ.get(ENV))
-        run = StudyRun(load_study(args.study), args.participant, args.records, visit)
+        loaded = load_study(args.study)
+        participant, visit = (check_participant(args.participant), {}) if not args.await_visitor else _visitor()
+        run = StudyRun(loaded, participant, args.records, visit)
     except SourceErrors as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -136,8 +136,21 @@ def study(args) -> int:
                   file=sys.stderr)
 
 
+def _visitor() -> tuple[str | None, dict]:
+    """Started by ``--serve`` ahead of its visitor (``--await-visitor``): the app is imported and the world or
+    study loaded; now the server's line says who came (``study.visit.await_hello``) and the window's size."""
+    import os
+
+    from . import app  # noqa: F401  (imported before the wait, so the visitor does not wait for it)
+    from .study.visit import await_hello
+
+    participant, visit, columns, rows = await_hello()
+    os.environ["COLUMNS"], os.environ["ROWS"] = str(columns), str(rows)   # the web driver's first size
+    return participant, visit
+
+
 def _serve_study(args) -> int:
-    if args.participant is not None or args.repl or args.check:
+    if args.participant is not None or args.repl or args.check or args.await_visitor:
         print("adventure study: --serve takes no --participant, --repl or --check (each browser's link names"
               " its participant)", file=sys.stderr)
         return 2

@@ -5,18 +5,21 @@ carries its own IDs (``?PROLIFIC_PID=...&STUDY_ID=...&SESSION_ID=...``). The
 participant never types an ID, so the link is the only source and is checked
 as strictly as a typed one: an ID becomes a folder name. The server checks the
 link (``from_link``) and hands the participant's process what it learnt as one
-JSON value (``ENV``); that process checks it again (``from_env``) before any
-of it reaches the records, so nothing unbounded or unexpected is written.
+JSON line on its standard input (``hello``); the process, started ahead of its
+visitor and waiting with everything loaded, checks it again (``await_hello``)
+before any of it reaches the records, so nothing unbounded or unexpected is
+written, and nothing of it ever passes through a shell.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 
 from .queue import check_participant
 
-ENV = "TUI_ADVENTURE_VISIT"   # the participant's process learns its visit from this variable
+MAX_HELLO = 8192               # bytes of the server's first line to a visitor's process
 PLATFORM = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")   # Prolific's URL parameters, kept in meta.study.platform
 MAX_AGENT = 512                # characters of a user agent kept (real ones are 100 to 300)
 MAX_SIZE = 100_000             # cells or pixels: anything larger is not a screen
@@ -68,30 +71,50 @@ def browser(user_agent: str | None, **sizes: int | None) -> dict:
     return out
 
 
-def to_env(platform: dict, facts: dict) -> str:
-    return json.dumps({"platform": platform, "browser": facts})
+def hello(participant: str | None, platform: dict, facts: dict, columns: int, rows: int) -> bytes:
+    """The line the server writes to a visitor's process, which waits for it (``await_hello``)."""
+    return json.dumps({"participant": participant, "platform": platform, "browser": facts,
+                       "columns": columns, "rows": rows}).encode() + b"\n"
 
 
-def from_env(text: str | None) -> dict:
-    """The visit the server handed over (``{"platform": {...}, "browser": {...}}``), checked again; {} when
-    there is none (a terminal study), VisitError when it is not what the server writes."""
-    if not text:
-        return {}
+def await_hello(fd: int = 0) -> tuple[str | None, dict, int, int]:
+    """(participant, visit, columns, rows) from the server's line on ``fd``, read a byte at a time so that
+    nothing after it (the terminal's input, which the app reads from the same descriptor) is taken."""
+    line = bytearray()
+    while not line.endswith(b"\n"):
+        byte = os.read(fd, 1)
+        if not byte:
+            raise VisitError("the server closed the session before it began")
+        line += byte
+        if len(line) > MAX_HELLO:
+            raise VisitError(f"the server's first line is over {MAX_HELLO} bytes")
     try:
-        data = json.loads(text)
+        data = json.loads(line)
     except ValueError:
-        raise VisitError(f"{ENV} is not JSON") from None
-    if not isinstance(data, dict) or not isinstance(data.get("platform", {}), dict) \
-            or not isinstance(data.get("browser", {}), dict):
-        raise VisitError(f"{ENV} is not a visit ({{'platform': {{...}}, 'browser': {{...}}}})")
-    platform = data.get("platform", {})
+        raise VisitError("the server's first line is not JSON") from None
+    if not isinstance(data, dict):
+        raise VisitError("the server's first line is not a JSON object")
+    participant = data.get("participant")
+    if participant is not None:
+        try:
+            participant = check_participant(participant)
+        except ValueError as exc:
+            raise VisitError(str(exc)) from None
+    size = browser(None, columns=data.get("columns"), rows=data.get("rows"))
+    return participant, visit_of(data), size.get("columns", 80), size.get("rows", 24)
+
+
+def visit_of(data: dict) -> dict:
+    """``{"platform": {...}, "browser": {...}}`` from what the server sent, each part checked again."""
+    platform, facts = data.get("platform") or {}, data.get("browser") or {}
+    if not isinstance(platform, dict) or not isinstance(facts, dict):
+        raise VisitError("the visit's platform and browser are mappings")
     unknown = set(platform) - set(PLATFORM)
     if unknown:
-        raise VisitError(f"{ENV}: unknown platform ID {sorted(unknown)[0]!r}")
+        raise VisitError(f"unknown platform ID {sorted(unknown)[0]!r}")
     try:
         platform = {name: check_participant(value) for name, value in platform.items()}
     except ValueError:
-        raise VisitError(f"{ENV}: a platform ID must be 1 to 64 letters, digits, '-' or '_'") from None
-    facts = data.get("browser", {})
+        raise VisitError("a platform ID must be 1 to 64 letters, digits, '-' or '_'") from None
     kept = browser(facts.get("user_agent"), **{name: facts.get(name) for name in SIZES})
     return {**({"platform": platform} if platform else {}), **({"browser": kept} if kept else {})}

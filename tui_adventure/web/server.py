@@ -9,11 +9,12 @@ What this module changes and why:
   participant already playing (another tab) a 409, a full server a 503, and
   no process. A good one gets a page holding a one-time ticket for its
   WebSocket, so the WebSocket needs no parameters of its own to trust;
-* the process: textual-serve starts a shell command (one string, the same for
-  every visitor). Here each visitor's process is started with
-  ``create_subprocess_exec`` from an argument list (``--participant=ID``), and
-  what the server learnt of the visit (browser, platform IDs) travels as one
-  JSON environment variable: nothing from a URL is parsed by a shell;
+* the process: textual-serve starts a shell command when a browser connects.
+  Here processes are started ahead of their visitors from an argument list
+  (``create_subprocess_exec``, ``--await-visitor``), import the app and load
+  the study, and wait: a page then meets a warm process (``Spares``), and who
+  came (participant, browser, platform IDs) reaches it as one JSON line on its
+  standard input (``study.visit.hello``): nothing from a URL meets a shell;
 * the bounds: sessions at once, the idle time (nothing typed), the size of a
   request and of a WebSocket message, the length of a URL's values;
 * the page is this package's own (``page.html``): no third-party fonts, and
@@ -27,10 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import secrets
 import sys
 import time
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 from typing import Callable
 
@@ -39,7 +42,7 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from ..study.visit import ENV, VisitError, browser, from_link, to_env
+from ..study.visit import VisitError, browser, from_link, hello
 
 STATIC = Path(__import__("textual_serve").__file__).parent / "static"
 PAGE = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True).get_template(
@@ -48,6 +51,12 @@ TICKET_SECONDS = 60          # a page must open its session within this
 MAX_MESSAGE_BYTES = 16_384   # a keystroke is ~20 bytes, a pasted line a few hundred
 MAX_CELLS = 1000             # columns or rows a browser may ask for
 RELEASE_WAIT = 5.0           # a reload's new page waits this long for the old session to end
+REFILL_DELAY = 1.0           # seconds between a visitor taking a spare process and its replacement starting
+SPARES = 2                   # processes kept waiting for the next visitors
+# what textual-serve's AppService gives its app's environment: Textual's web driver and its terminal
+ENVIRONMENT = {**os.environ, "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver", "TEXTUAL_FPS": "60",
+               "TEXTUAL_COLOR_SYSTEM": "truecolor", "TERM_PROGRAM": "textual",
+               "TERM_PROGRAM_VERSION": version("textual-serve")}
 
 
 class WebError(ValueError):
@@ -77,19 +86,61 @@ class Ticket:
     issued: float = field(default_factory=time.monotonic)
 
 
-class VisitorProcess(AppService):
-    """One visitor's app process, started from an argument list with the visit in its environment."""
+class Spares:
+    """Visitors' processes started ahead of them (``--await-visitor``): each has imported the app and loaded
+    the study when its visitor comes, so the page shows the app in a fraction of a cold start."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], **kwargs) -> None:
-        super().__init__(" ".join(argv), **kwargs)   # textual-serve logs the command; it is never run by a shell
-        self.argv, self.env = argv, env
+    def __init__(self, argv: list[str], count: int) -> None:
+        self.argv, self.count = argv, count
+        self.ready: list[asyncio.subprocess.Process] = []
+        self.starting = 0
+
+    async def take(self) -> asyncio.subprocess.Process:
+        while self.ready:
+            process = self.ready.pop(0)
+            if process.returncode is None:
+                break
+        else:
+            process = await self._start()
+        asyncio.get_running_loop().call_later(REFILL_DELAY, self.fill)
+        return process
+
+    def fill(self) -> None:
+        """Start spares up to ``count`` (later, so a new visitor's first screen is drawn first)."""
+        for _ in range(self.count - len(self.ready) - self.starting):
+            self.starting += 1
+            task = asyncio.ensure_future(self._start())
+            task.add_done_callback(self._started)
+
+    def _started(self, task: asyncio.Task) -> None:
+        self.starting -= 1
+        if not task.cancelled() and task.exception() is None:
+            self.ready.append(task.result())
+
+    async def _start(self) -> asyncio.subprocess.Process:
+        pipe = asyncio.subprocess.PIPE
+        return await asyncio.create_subprocess_exec(*self.argv, stdin=pipe, stdout=pipe, stderr=pipe, env=ENVIRONMENT)
+
+    async def close(self) -> None:
+        for process in self.ready:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        self.ready.clear()
+
+
+class VisitorProcess(AppService):
+    """One visitor's app process: a spare, told who came by one line on its standard input."""
+
+    def __init__(self, spares: Spares, greeting: bytes, **kwargs) -> None:
+        super().__init__(" ".join(spares.argv), **kwargs)   # textual-serve logs the command; no shell runs it
+        self.spares, self.greeting = spares, greeting
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
-        environment = {**self._build_environment(width=width, height=height), **self.env}
-        self._process = process = await asyncio.create_subprocess_exec(
-            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=environment)
+        self._process = process = await self.spares.take()
         self._stdin = process.stdin
+        process.stdin.write(self.greeting)
+        await process.stdin.drain()
         return process
 
 
@@ -99,8 +150,8 @@ class BrowserServer(Server):
     def __init__(self, command: str, argv: list[str], host: str, port: int, limits: Limits,
                  admit: Callable[[str], str | None] | None = None, title: str = "tui-adventure") -> None:
         super().__init__(command, host=host, port=port, title=title, statics_path=STATIC)
-        self.argv = [sys.executable, "-m", "tui_adventure.cli", command]
-        self.rest = list(argv)
+        self.spares = Spares([sys.executable, "-m", "tui_adventure.cli", command, "--await-visitor", *argv],
+                             min(SPARES, limits.max_sessions))
         self.limits = limits
         self.admit = admit             # a study: why this participant may not start now (None: they may)
         self.tickets: dict[str, Ticket] = {}
@@ -116,7 +167,11 @@ class BrowserServer(Server):
         app.on_shutdown.append(self.on_shutdown)
         return app
 
+    async def on_shutdown(self, app: web.Application) -> None:
+        await self.spares.close()
+
     async def on_startup(self, app: web.Application) -> None:
+        self.spares.fill()
         limit = f"{self.limits.idle_timeout:g} s" if self.limits.idle_timeout else "none"
         print(f"adventure {self.command} --serve: {self.title} on {self.public_url}/"
               f"{'?participant=ID' if self.admit else ''}, at most {self.limits.max_sessions} sessions,"
@@ -177,16 +232,16 @@ class BrowserServer(Server):
         width_px, _, height_px = request.match_info["screen"].partition("x")
         facts = browser(ticket.user_agent or request.headers.get("User-Agent"), columns=columns, rows=rows,
                         width_px=_number(width_px, None, 100_000), height_px=_number(height_px, None, 100_000))
-        argv = self.argv + ([f"--participant={ticket.participant}"] if ticket.participant else []) + self.rest
-        env = {ENV: to_env(ticket.platform, facts)} if self.admit is not None else {}
+        greeting = hello(ticket.participant, ticket.platform, facts, columns, rows)
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=self.limits.max_message_bytes)
         self.sessions += 1
         self.live[ticket.participant] = self.live.get(ticket.participant, 0) + 1
         service = None
         try:
             await websocket.prepare(request)
-            service = VisitorProcess(argv, env, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                                     close=websocket.close, download_manager=self.download_manager)
+            service = VisitorProcess(self.spares, greeting, write_bytes=websocket.send_bytes,
+                                     write_str=websocket.send_str, close=websocket.close,
+                                     download_manager=self.download_manager)
             await service.start(columns, rows)
             await self._relay(websocket, service)
         except asyncio.CancelledError:

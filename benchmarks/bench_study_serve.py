@@ -1,0 +1,184 @@
+"""How a study served to browsers (``adventure study --serve``) holds up: first room, and a crowd at once.
+
+* page to first room: headless Chromium (Debian's, through playwright) asks for
+  ``/?participant=ID``; timed to the consent screen drawn, and to the first
+  room on screen with the keys pressed at once (consent, then Enter): the
+  machine's whole share of the wait, nobody's reading time (target < 2 s);
+* a crowd: N participants (default 20) arrive a little apart and each plays
+  ``house`` (its 21-command solution) over textual.js's own WebSocket protocol,
+  typing a key every 50 ms and thinking a second between commands; a turn is
+  answered when its ``Turn N/60`` is drawn. Each participant is a process of its
+  own, so N of them share this machine's cores (target: every turn < 300 ms).
+
+The browser is not used for the crowd: 20 Chromium pages would take the cores
+the server is measured on. What the WebSocket carries is what textual.js sends.
+Run: python benchmarks/bench_study_serve.py [--pages 5] [--participants 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = (ROOT / "worlds" / "solutions" / "house.txt").read_text().strip().splitlines()
+STUDY = """\
+title: Serve bench
+instructions: Type short commands.
+consent: |
+  We record what you type. Taking part is voluntary.
+worlds: [house]
+"""
+ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[PX^_].*?\x1b\\\\|\x1b\][^\x07]*\x07|\x1b.", re.S)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(folder: Path, sessions: int) -> tuple[subprocess.Popen, str]:
+    (folder / "study.yaml").write_text(STUDY)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "tui_adventure.cli", "study", "study.yaml", "--serve", "--port",
+                             str(port), "--records", "rec", "--max-sessions", str(sessions)], cwd=folder,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/"
+    import urllib.request
+
+    for _ in range(600):
+        try:
+            urllib.request.urlopen(url + "static/css/xterm.css", timeout=2).close()
+            return proc, url
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("the server did not start")
+
+
+def pages(url: str, runs: int) -> list[tuple[float, float]]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from playwright.sync_api import sync_playwright
+
+    from browser import chromium
+    from web.served import Terminal
+
+    out = []
+    with sync_playwright() as p:
+        browser = chromium(p)
+        for i in range(runs):
+            page = browser.new_page(viewport={"width": 1200, "height": 800})
+            term = Terminal(page)
+            start = time.perf_counter()
+            term.open(f"{url}?participant=page{i}", "Taking part is voluntary")
+            consent = time.perf_counter() - start
+            term.press("Tab")
+            term.press("Enter")
+            term.wait_for("Press Enter when ready", timeout=60)
+            term.press("Enter")
+            term.wait_for("Type a command", timeout=60)
+            out.append((consent, time.perf_counter() - start))
+            page.close()
+        browser.close()
+    return out
+
+
+async def participant(url: str, name: str, turns: list[float], starts: list[float]) -> None:
+    """One participant over textual.js's protocol: ["stdin", keys] out, the terminal's bytes in."""
+    import aiohttp
+
+    async with aiohttp.ClientSession() as http:
+        arrived = time.perf_counter()
+        async with http.get(f"{url}?participant={name}") as response:
+            ticket = re.search(r'ws/([\w-]+)/', await response.text()).group(1)
+        async with http.ws_connect(f"{url.replace('http', 'ws')}ws/{ticket}/1200x800?width=120&height=40") as ws:
+            seen = bytearray()
+
+            async def until(pattern: bytes) -> None:
+                while pattern not in ANSI.sub(b"", bytes(seen)):
+                    message = await asyncio.wait_for(ws.receive(), 60)
+                    if message.type != aiohttp.WSMsgType.BINARY:
+                        if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                            raise RuntimeError(f"{name}: the session closed")
+                        continue
+                    seen.extend(message.data)
+
+            async def keys(text: str) -> None:
+                await ws.send_json(["stdin", text])
+
+            await until(b"Taking part is voluntary")
+            await keys("\t")
+            await asyncio.sleep(0.2)
+            await keys("\r")
+            await until(b"Press Enter when ready")
+            seen.clear()
+            await keys("\r")
+            await until(b"Type a command")
+            starts.append(time.perf_counter() - arrived)
+            for n, command in enumerate(SOLUTION, 1):
+                await asyncio.sleep(1.0)   # thinking
+                for ch in command:
+                    await keys(ch)
+                    await asyncio.sleep(0.05)
+                seen.clear()
+                sent = time.perf_counter()
+                await keys("\r")
+                await until(f"Turn {n}/".encode())
+                turns.append(time.perf_counter() - sent)
+
+
+async def crowd(url: str, n: int) -> tuple[list[float], list[float]]:
+    turns: list[float] = []
+    starts: list[float] = []
+
+    async def arrive(i: int) -> None:
+        await asyncio.sleep(i * 0.5)   # people do not click the link in the same instant
+        await participant(url, f"crowd{i}", turns, starts)
+
+    await asyncio.gather(*(arrive(i) for i in range(n)))
+    return turns, starts
+
+
+def summary(values: list[float]) -> str:
+    ms = sorted(v * 1000 for v in values)
+    q = statistics.quantiles(ms, n=100, method="inclusive") if len(ms) > 1 else ms * 99
+    return (f"n={len(ms)} median {statistics.median(ms):.0f} ms, p90 {q[89]:.0f}, p99 {q[98]:.0f},"
+            f" max {ms[-1]:.0f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=5)
+    parser.add_argument("--participants", type=int, default=20)
+    args = parser.parse_args()
+    if shutil.which("chromium") is None:
+        raise SystemExit("needs Debian's chromium (apt-get install chromium)")
+    print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the start")
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, url = start_server(Path(tmp), args.participants + 2)
+        try:
+            timings = pages(url, args.pages)
+            print(f"page to consent screen:  {summary([c for c, _ in timings])}")
+            print(f"page to first room:      {summary([r for _, r in timings])}  (target < 2000 ms)")
+            turns, starts = asyncio.run(crowd(url, args.participants))
+            print(f"{args.participants} participants at once, page to first room: {summary(starts)}")
+            print(f"{args.participants} participants at once, Enter to the turn drawn: {summary(turns)}"
+                  f"  (target: max < 300 ms); over 300 ms: {sum(t > 0.3 for t in turns)}")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+if __name__ == "__main__":
+    main()
