@@ -141,8 +141,14 @@ def _visitor() -> tuple[str | None, dict]:
     study loaded; now the server's line says who came (``study.visit.await_hello``) and the window's size."""
     import os
 
-    from . import app  # noqa: F401  (imported before the wait, so the visitor does not wait for it)
+    import importlib
+
     from .study.visit import await_hello
+
+    # imported before the wait, so that the visitor does not wait for them
+    for module in ("tui_adventure.app", "tui_adventure.screens.play", "tui_adventure.screens.study",
+                   "textual.drivers.web_driver"):
+        importlib.import_module(module)
 
     participant, visit, columns, rows = await_hello()
     os.environ["COLUMNS"], os.environ["ROWS"] = str(columns), str(rows)   # the web driver's first size

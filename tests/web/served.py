@@ -93,7 +93,10 @@ class Terminal:
             response = route.fetch()
             body = response.text()
             assert XTERM_OPTIONS in body, "textual.js changed: find where it makes its Terminal"
-            route.fulfill(response=response, body=body.replace(XTERM_OPTIONS, XTERM_OPTIONS + "screenReaderMode:!0,", 1))
+            headers = {k: v for k, v in response.headers.items() if k.lower() not in ("content-encoding",
+                                                                                      "content-length")}
+            route.fulfill(status=response.status, headers=headers,
+                          body=body.replace(XTERM_OPTIONS, XTERM_OPTIONS + "screenReaderMode:!0,", 1))
 
         page.route("**/static/js/textual.js", readable)
 

@@ -14,6 +14,7 @@ import hashlib
 import json
 import random
 import re
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -26,6 +27,7 @@ from ..session import Session
 from .spec import Entry, Study
 
 PARTICIPANT = re.compile(r"[A-Za-z0-9_-]{1,64}")
+ROSTER_WAIT = 10.0   # seconds a participant's start waits for others' to write the roster
 KEPT = ("interactions.json", "player_1.requests.json", DISCARDED, "error.json", "scores.json")   # an attempt's own files
 
 
@@ -170,8 +172,17 @@ class StudyRun:
             return {}
 
     def _update_roster(self, change) -> dict:
-        """Read, change and write the roster under a lock (two participants may start at once)."""
-        lock = FolderLock(self.roster_path.parent, "the study's roster").acquire()
+        """Read, change and write the roster under a lock: participants who start at once take turns (the lock
+        is held for a read and a write, milliseconds), so one waits rather than fails."""
+        deadline = time.monotonic() + ROSTER_WAIT
+        while True:
+            try:
+                lock = FolderLock(self.roster_path.parent, "the study's roster").acquire()
+                break
+            except Busy:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
         try:
             data = self._roster() or {"study": self.study.title, "participants": {}}
             change(data)

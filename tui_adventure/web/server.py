@@ -27,6 +27,7 @@ What this module changes and why:
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import os
 import secrets
@@ -51,7 +52,8 @@ TICKET_SECONDS = 60          # a page must open its session within this
 MAX_MESSAGE_BYTES = 16_384   # a keystroke is ~20 bytes, a pasted line a few hundred
 MAX_CELLS = 1000             # columns or rows a browser may ask for
 RELEASE_WAIT = 5.0           # a reload's new page waits this long for the old session to end
-REFILL_DELAY = 1.0           # seconds between a visitor taking a spare process and its replacement starting
+REFILL_DELAY = 5.0           # seconds from a visitor taking a spare to its replacement starting (the newcomer's
+                             # first screens are drawn first; a starting Python takes a core for a second)
 SPARES = 2                   # processes kept waiting for the next visitors
 # what textual-serve's AppService gives its app's environment: Textual's web driver and its terminal
 ENVIRONMENT = {**os.environ, "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver", "TEXTUAL_FPS": "60",
@@ -157,12 +159,13 @@ class BrowserServer(Server):
         self.tickets: dict[str, Ticket] = {}
         self.live: dict[str | None, int] = {}   # participant (None outside a study) -> sessions playing
         self.sessions = 0
+        self.script: tuple[bytes, bytes] | None = None   # textual.js as it is and compressed
 
     # -- the page ----------------------------------------------------------------------------------
     async def _make_app(self) -> web.Application:
         app = web.Application(client_max_size=self.limits.max_message_bytes)
         app.add_routes([web.get("/", self.handle_index), web.get("/ws/{ticket}/{screen}", self.handle_websocket),
-                        web.static("/static", self.statics_path)])
+                        web.get("/static/js/textual.js", self.handle_script), web.static("/static", self.statics_path)])
         app.on_startup.append(self.on_startup)
         app.on_shutdown.append(self.on_shutdown)
         return app
@@ -207,6 +210,19 @@ class BrowserServer(Server):
         body = PAGE.render(title=self.title, ticket=key, font_size=int(font) if font.isdigit() and
                            8 <= int(font) <= 40 else 16)
         return web.Response(text=body, content_type="text/html", headers=NO_STORE)
+
+    async def handle_script(self, request: web.Request) -> web.Response:
+        """textual.js (half a megabyte) compressed once and cached by browsers: a participant on a slow line
+        waits for a quarter of it, once."""
+        if self.script is None:
+            raw = (STATIC / "js" / "textual.js").read_bytes()
+            self.script = raw, gzip.compress(raw, 9)
+        raw, packed = self.script
+        headers = {"Content-Type": "application/javascript", "Cache-Control": "public, max-age=86400",
+                   "Vary": "Accept-Encoding"}
+        if "gzip" in request.headers.get("Accept-Encoding", ""):
+            return web.Response(body=packed, headers={**headers, "Content-Encoding": "gzip"})
+        return web.Response(body=raw, headers=headers)
 
     def _expire(self) -> None:
         now = time.monotonic()
