@@ -139,16 +139,22 @@ async def participant(url: str, name: str, turns: list[float], starts: list[floa
         async with http.get(f"{url}?participant={name}") as response:
             ticket = re.search(r'ws/([\w-]+)/', await response.text()).group(1)
         async with http.ws_connect(f"{url.replace('http', 'ws')}ws/{ticket}/1200x800?width=120&height=40") as ws:
-            seen = bytearray()
+            seen = bytearray()   # the screen's text as it comes, escape sequences taken out
+            pending = b""        # the end of the last frame, when it may be the start of a sequence
 
             async def until(pattern: bytes) -> None:
-                while pattern not in ANSI.sub(b"", bytes(seen)):
+                nonlocal pending
+                while pattern not in seen:
                     message = await asyncio.wait_for(ws.receive(), 180)
                     if message.type != aiohttp.WSMsgType.BINARY:
                         if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
                             raise RuntimeError(f"{name}: the session closed")
                         continue
-                    seen.extend(message.data)
+                    data = pending + message.data
+                    cut = data.rfind(b"\x1b", max(0, len(data) - 64))
+                    data, pending = (data[:cut], data[cut:]) if cut >= 0 else (data, b"")
+                    seen.extend(ANSI.sub(b"", data))
+                    del seen[:-4096]   # a pattern is looked for in what came since it was asked for
 
             async def keys(text: str) -> None:
                 await ws.send_json(["stdin", text])
@@ -186,6 +192,24 @@ async def crowd(url: str, n: int, spacing: float, think: float) -> tuple[list[fl
     return turns, starts
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time of ``pid`` and of its children it has waited for, plus those still running (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def own(p: int, reaped: bool) -> float:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+        return (utime + stime + (cutime + cstime if reaped else 0)) / tick
+
+    total = own(pid, True)
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        total += own(int(child), True)
+    return total
+
+
 def summary(values: list[float]) -> str:
     ms = sorted(v * 1000 for v in values)
     q = statistics.quantiles(ms, n=100, method="inclusive") if len(ms) > 1 else ms * 99
@@ -212,10 +236,15 @@ def main() -> None:
             timings = pages(url, args.pages)
             print(f"page to consent screen:  {summary([c for c, _ in timings])}")
             print(f"page to first room:      {summary([r for _, r in timings])}  (target < 2000 ms)")
+            before, clock = cpu_seconds(proc.pid), time.perf_counter()
             turns, starts = asyncio.run(crowd(url, args.participants, args.spacing, args.think))
+            used, took = cpu_seconds(proc.pid) - before, time.perf_counter() - clock
             print(f"{args.participants} participants at once, page to first room: {summary(starts)}")
             print(f"{args.participants} participants at once, Enter to the turn drawn: {summary(turns)}"
                   f"  (target: max < 300 ms); over 300 ms: {sum(t > 0.3 for t in turns)}")
+            print(f"the server and its participants' processes used {used:.1f} CPU s in {took:.0f} s"
+                  f" ({used / took:.2f} cores on average; {used / max(1, len(turns)) * 1000:.0f} ms of CPU a turn,"
+                  " starts, typing and idle included)")
         finally:
             proc.terminate()
             proc.wait(timeout=30)

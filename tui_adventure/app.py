@@ -224,11 +224,12 @@ def make_app(world: str | Path, player: str = "human", records: str | Path = "re
     return AdventureApp(session, paused=paused, cursor_blink=cursor_blink, config=load_config(), mode=mode)
 
 
-def run_study_app(run) -> int:
-    """A participant's queue in the app; 0 once every world is done, 1 when they quit before."""
+def run_study_app(run, cursor_blink: bool = True) -> int:
+    """A participant's queue in the app; 0 once every world is done, 1 when they quit before. Served to a
+    browser, the cursor does not blink: each blink is a frame sent, for every participant of the server."""
     from .config import load_config
 
-    AdventureApp(study=run, config=load_config()).run()
+    AdventureApp(study=run, config=load_config(), cursor_blink=cursor_blink).run()
     return 0 if run.next_stage() is None else 1
 
 

@@ -125,7 +125,7 @@ def study(args) -> int:
             return run_study(run)
         from .app import run_study_app
 
-        return run_study_app(run)
+        return run_study_app(run, cursor_blink=not args.await_visitor)
     except Busy as exc:
         print(f"adventure study: {exc}", file=sys.stderr)
         return 1
