@@ -27,10 +27,13 @@ What this module changes and why:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import json
 import os
 import secrets
+import signal
+import socket
 import sys
 import time
 from dataclasses import dataclass, field
@@ -96,8 +99,9 @@ class Spares:
         self.argv, self.count = argv, count
         self.ready: list[asyncio.subprocess.Process] = []
         self.starting = 0
+        self.pids: set[int] = set()   # started and not taken by a visitor
 
-    async def take(self) -> asyncio.subprocess.Process:
+    async def _take(self) -> asyncio.subprocess.Process:
         while self.ready:
             process = self.ready.pop(0)
             if process.returncode is None:
@@ -121,13 +125,22 @@ class Spares:
 
     async def _start(self) -> asyncio.subprocess.Process:
         pipe = asyncio.subprocess.PIPE
-        return await asyncio.create_subprocess_exec(*self.argv, stdin=pipe, stdout=pipe, stderr=pipe, env=ENVIRONMENT)
+        process = await asyncio.create_subprocess_exec(*self.argv, stdin=pipe, stdout=pipe, stderr=pipe,
+                                                       env=ENVIRONMENT)
+        self.pids.add(process.pid)
+        return process
 
-    async def close(self) -> None:
-        for process in self.ready:
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
+    async def take(self) -> asyncio.subprocess.Process:
+        process = await self._take()
+        self.pids.discard(process.pid)   # a visitor's now: it ends with their session
+        return process
+
+    def close(self) -> None:
+        """End the spares no visitor took (each would end by itself when the server's end of its stdin closes)."""
+        for pid in self.pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+        self.pids.clear()
         self.ready.clear()
 
 
@@ -171,7 +184,7 @@ class BrowserServer(Server):
         return app
 
     async def on_shutdown(self, app: web.Application) -> None:
-        await self.spares.close()
+        self.spares.close()
 
     async def on_startup(self, app: web.Application) -> None:
         self.spares.fill()
@@ -332,11 +345,17 @@ def serve(command: str, argv: list[str], host: str, port: int, limits: Limits,
     """Serve until Ctrl+C or SIGTERM; ``WebError`` when the port cannot be opened."""
     if not 1 <= port <= 65535:
         raise WebError(f"--port must be from 1 to 65535, not {port}")
+    try:   # before anything starts: aiohttp would find out only after the first processes had
+        socket.create_server((host, port), reuse_port=False).close()
+    except OSError as exc:
+        raise WebError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     server = BrowserServer(command, argv, host, port, limits, admit, title)
     try:
         server.serve()
     except OSError as exc:
         raise WebError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    finally:
+        server.spares.close()
     print(f"adventure {command} --serve: stopped", file=sys.stderr)
     return 0
 
