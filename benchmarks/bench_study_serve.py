@@ -23,6 +23,7 @@ import asyncio
 import os
 import re
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -49,11 +50,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(folder: Path, sessions: int, log) -> tuple[subprocess.Popen, str]:
+def start_server(folder: Path, sessions: int, log, spares: int = 2) -> tuple[subprocess.Popen, str]:
     (folder / "study.yaml").write_text(STUDY)
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "tui_adventure.cli", "study", "study.yaml", "--serve", "--port",
-                             str(port), "--records", "rec", "--max-sessions", str(sessions)], cwd=folder,
+                             str(port), "--records", "rec", "--max-sessions", str(sessions), "--spares",
+                             str(spares)], cwd=folder,
                             stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     import urllib.request
@@ -223,15 +225,19 @@ def main() -> None:
     parser.add_argument("--participants", type=int, default=20)
     parser.add_argument("--spacing", type=float, default=2.0, metavar="SECONDS",
                         help="between two participants' arrivals (default 2: 20 arrive in 40 s, then play together)")
+    parser.add_argument("--spares", type=int, default=2, help="the server's --spares (default 2)")
+    parser.add_argument("--warm", type=float, default=5, metavar="SECONDS",
+                        help="wait this long after the server starts, for its spares (default 5)")
     parser.add_argument("--think", type=float, default=1.0, metavar="SECONDS", help="between a turn and the next"
                         " command's first key (default 1; people take 5 to 20)")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # stopped: the server is still stopped (finally)
     if shutil.which("chromium") is None:
         raise SystemExit("needs Debian's chromium (apt-get install chromium)")
     print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the start")
     with tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "server.log", "w+") as log:
-        proc, url = start_server(Path(tmp), args.participants + 2, log)
-        time.sleep(5)   # the server's spare processes ready, as before a study's link goes out
+        proc, url = start_server(Path(tmp), args.participants + 2, log, args.spares)
+        time.sleep(args.warm)   # the server's spare processes ready, as before a study's link goes out
         try:
             timings = pages(url, args.pages)
             print(f"page to consent screen:  {summary([c for c, _ in timings])}")

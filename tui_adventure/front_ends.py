@@ -186,7 +186,7 @@ def _serve(args, command: str, argv: list[str], admit=None, title: str = "tui-ad
               file=sys.stderr)
         return 2
     try:
-        limits = Limits.checked(args.max_sessions, args.idle_timeout)
+        limits = Limits.checked(args.max_sessions, args.idle_timeout, args.spares)
         return serve(command, argv, args.host, args.port, limits, admit, title)
     except WebError as exc:
         print(f"adventure {command}: {exc}", file=sys.stderr)

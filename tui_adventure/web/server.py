@@ -57,7 +57,7 @@ MAX_CELLS = 1000             # columns or rows a browser may ask for
 RELEASE_WAIT = 5.0           # a reload's new page waits this long for the old session to end
 REFILL_DELAY = 5.0           # seconds from a visitor taking a spare to its replacement starting (the newcomer's
                              # first screens are drawn first; a starting Python takes a core for a second)
-SPARES = 2                   # processes kept waiting for the next visitors
+SPARES = 2                   # processes kept waiting for the next visitors (--spares)
 # what textual-serve's AppService gives its app's environment: Textual's web driver and its terminal
 ENVIRONMENT = {**os.environ, "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver", "TEXTUAL_FPS": "60",
                "TEXTUAL_COLOR_SYSTEM": "truecolor", "TERM_PROGRAM": "textual",
@@ -72,15 +72,18 @@ class WebError(ValueError):
 class Limits:
     max_sessions: int = 8
     idle_timeout: float | None = 600.0
+    spares: int = SPARES
     max_message_bytes: int = MAX_MESSAGE_BYTES
 
     @classmethod
-    def checked(cls, max_sessions: int, idle_timeout: float) -> "Limits":
+    def checked(cls, max_sessions: int, idle_timeout: float, spares: int = SPARES) -> "Limits":
         if not 1 <= max_sessions <= 10_000:
             raise WebError("--max-sessions must be from 1 to 10000")
         if not 0 <= idle_timeout <= 7 * 24 * 3600:
             raise WebError("--idle-timeout must be 0 (never) or up to a week of seconds")
-        return cls(max_sessions, idle_timeout or None)
+        if not 0 <= spares <= max_sessions:
+            raise WebError("--spares must be from 0 to --max-sessions")
+        return cls(max_sessions, idle_timeout or None, spares)
 
 
 @dataclass
@@ -166,7 +169,7 @@ class BrowserServer(Server):
                  admit: Callable[[str], str | None] | None = None, title: str = "tui-adventure") -> None:
         super().__init__(command, host=host, port=port, title=title, statics_path=STATIC)
         self.spares = Spares([sys.executable, "-m", "tui_adventure.cli", command, "--await-visitor", *argv],
-                             min(SPARES, limits.max_sessions))
+                             limits.spares)
         self.limits = limits
         self.admit = admit             # a study: why this participant may not start now (None: they may)
         self.tickets: dict[str, Ticket] = {}
