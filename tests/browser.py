@@ -1,6 +1,7 @@
-"""A real headless Chromium for tests of what a browser shows (Debian's ``chromium``, driven by playwright).
+"""A real headless browser for what tui-adventure serves: Debian's ``chromium`` driven by playwright.
 
-``playwright install`` is never run: the browser is the system's (CI installs it with apt-get when missing).
+playwright's own browser download is never used (``playwright install`` is not run anywhere): the
+browser is the system's, which ``.ci/run`` installs with apt-get when it is missing.
 """
 
 from __future__ import annotations
@@ -11,16 +12,22 @@ from contextlib import contextmanager
 import pytest
 
 
+def chromium(playwright):
+    """A headless Chromium from ``playwright`` (``sync_playwright()`` or ``async_playwright()``'s object);
+    the test fails, saying how to get the browser, when the system has none."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        pytest.fail("no chromium on PATH: apt-get install chromium (.ci/run does it when missing)")
+    return playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
+
+
 @contextmanager
 def browser_page(width: int = 1000, height: int = 800):
     """A fresh page in a headless Chromium at ``width`` x ``height``; closed afterwards."""
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("no chromium on PATH (CI installs Debian's chromium; apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        browser = chromium(p)
         try:
             yield browser.new_page(viewport={"width": width, "height": height})
         finally:

@@ -73,18 +73,59 @@ class AdventureApp(App):
 
     # -- a study: a pause, a world, a pause... ---------------------------------------------
     def next_world(self) -> None:
-        from .screens.study import IntermissionScreen
+        from .screens.study import ConsentScreen, IntermissionScreen
 
         run = self.study
+        if run.needs_consent():
+            self.push_screen(ConsentScreen(run.study.title, run.study.consent), self.consent_given)
+            return
         stage = run.next_stage()
         text = run.intermission(stage)
         if stage is None:
-            self.push_screen(IntermissionScreen(run.study.title, text, final=True), lambda _: self.exit())
+            self.finish_study(text)
             return
         first = run.done_count() == 0 and not self.study_started
         self.study_started = True
         intro = f"{run.study.instructions}\n\n{text}" if first and run.study.instructions else text
         self.push_screen(IntermissionScreen(run.study.title, intro), lambda _: self.start_world(stage))
+
+    def consent_given(self, agreed: bool | None) -> None:
+        from .screens.study import IntermissionScreen
+
+        if agreed:
+            self.study.agree()
+            self.call_later(self.next_world)
+            return
+        self.study.decline()
+        self.push_screen(IntermissionScreen(self.study.study.title, "You did not agree, so the study ends here."
+                                            " Nothing was recorded but that you declined.", final=True,
+                                            closing=self.end_note(None)), lambda _: self.exit())
+
+    def finish_study(self, text: str) -> None:
+        """The end: the completion code to hand back, then (in a browser) the platform's completion page."""
+        from .screens.study import IntermissionScreen
+
+        study = self.study.study
+        if study.completion_code:
+            text += f"\n\nYour completion code: {study.completion_code}"
+        if study.completion_url and not self.is_web:
+            text += f"\n\nFinish at: {study.completion_url}"
+
+        def leave(_) -> None:
+            if study.completion_url and self.is_web:
+                self.open_url(study.completion_url, new_tab=False)
+            self.exit()
+
+        stays = self.is_web and not study.completion_url   # the code stays on the page, to be copied
+        self.push_screen(IntermissionScreen(study.title, text, final=True, closing=self.end_note(study), stays=stays),
+                         leave)
+
+    def end_note(self, study) -> str:
+        if not self.is_web:
+            return "Press Enter to close."
+        if study is not None and study.completion_url:
+            return "Press Enter to go back to the study's platform."
+        return "You may close this page now."
 
     def start_world(self, stage) -> None:
         from .screens.play import PlayScreen
@@ -183,11 +224,12 @@ def make_app(world: str | Path, player: str = "human", records: str | Path = "re
     return AdventureApp(session, paused=paused, cursor_blink=cursor_blink, config=load_config(), mode=mode)
 
 
-def run_study_app(run) -> int:
-    """A participant's queue in the app; 0 once every world is done, 1 when they quit before."""
+def run_study_app(run, cursor_blink: bool = True) -> int:
+    """A participant's queue in the app; 0 once every world is done, 1 when they quit before. Served to a
+    browser, the cursor does not blink: each blink is a frame sent, for every participant of the server."""
     from .config import load_config
 
-    AdventureApp(study=run, config=load_config()).run()
+    AdventureApp(study=run, config=load_config(), cursor_blink=cursor_blink).run()
     return 0 if run.next_stage() is None else 1
 
 

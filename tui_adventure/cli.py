@@ -27,14 +27,17 @@ def build_parser() -> argparse.ArgumentParser:
                        " progress, score so far, planner, undo or player switching (docs/studies.md)")
         if command == "play":
             p.add_argument("--paused", action="store_true", help="a model player waits for F5 (resume) or F6 (step)")
+            _serve_options(p, "serve the app to browsers instead: each visitor gets their own game (watch a model"
+                              " remotely); needs the [web] extra (docs/studies.md)")
 
     p = sub.add_parser("study", help="a participant plays a study's queue of worlds blind (human baselines)")
     p.add_argument("study", metavar="STUDY.yaml")
-    p.add_argument("--participant", required=True, metavar="ID", help="letters, digits, - and _ (records go"
-                   " to RECORDS/human-ID)")
+    p.add_argument("--participant", metavar="ID", help="letters, digits, - and _ (records go to RECORDS/human-ID)")
     p.add_argument("--records", default="records")
     p.add_argument("--repl", action="store_true", help="line mode instead of the Textual app (over ssh, or a pipe)")
     p.add_argument("--check", action="store_true", help="only check the study file and list the participant's queue")
+    _serve_options(p, "serve the study to browsers: http://HOST:PORT/?participant=ID (or Prolific's PROLIFIC_PID)"
+                      " starts or resumes that participant; needs the [web] extra (docs/studies.md)")
 
     p = sub.add_parser("replay", help="step through a recorded episode in the Textual app")
     p.add_argument("episode", metavar="EPISODE_DIR")
@@ -133,6 +136,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--infos", metavar="A,B", help="what observations may carry (default: the cheap ones;"
                    " par, progress and admissible_commands cost a planner search)")
     return parser
+
+
+def _serve_options(p: argparse.ArgumentParser, help_text: str) -> None:
+    p.add_argument("--serve", action="store_true", help=help_text)
+    # how --serve starts a visitor's process ahead of them: loaded, it waits for the server's line on stdin
+    p.add_argument("--await-visitor", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--host", default="127.0.0.1", help="with --serve: the address to listen on (0.0.0.0: every"
+                   " network; put a reverse proxy with TLS in front, docs/studies.md)")
+    p.add_argument("--port", type=int, default=8000, help="with --serve (default 8000)")
+    p.add_argument("--max-sessions", type=int, default=8, metavar="N", help="with --serve: browsers playing at once")
+    p.add_argument("--spares", type=int, default=2, metavar="N", help="with --serve: processes kept started ahead"
+                   " of visitors, the app loaded (default 2; as many as will arrive within a minute for a crowd)")
+    p.add_argument("--idle-timeout", type=float, default=600, metavar="SECONDS",
+                   help="with --serve: end a session nothing was typed in for this long (0: never; default 600;"
+                        " the participant resumes by reloading)")
 
 
 def _generate_problem(args, out: Path) -> str | None:

@@ -12,10 +12,16 @@ import sys
 def play(args) -> int:
     """``play`` and ``repl``: a broken world or player is reported in plain text before any screen opens."""
     from .engine.yamlpos import SourceErrors
+    from .catalog import open_world
     from .figures import BLIND, RESEARCHER
     from .session import open_session
 
+    if getattr(args, "serve", False):
+        return _serve_play(args)
     try:
+        if getattr(args, "await_visitor", False):
+            open_world(args.world)   # loaded (and cached) before the wait
+            _visitor()
         session = open_session(args.world, args.player, args.records, args.name, args.mode,
                                show=BLIND if args.blind else RESEARCHER)
     except SourceErrors as exc:
@@ -34,6 +40,26 @@ def play(args) -> int:
         return run_app(session, args.mode, args.paused)
     finally:
         print(session.records_summary(), file=sys.stderr)
+
+
+def _serve_play(args) -> int:
+    """``adventure play WORLD --serve``: each visitor gets ``adventure play`` with the same options."""
+    from .catalog import open_world
+    from .engine.yamlpos import SourceErrors
+
+    try:
+        open_world(args.world)   # a broken world stops the server before the port opens
+    except SourceErrors as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"adventure play: {exc}", file=sys.stderr)
+        return 1
+    argv = [f"--player={args.player}", f"--records={args.records}", f"--mode={args.mode}"]
+    argv += [f"--name={args.name}"] if args.name else []
+    argv += ["--blind"] if args.blind else []
+    argv += ["--paused"] if args.paused else []
+    return _serve(args, "play", [*argv, "--", args.world], title=str(args.world))
 
 
 def replay(args) -> int:
@@ -67,9 +93,16 @@ def study(args) -> int:
     from .engine.yamlpos import SourceErrors
     from .study import StudyRun, check_participant, load_study
 
+    if args.serve:
+        return _serve_study(args)
+    if args.participant is None and not args.await_visitor:
+        print("adventure study: give --participant ID (or --serve, where each link names its participant)",
+              file=sys.stderr)
+        return 2
     try:
-        check_participant(args.participant)
-        run = StudyRun(load_study(args.study), args.participant, args.records)
+        loaded = load_study(args.study)
+        participant, visit = (check_participant(args.participant), {}) if not args.await_visitor else _visitor()
+        run = StudyRun(loaded, participant, args.records, visit)
     except SourceErrors as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -77,23 +110,84 @@ def study(args) -> int:
         print(f"adventure study: {exc}", file=sys.stderr)
         return 1
     if args.check:
+        pending = " (no consent yet: the order the next newcomer gets)" if run.needs_consent() else ""
         print(f"{run.study.title}: {len(run.stages)} worlds, order {run.study.order}"
-              f" (row {run.row}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}")
+              f" (row {run.row}{pending}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}")
         for stage in run.stages:
             mark = "done" if run.done(stage) else "    "
             print(f"  {stage.position + 1:>3}. [{mark}] {stage.entry.label}  ({stage.entry.world.game})")
         return 0
     try:
+        run.hold()
         if args.repl:
             from .repl import run_study
 
             return run_study(run)
         from .app import run_study_app
 
-        return run_study_app(run)
+        return run_study_app(run, cursor_blink=not args.await_visitor)
     except Busy as exc:
         print(f"adventure study: {exc}", file=sys.stderr)
         return 1
     finally:
-        print(f"records: {run.records / run.run_name} ({run.done_count()} of {len(run.stages)} worlds done)",
+        run.release()
+        if not run.needs_consent():
+            print(f"records: {run.records / run.run_name} ({run.done_count()} of {len(run.stages)} worlds done)",
+                  file=sys.stderr)
+
+
+def _visitor() -> tuple[str | None, dict]:
+    """Started by ``--serve`` ahead of its visitor (``--await-visitor``): the app is imported and the world or
+    study loaded; now the server's line says who came (``study.visit.await_hello``) and the window's size."""
+    import os
+
+    import importlib
+
+    from .study.visit import await_hello
+
+    # imported before the wait, so that the visitor does not wait for them
+    for module in ("tui_adventure.app", "tui_adventure.screens.play", "tui_adventure.screens.study",
+                   "textual.drivers.web_driver"):
+        importlib.import_module(module)
+
+    participant, visit, columns, rows = await_hello()
+    os.environ["COLUMNS"], os.environ["ROWS"] = str(columns), str(rows)   # the web driver's first size
+    return participant, visit
+
+
+def _serve_study(args) -> int:
+    if args.participant is not None or args.repl or args.check or args.await_visitor:
+        print("adventure study: --serve takes no --participant, --repl or --check (each browser's link names"
+              " its participant)", file=sys.stderr)
+        return 2
+    from functools import partial
+    from pathlib import Path
+
+    from .engine.yamlpos import SourceErrors
+    from .study import load_study
+    from .study.queue import is_sitting
+
+    try:
+        study = load_study(args.study)   # every world of it, before the port opens
+    except SourceErrors as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    records = Path(args.records).resolve()
+    return _serve(args, "study", [f"--records={records}", "--", str(Path(args.study).resolve())],
+                  admit=partial(is_sitting, study, records), title=study.title)
+
+
+def _serve(args, command: str, argv: list[str], admit=None, title: str = "tui-adventure") -> int:
+    """The app in a browser (textual-serve, extra ``[web]``): one process per visitor."""
+    try:
+        from .web.server import Limits, WebError, serve
+    except ImportError as exc:
+        print(f"adventure {command}: --serve needs the [web] extra: pip install 'tui-adventure[web]' ({exc})",
               file=sys.stderr)
+        return 2
+    try:
+        limits = Limits.checked(args.max_sessions, args.idle_timeout, args.spares)
+        return serve(command, argv, args.host, args.port, limits, admit, title)
+    except WebError as exc:
+        print(f"adventure {command}: {exc}", file=sys.stderr)
+        return 2

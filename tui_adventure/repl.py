@@ -314,6 +314,25 @@ def run_study(run, interactive: bool | None = None, lines: TextIO | None = None,
     lines = lines if lines is not None else sys.stdin
     out = out if out is not None else sys.stdout
     say = Printer(out, interactive and out.isatty(), shutil.get_terminal_size().columns if interactive else None)
+
+    def read() -> str | None:
+        try:
+            return input() if interactive else (lines.readline() or None)
+        except (EOFError, KeyboardInterrupt):
+            return None
+
+    if run.needs_consent():
+        say.say(run.study.title, "title")
+        say.say(run.study.consent)
+        say.say("\n[Type yes to agree and begin, or no to stop here.]", "note")
+        answer = read()
+        if answer is None:   # the end of a pipe, or Ctrl-C: nothing said, nothing kept
+            return 1
+        if answer.strip().lower() not in ("yes", "y", "i agree"):
+            run.decline()
+            say.say("[You did not agree, so the study ends here. Nothing was recorded but that you declined.]", "note")
+            return 1
+        run.agree()
     if run.done_count() == 0:
         say.say(run.study.title, "title")
         if run.study.instructions:
@@ -322,11 +341,13 @@ def run_study(run, interactive: bool | None = None, lines: TextIO | None = None,
         stage = run.next_stage()
         say.say(f"\n[{run.intermission(stage)}]", "note")
         if stage is None:
+            study = run.study
+            if study.completion_code:
+                say.say(f"Your completion code: {study.completion_code}")
+            if study.completion_url:
+                say.say(f"Finish at: {study.completion_url}")
             return 0
-        try:
-            ready = input() if interactive else lines.readline()
-        except (EOFError, KeyboardInterrupt):
-            ready = ""
+        ready = read()
         if not interactive and not ready:   # the end of a pipe: resume later
             return 1
         session = run.session(stage)

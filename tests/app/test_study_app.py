@@ -88,3 +88,48 @@ async def test_the_time_limit_ends_a_world_while_the_participant_thinks(tmp_path
         assert isinstance(app.screen, IntermissionScreen)
         assert "The world of Hurry is done" in str(app.screen.query_one("#intermission").render())
     assert run.done_count() == 1
+
+
+async def test_consent_comes_first_in_the_app_and_the_end_shows_the_completion_code(tmp_path):
+    from textual.widgets import Button
+
+    from tui_adventure.screens.study import ConsentScreen
+
+    path = tmp_path / "study.yaml"
+    path.write_text("title: Agree first\nconsent: '**We record** what you type.'\nworlds: [tutorial]\n"
+                    "completion_code: C0DE42\ncompletion_url: https://example.org/done?cc=C0DE42\n")
+    run = StudyRun(load_study(path), "c1", tmp_path / "records")
+    app = AdventureApp(study=run, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert isinstance(app.screen, ConsentScreen)
+        await pilot.press("enter")   # typed ahead: the agree button is not focused, nothing is agreed
+        assert isinstance(app.screen, ConsentScreen) and run.needs_consent()
+        app.screen.query_one("#agree", Button).press()
+        await pilot.pause()
+        assert isinstance(app.screen, IntermissionScreen) and run.consented
+        await pilot.press("enter")
+        await pilot.pause()
+        for line in SOLUTION + ["done"]:
+            await type_line(pilot, line)
+        await type_line(pilot, "")
+        await pilot.pause()
+        shown = str(app.screen.query_one("#intermission").render())
+        assert "Your completion code: C0DE42" in shown and "Finish at: https://example.org/done?cc=C0DE42" in shown
+        assert "Press Enter to close." in shown
+
+
+async def test_declining_in_the_app_ends_the_study(tmp_path):
+    from textual.widgets import Button
+
+    path = tmp_path / "study.yaml"
+    path.write_text("title: Agree first\nconsent: We record what you type.\nworlds: [tutorial]\n")
+    run = StudyRun(load_study(path), "c2", tmp_path / "records")
+    app = AdventureApp(study=run, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.screen.query_one("#decline", Button).press()
+        await pilot.pause()
+        assert "Nothing was recorded but that you declined" in str(app.screen.query_one("#intermission").render())
+        await pilot.press("enter")
+        await pilot.pause()
+    assert not app.is_running and run.needs_consent()
+    assert not (tmp_path / "records/human-c2").exists()

@@ -149,6 +149,11 @@ BAD = [
     ("title: X\nworlds:\n  - generate: {rooms: 0}\n", "study.yaml:3:", "--rooms must be"),
     ("worlds: [house]\n", "study.yaml", "needs title"),
     ("title: X\nworlds: [house\n", "study.yaml:", "YAML syntax error"),
+    ("title: X\nworlds: [house]\nconsent: [agree]\n", "study.yaml:3:10:", "consent must be text"),
+    ("title: X\nworlds: [house]\ncompletion_code: has space\n", "study.yaml:3:18:", "completion_code is 1 to 64"),
+    ("title: X\nworlds: [house]\ncompletion_url: javascript:alert(1)\n", "study.yaml:3:17:", "https://"),
+    ("title: X\nworlds: [house]\ncompletion_url: https://\n", "study.yaml:3:17:", "names a host"),
+    ("title: X\nworlds: [house]\ncompletion_urls: https://x.org\n", "study.yaml:3:1:", "did you mean 'completion_url'"),
 ]
 
 

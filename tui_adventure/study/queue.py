@@ -14,11 +14,12 @@ import hashlib
 import json
 import random
 import re
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..clembench.records import DISCARDED, FolderLock
+from ..clembench.records import DISCARDED, Busy, FolderLock
 from ..clembench.recorder import Recorder
 from ..engine.names import inside
 from ..engine.snapshot import write_atomic
@@ -26,6 +27,7 @@ from ..session import Session
 from .spec import Entry, Study
 
 PARTICIPANT = re.compile(r"[A-Za-z0-9_-]{1,64}")
+ROSTER_WAIT = 10.0   # seconds a participant's start waits for others' to write the roster
 KEPT = ("interactions.json", "player_1.requests.json", DISCARDED, "error.json", "scores.json")   # an attempt's own files
 
 
@@ -35,6 +37,34 @@ def check_participant(pid: str) -> str:
         raise ValueError(f"participant ID {pid!r}: use 1 to 64 letters, digits, '-' or '_' (it names the"
                          " participant's records folder, human-<ID>)")
     return pid
+
+
+def _now() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def _arrive_in(people: dict, participant: str) -> None:
+    if participant not in people:
+        people[participant] = {"row": len(people), "arrived": _now()}
+
+
+def sitting(study: Study, records: str | Path, participant: str) -> FolderLock:
+    """The lock one participant's sitting holds (``StudyRun.hold``); Busy, saying so, while another holds it."""
+    folder = inside(Path(records), ".studies", f"{study.slug}.sittings", check_participant(participant))
+    try:
+        return FolderLock(folder, "this participant's sitting").acquire()
+    except Busy:
+        raise Busy(f"participant {participant} is already playing {study.title} (another window, tab or"
+                   " terminal); close that one first, then come back to resume") from None
+
+
+def is_sitting(study: Study, records: str | Path, participant: str) -> str | None:
+    """Why ``participant`` cannot start a sitting now (another holds it), or None."""
+    try:
+        sitting(study, records, participant).release()
+    except Busy as exc:
+        return str(exc)
+    return None
 
 
 def latin_row(n: int, row: int) -> list[int]:
@@ -68,23 +98,70 @@ class Stage:
 class StudyRun:
     """A participant's queue over ``records``: what is done, what comes next, a session for it."""
 
-    def __init__(self, study: Study, participant: str, records: str | Path = "records") -> None:
+    def __init__(self, study: Study, participant: str, records: str | Path = "records",
+                 visit: dict | None = None) -> None:
+        """``visit``: how the participant came (a browser's facts, a platform's IDs; ``visit.py``), kept
+        in every episode's meta."""
         self.study = study
         self.participant = check_participant(participant)
         self.records = Path(records)
+        self.visit = dict(visit or {})
         self.run_name = f"human-{participant}"
         self.roster_path = inside(self.records, ".studies", f"{study.slug}.json")
-        self.row = self._arrive()
-        n = len(study.worlds)
+        self._lock: FolderLock | None = None
+        person = self._roster().get("participants", {}).get(participant)
+        self.consented: str | None = person.get("consent") if isinstance(person, dict) else None
+        if self.needs_consent():
+            # nothing is written before the participant agrees: the order shown (--check) is the one the
+            # next newcomer would get
+            self._place(len(self._roster().get("participants", {})))
+        else:
+            self._place(self._arrive())
+
+    def _place(self, row: int) -> None:
+        self.row = row
+        study, n = self.study, len(self.study.worlds)
         if study.order == "shuffled":
             order = list(range(n))
-            seed = hashlib.sha256(f"{study.title}\0{participant}".encode()).digest()
+            seed = hashlib.sha256(f"{study.title}\0{self.participant}".encode()).digest()
             random.Random(seed).shuffle(order)
         elif study.order == "latin":
-            order = latin_row(n, self.row)
+            order = latin_row(n, row)
         else:
             order = list(range(n))
         self.stages = [Stage(pos, i, study.worlds[i]) for pos, i in enumerate(order)]
+
+    # -- consent -------------------------------------------------------------------------------
+    def needs_consent(self) -> bool:
+        return bool(self.study.consent) and not self.consented
+
+    def agree(self) -> None:
+        """The participant agreed to the study's consent text: kept with its time, and they arrive."""
+        when = _now()
+
+        def add(data: dict) -> None:
+            people = data["participants"]
+            _arrive_in(people, self.participant)
+            people[self.participant]["consent"] = when
+        self._place(int(self._update_roster(add)["participants"][self.participant]["row"]))
+        self.consented = when
+
+    def decline(self) -> None:
+        """The participant did not agree: the refusal and its time are all that is kept of them."""
+        when = _now()
+        self._update_roster(lambda data: data.setdefault("declined", {}).setdefault(self.participant, []).append(when))
+
+    # -- one sitting at a time ---------------------------------------------------------------------
+    def hold(self) -> "StudyRun":
+        """Hold this participant's place in the study for this process: a second window, tab or terminal
+        with the same ID is refused (Busy) instead of playing the same world twice."""
+        self._lock = sitting(self.study, self.records, self.participant)
+        return self
+
+    def release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     # -- the roster ----------------------------------------------------------------------
     def _roster(self) -> dict:
@@ -95,11 +172,20 @@ class StudyRun:
             return {}
 
     def _update_roster(self, change) -> dict:
-        """Read, change and write the roster under a lock (two participants may start at once)."""
-        lock = FolderLock(self.roster_path.parent, "the study's roster").acquire()
+        """Read, change and write the roster under a lock: participants who start at once take turns (the lock
+        is held for a read and a write, milliseconds), so one waits rather than fails."""
+        deadline = time.monotonic() + ROSTER_WAIT
+        while True:
+            try:
+                lock = FolderLock(self.roster_path.parent, "the study's roster").acquire()
+                break
+            except Busy:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
         try:
             data = self._roster() or {"study": self.study.title, "participants": {}}
-            change(data["participants"])
+            change(data)
             write_atomic(self.roster_path, json.dumps(data, indent=1).encode())
             return data
         finally:
@@ -107,16 +193,14 @@ class StudyRun:
 
     def _arrive(self) -> int:
         """This participant's row: the order they first arrived in (kept, so a resumed session keeps it)."""
-        def add(people: dict) -> None:
-            if self.participant not in people:
-                people[self.participant] = {"row": len(people), "arrived": datetime.now().isoformat(timespec="seconds")}
-        return int(self._update_roster(add)["participants"][self.participant]["row"])
+        return int(self._update_roster(lambda data: _arrive_in(data["participants"], self.participant))
+                   ["participants"][self.participant]["row"])
 
     def practice_done(self) -> bool:
         return bool(self._roster().get("participants", {}).get(self.participant, {}).get("practice_done"))
 
     def mark_practice_done(self) -> None:
-        self._update_roster(lambda people: people[self.participant].update(practice_done=True))
+        self._update_roster(lambda data: data["participants"][self.participant].update(practice_done=True))
 
     # -- progress ---------------------------------------------------------------------------
     def recorder(self, stage: Stage) -> Recorder:
@@ -157,7 +241,11 @@ class StudyRun:
         meta = {"study": {"title": self.study.title, "participant": self.participant, "order": self.study.order,
                           "row": self.row, "position": stage.position + 1, "of": len(self.stages),
                           "world_index": stage.index, "world": entry.label, "attempt": attempt,
-                          **({"time_limit": entry.time_limit} if entry.time_limit else {})}}
+                          **({"time_limit": entry.time_limit} if entry.time_limit else {}),
+                          **({"consent": self.consented} if self.consented else {}),
+                          **({"platform": self.visit["platform"]} if self.visit.get("platform") else {})}}
+        if self.visit.get("browser"):
+            meta["browser"] = self.visit["browser"]
         return Session(entry.world, records=self.records, name=self.run_name, show=self.study.show,
                        time_limit=entry.time_limit, meta=meta)
 

@@ -19,13 +19,16 @@ from ..engine.world import World
 from ..engine.yamlpos import PosDict, SourceError, SourceErrors, did_you_mean, key_pos_of, load_yaml, pos_of
 from ..figures import Visibility
 
-KEYS = ("title", "instructions", "practice", "worlds", "order", "time_limit", "show")
+KEYS = ("title", "instructions", "consent", "practice", "worlds", "order", "time_limit", "show", "completion_code",
+        "completion_url")
 ORDERS = ("fixed", "shuffled", "latin")
 ENTRY_KEYS = ("world", "time_limit")
 GENERATE_KEYS = ("rooms", "objects", "goals", "doors", "locked", "containers", "supports", "distractors", "theme",
                  "split", "seed", "seeds", "par")
 MAX_TIME_LIMIT = 24 * 3600
 MAX_WORLDS = 1000
+CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")   # what a crowd platform's completion code looks like (Prolific's: C1A2B3C4)
+MAX_URL = 2000
 
 
 @dataclass
@@ -46,6 +49,9 @@ class Study:
     practice: Entry | None = None
     order: str = "fixed"
     show: Visibility = field(default_factory=Visibility.blind)
+    consent: str = ""                    # Markdown agreed to before the first world; "" asks nothing
+    completion_code: str | None = None   # shown at the end, for the participant to hand back to the platform
+    completion_url: str | None = None    # where the end sends a browser (the platform's completion page)
 
     @property
     def slug(self) -> str:
@@ -90,6 +96,9 @@ class _Reader:
                            at_key=True)
         title = self.text(doc, "title", required=True) or "study"
         instructions = self.text(doc, "instructions") or ""
+        consent = self.text(doc, "consent") or ""
+        code = self.code(doc)
+        url = self.url(doc)
         order = doc.get("order", "fixed")
         if order not in ORDERS:
             self.error(doc, "order", f"order must be one of {', '.join(ORDERS)}, not {order!r}{did_you_mean(order, ORDERS)}")
@@ -117,7 +126,7 @@ class _Reader:
                 self.error(doc, "worlds", f"{len(worlds)} worlds: a study holds at most {MAX_WORLDS}")
         if self.errors:
             raise SourceErrors(self.errors)
-        return Study(self.name, title, worlds, instructions, practice, order, show)
+        return Study(self.name, title, worlds, instructions, practice, order, show, consent, code, url)
 
     # -- values ---------------------------------------------------------------------------
     def text(self, doc, key: str, required: bool = False) -> str | None:
@@ -130,6 +139,43 @@ class _Reader:
             self.error(doc, key, f"{key} must be text")
             return None
         return value.strip()
+
+    def code(self, doc) -> str | None:
+        """A completion code is typed or pasted by the participant into the platform: short, no spaces."""
+        value = doc.get("completion_code")
+        if value is None:
+            return None
+        value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+        if not isinstance(value, str) or not CODE.fullmatch(value):
+            self.error(doc, "completion_code", "completion_code is 1 to 64 letters, digits, '-' or '_' (the code"
+                                               f" the platform gave you, e.g. C1A2B3C4), not {value!r}")
+            return None
+        return value
+
+    def url(self, doc) -> str | None:
+        """Where a browser goes at the end: an http(s) address, nothing a page could run (javascript:)."""
+        from urllib.parse import urlsplit
+
+        value = doc.get("completion_url")
+        if value is None:
+            return None
+        problem = None
+        if not isinstance(value, str):
+            problem = "is text"
+        elif len(value) > MAX_URL or any(c.isspace() or not c.isprintable() for c in value):
+            problem = f"is one address of at most {MAX_URL} characters, with no spaces"
+        else:
+            try:
+                parts = urlsplit(value)
+            except ValueError as exc:
+                parts, problem = None, f"is not an address ({exc})"
+            if parts is not None and (parts.scheme not in ("http", "https") or not parts.hostname):
+                problem = "starts with https:// (or http://) and names a host"
+        if problem:
+            self.error(doc, "completion_url", f"completion_url {problem}, e.g."
+                                              " https://app.prolific.com/submissions/complete?cc=C1A2B3C4")
+            return None
+        return value
 
     def seconds(self, doc, key: str) -> float | None:
         if key not in doc:

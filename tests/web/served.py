@@ -1,0 +1,133 @@
+"""What the browser tests share: the [web] extra, a served study on a free port, the terminal in a page.
+
+The page's terminal is xterm.js drawing on a canvas, which has no text to read. xterm.js keeps an
+accessibility tree of its rows (a ``div`` per row) when ``screenReaderMode`` is on: the test turns it
+on in the page's own ``textual.js`` as the browser fetches it (the one change to what is served) and
+reads the rows xterm.js itself parsed from the app's output.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+WEB_REQUIREMENT = "textual-serve>=1.1.3,<1.2"   # the [web] extra, as pyproject.toml pins it
+XTERM_OPTIONS = "allowProposedApi:!0,"
+BOX = r"[\u2500-\u259f]"   # box drawing and block elements: borders, scroll bars, the input's frame
+
+
+def install_web_extra() -> None:
+    """CI starts with nothing installed by hand: the [web] extra is installed when missing."""
+    if importlib.util.find_spec("textual_serve") is None:
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                               WEB_REQUIREMENT], capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            pytest.fail(f"pip install {WEB_REQUIREMENT} failed:\n{done.stdout}{done.stderr}")
+        importlib.invalidate_caches()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Served:
+    """``adventure ARGS --serve`` on a free port of 127.0.0.1, stopped (SIGTERM) on exit."""
+
+    def __init__(self, args: list[str], cwd: Path, *options: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.log = cwd / f"server-{self.port}.log"
+        self.command = [sys.executable, "-m", "tui_adventure.cli", *args, "--serve", "--port", str(self.port),
+                        *options]
+        self.cwd = cwd
+
+    def __enter__(self) -> "Served":
+        self.out = open(self.log, "w")
+        self.proc = subprocess.Popen(self.command, cwd=self.cwd, stdout=self.out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"the server ended: {self.log.read_text()}")
+            try:
+                self.get("static/css/xterm.css")
+                return self
+            except OSError:
+                time.sleep(0.1)
+        raise TimeoutError(f"no answer on {self.url}")
+
+    def __exit__(self, *exc) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.out.close()
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=10) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+
+class Terminal:
+    """The app in a page: its screen as text, keys typed into it."""
+
+    def __init__(self, page) -> None:
+        self.page = page
+
+        def readable(route) -> None:
+            response = route.fetch()
+            body = response.text()
+            assert XTERM_OPTIONS in body, "textual.js changed: find where it makes its Terminal"
+            headers = {k: v for k, v in response.headers.items() if k.lower() not in ("content-encoding",
+                                                                                      "content-length")}
+            route.fulfill(status=response.status, headers=headers,
+                          body=body.replace(XTERM_OPTIONS, XTERM_OPTIONS + "screenReaderMode:!0,", 1))
+
+        page.route("**/static/js/textual.js", readable)
+
+    def open(self, url: str, first: str) -> str:
+        """Load ``url`` and wait for ``first`` on the screen; the keyboard then types into the terminal."""
+        self.page.goto(url)
+        shown = self.wait_for(first)
+        self.page.focus(".xterm-helper-textarea")
+        return shown
+
+    def screen(self) -> str:
+        return self.page.evaluate(
+            "[...document.querySelectorAll('.xterm-accessibility-tree > div')].map(d => d.textContent).join('\\n')")
+
+    def text(self) -> str:
+        """The screen's words in one line: boxes and wrapping gone, so a sentence reads whole."""
+        return " ".join(re.sub(BOX, " ", self.screen()).split())
+
+    def wait_for(self, text: str, timeout: float = 30) -> str:
+        """The screen's words (``text()``) once ``text`` is among them."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            shown = self.text()
+            if text in shown:
+                return shown
+            self.page.wait_for_timeout(50)
+        raise AssertionError(f"{text!r} never showed; the screen:\n{self.screen()}")
+
+    def type(self, line: str) -> None:
+        self.page.keyboard.type(line)
+        self.page.keyboard.press("Enter")
+
+    def press(self, key: str) -> None:
+        self.page.keyboard.press(key)
