@@ -42,7 +42,8 @@ INSTALL_HINT = (
 ).format(v=CLEMCORE_VERSION)
 
 # Packages whose __init__ must NOT run (they import gradio, backends, ...).
-_STUB_PACKAGES = ("clemcore", "clemcore.clemgame", "clemcore.clemgame.transcripts", "clemcore.utils")
+_STUB_PACKAGES = ("clemcore", "clemcore.clemgame", "clemcore.clemgame.transcripts", "clemcore.clemgame.legacy",
+                  "clemcore.utils")
 # Third-party modules the two code paths import.
 _LIGHT_DEPS = ("pandas", "tqdm", "yaml", "markdown", "pylatex")
 
@@ -106,6 +107,7 @@ def _modules() -> dict[str, ModuleType]:
             "resources": importlib.import_module("clemcore.clemgame.resources"),
             "builder": importlib.import_module("clemcore.clemgame.transcripts.builder"),
             "clemeval": importlib.import_module("clemcore.clemeval"),
+            "legacy_scorer": importlib.import_module("clemcore.clemgame.legacy.scorer"),
         }
     finally:
         for k in [k for k in sys.modules if k == "clemcore" or k.startswith("clemcore.")]:
@@ -177,3 +179,21 @@ def evaluate(root, quiet: bool = True):
     if not csv.is_file():
         raise RuntimeError(f"clemcore wrote no {csv}\n{out.getvalue()}")
     return csv, df
+
+
+def scores_layout(interactions: dict) -> dict:
+    """What clemcore's own ``GameScorer.compute_scores`` (the legacy one, which clembench's adventuregame
+    builds on, with its "turn scores") puts into a scores.json for ``interactions``, before any game's
+    scores: the top-level keys in clemcore's order with the values it copies from the interactions."""
+    base = _modules()["legacy_scorer"].GameScorer
+
+    class Layout(base):
+        def score_turns(self, interactions):
+            pass
+
+        def score_game(self, interactions):
+            pass
+
+    scorer = Layout("adventuregame", {}, {})
+    scorer.compute_scores(interactions)
+    return scorer.scores

@@ -113,8 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("list", help="the worlds and clembench experiments that ship with tui-adventure")
 
-    p = sub.add_parser("export", help="a world for another planner (pddl), or records for trainers (trajectories)")
-    kinds = p.add_subparsers(dest="format", metavar="{pddl,trajectories}", required=True)
+    p = sub.add_parser("export", help="a world for another planner (pddl), records for trainers (trajectories),"
+                       " or worlds as a clembench game (clemgame)")
+    kinds = p.add_subparsers(dest="format", metavar="{pddl,trajectories,clemgame}", required=True)
+    q = kinds.add_parser("clemgame", help="worlds as a clembench game that clemcore's clem run plays"
+                         " (docs/clembench/RECORDS.md, Inside clembench)")
+    q.add_argument("worlds", nargs="+", metavar="WORLD")
+    q.add_argument("--out", required=True, metavar="DIR")
+    q.add_argument("--name", metavar="NAME", help="the game's name and folder (default: tuiadventure)")
     q = kinds.add_parser("pddl", help="domain.pddl + problem.pddl of a world (docs/pddl.md)")
     q.add_argument("world")
     q.add_argument("--out", required=True, metavar="DIR")
@@ -394,6 +400,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"wrote {len(written)} world files under {args.out}")
         return 0
+    if args.command == "export" and args.format == "clemgame":
+        from .export.clemgame import export as export_clemgame
+
+        return export_clemgame(args.worlds, args.out, args.name)
     if args.command == "export" and args.format == "pddl":
         from .export.cli import export
 

@@ -171,15 +171,7 @@ class Recorder:
             write_json(self.dir / POINTER, {"world": real_path(str(path))}, final=False)
 
     def instance_dict(self) -> dict:
-        w = self.world
-        if "instance" in w.meta:
-            instance = w.meta["instance"]
-            if instance.get("max_turns", 50) != w.max_turns:   # played with another turn limit: say which
-                instance = {**instance, "max_turns": w.max_turns}
-            return instance
-        path = Path(w.path)   # absolute, so that the scorer finds the world from anywhere
-        return {"game_id": self.game_id, "world": str(path.resolve() if path.exists() else path), "title": w.title,
-                "max_turns": w.max_turns, "par": w.par, "goal_state": [str(g) for g in w.goals]}
+        return instance_of(self.world, self.game_id)
 
     def log_turn(self, episode, turn, call: dict | None = None, played_by: str | None = None,
                  secrets: tuple = ()) -> None:
@@ -419,9 +411,7 @@ class Recorder:
             "meta": meta, "player_models": models,
             "players": self._players(),
             "turns": self.turns,
-            "adventure_info": {"variant": self.world.meta.get("variant", "basic"), "max_turns": self.world.max_turns,
-                               "optimal_turns": self.world.meta.get("optimal_turns", self.world.par),
-                               "goal_count": len(self.world.goals)},
+            "adventure_info": adventure_info(self.world),
         }
         files = [(self.dir / "interactions.json", self._listed(interactions, "turns", self._turn_texts))]
         labels = [f"Player {k}" for k in range(1, len(self.order) + 1)] or ["Player 1"]
@@ -454,3 +444,23 @@ class Recorder:
         parts = (f'{dumps_compact(k)}:{"[" + ",".join(cache) + "]" if k == key else dumps_compact(v)}'
                  for k, v in document.items())
         return ("{" + ",".join(parts) + "}").encode("utf-8", "backslashreplace")
+
+
+def instance_of(world, game_id: int) -> dict:
+    """An episode's instance.json: upstream's instance for an imported clembench world (with the turn
+    limit it was played with), else the world's file (absolute, so that the scorer finds it from
+    anywhere), title, turn limit, par and goals."""
+    if "instance" in world.meta:
+        instance = world.meta["instance"]
+        if instance.get("max_turns", 50) != world.max_turns:   # played with another turn limit: say which
+            instance = {**instance, "max_turns": world.max_turns}
+        return instance
+    path = Path(world.path)
+    return {"game_id": game_id, "world": str(path.resolve() if path.exists() else path), "title": world.title,
+            "max_turns": world.max_turns, "par": world.par, "goal_state": [str(g) for g in world.goals]}
+
+
+def adventure_info(world) -> dict:
+    """The top-level ``adventure_info`` of an interactions.json (what upstream's scorer reads)."""
+    return {"variant": world.meta.get("variant", "basic"), "max_turns": world.max_turns,
+            "optimal_turns": world.meta.get("optimal_turns", world.par), "goal_count": len(world.goals)}

@@ -105,7 +105,8 @@ def replies_of(interactions: dict) -> list[str]:
 
 def world_pointer(directory: Path) -> str | None:
     """Where the episode's world is: a file path or a packaged name, from the pointer the recorder
-    leaves or a native world's instance.json; None when the records do not say."""
+    leaves or the instance.json (a native world's, or one that ``adventure export clemgame`` wrote,
+    which clemcore's runner copies there); None when the records do not say."""
     directory = Path(directory)
     if (directory / POINTER).exists():
         world = read_json(directory / POINTER).get("world")
@@ -114,7 +115,7 @@ def world_pointer(directory: Path) -> str | None:
     if (directory / "instance.json").exists():
         world = read_json(directory / "instance.json")
         world = world.get("world") if isinstance(world, dict) else None
-        if isinstance(world, str) and world.endswith((".yaml", ".yml")):
+        if isinstance(world, str) and (world.endswith((".yaml", ".yml")) or world.startswith("clembench/")):
             return world
     return None
 

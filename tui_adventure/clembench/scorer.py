@@ -187,7 +187,19 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
         for s, p in zip(scores, progress[0]):
             s[m.PROGRESS_RATE] = p
         episode[m.PROGRESS_RATE] = progress[0][-1] if progress[0] else 0.0
-    return {"turn scores": turn_scores, "episode scores": episode}
+    return with_header(data, {"turn scores": turn_scores, "episode scores": episode})
+
+
+def with_header(interactions: dict, scores: dict) -> dict:
+    """The scores as clemcore's ``GameScorer.compute_scores`` lays them out: the episode's ``meta`` and
+    ``players`` first, copied from its interactions (empty when it has none), then the scores, then its
+    ``player_models`` when it has them."""
+    meta, players = interactions.get("meta"), interactions.get("players")
+    out = {"meta": meta if isinstance(meta, dict) else {}, "players": players if isinstance(players, dict) else {},
+           **scores}
+    if "player_models" in interactions:
+        out["player_models"] = interactions["player_models"]
+    return out
 
 
 # The game master's replay of an episode: the state after each reply, or None when the replies do not

@@ -88,11 +88,9 @@ class ModelPlayer:
         own there ("You are a helpful AI named ..."); a server that refuses the role gets it in the
         first user message instead (``backends/learned.py``). Imported clembench worlds: none, as
         clemcore sends none (the instance's prompt is in the first message)."""
-        if episode.clembench:
-            return None
-        from .prompting import native_prompt
+        from .prompting import system_prompt
 
-        return native_prompt(episode.world, self.mode, episode.planning)
+        return system_prompt(episode, self.mode)
 
     def conversation(self, episode) -> list[dict]:
         """The messages to send: the episode's, with this model's own tool calls where it made them."""

@@ -105,3 +105,12 @@ def native_prompt(world, mode: str = "text", planning: bool = False) -> str:
                   "Once you have achieved your goal, call the done tool."]
     lines.append(f"You have at most {world.max_turns} turns.")
     return "\n".join(lines)
+
+
+def system_prompt(episode, mode: str = "text") -> str | None:
+    """The system message a model gets for ``episode``: ours for a native world, none for an imported
+    clembench one (clemcore sends none; the instance's prompt opens the first user message). The one
+    rule for both runners: ``adventure run`` (``llm.ModelPlayer``) and clemcore's (``clemgame/``)."""
+    if episode.clembench:
+        return None
+    return native_prompt(episode.world, mode, episode.planning)
