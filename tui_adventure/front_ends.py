@@ -7,6 +7,7 @@ screen opens, then hands over to the Textual app or the REPL.
 from __future__ import annotations
 
 import sys
+from .engine.text import plural
 
 
 def play(args) -> int:
@@ -77,7 +78,7 @@ def study(args) -> int:
         print(f"adventure study: {exc}", file=sys.stderr)
         return 1
     if args.check:
-        print(f"{run.study.title}: {len(run.stages)} worlds, order {run.study.order}"
+        print(f"{run.study.title}: {plural(len(run.stages), 'world')}, order {run.study.order}"
               f" (row {run.row}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}")
         for stage in run.stages:
             mark = "done" if run.done(stage) else "    "
@@ -95,5 +96,5 @@ def study(args) -> int:
         print(f"adventure study: {exc}", file=sys.stderr)
         return 1
     finally:
-        print(f"records: {run.records / run.run_name} ({run.done_count()} of {len(run.stages)} worlds done)",
+        print(f"records: {run.records / run.run_name} ({run.done_count()} of {plural(len(run.stages), 'world')} done)",
               file=sys.stderr)

@@ -35,7 +35,7 @@ from prompt_toolkit.history import History as PromptHistory
 from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.styles import Style
 
-from .engine.text import visible
+from .engine.text import plural, visible
 from .gamemaster.episode import PlayerFailed
 from .repl_keys import MetaKey, key_hints, repl_bindings
 from .history import History
@@ -175,7 +175,7 @@ class Repl(Printer):
         turn = feedback.turn
         p = self.session.panels() if turn is not None and turn.goal_score else None
         if p is not None and p.goals_achieved is not None:   # not in blind play
-            self.say(f"[goal {turn.goal_score:+d}: {p.goals_achieved}/{p.goal_count} goals]", "note")
+            self.say(f"[goal {turn.goal_score:+d}: {p.goals_achieved}/{plural(p.goal_count, 'goal')}]", "note")
 
     def intro(self) -> None:
         self.say(self.session.world.title, "title")
@@ -211,7 +211,7 @@ class Repl(Printer):
                 self.show(self.runner.run(self.session.meta(line.word)))
                 continue
             if not self.interactive and line.strip():
-                self.say(f"> {line.strip()}")   # so a piped transcript shows what each answer answers
+                self.say(self.session.echo(line))   # so a piped transcript shows what each answer answers
             feedback = self.runner.run(self.session.submit_line(line))
             if feedback.kind == "quit":
                 return 0
@@ -250,7 +250,7 @@ class Repl(Printer):
                 self.show(Feedback("turn", session.turn_text(turn), turn))
         except KeyboardInterrupt:
             self.out.write("\n")
-            self.say(f"[stopped after {len(session.episode.turns)} turns; the records so far are kept]", "note")
+            self.say(f"[stopped after {plural(len(session.episode.turns), 'turn')}; the records so far are kept]", "note")
             return EXIT_INTERRUPTED
         return 0
 
@@ -339,7 +339,7 @@ def run_study(run, interactive: bool | None = None, lines: TextIO | None = None,
         if status == EXIT_INTERRUPTED:
             return status
         if not session.episode.ended:
-            say.say(f"[stopped: {run.done_count()} of {len(run.stages)} worlds done; the same command resumes"
+            say.say(f"[stopped: {run.done_count()} of {plural(len(run.stages), 'world')} done; the same command resumes"
                     " at the first world not finished]", "note")
             return 1
         if stage.practice:

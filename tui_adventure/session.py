@@ -32,6 +32,7 @@ from .gamemaster.episode import Episode, Turn, play_turn
 from .players import Reply, recorder_options
 from .players.base import as_reply
 from .players.prompting import goal_text
+from .engine.text import plural
 
 PROGRESS_SECONDS = 3.0   # the longest one progress search may run (in a worker) before par shows "?"
 
@@ -140,6 +141,13 @@ class Session:
             return Feedback("turn", f"[{self.outcome_text()}]")
         return await self.submit_reply(line if line.lstrip().startswith(">") else self.human_reply(text))
 
+    @staticmethod
+    def echo(line: str) -> str:
+        """A typed line as the transcript shows it: ``> go north``, once, whether or not the person typed
+        the ``>`` themselves (as clembench's prompt tells them to)."""
+        text = line.strip()
+        return "> " + (text[1:].lstrip() if text.startswith(">") else text)
+
     def time_left(self) -> float | None:
         """Seconds left of the time limit (None: no limit)."""
         if self.time_limit is None:
@@ -198,7 +206,7 @@ class Session:
         state = "finished" if rec.completed else ("unfinished: adventure score leaves it out" if ep.turns else "empty")
         renamed = (f" (a new episode folder: {rec.player_name}, since {self.record_name} already holds one)"
                    if rec.player_name != self.record_name else "")
-        return f"records: {rec.dir} ({len(ep.turns)} turns, {state}){renamed}"
+        return f"records: {rec.dir} ({plural(len(ep.turns), 'turn')}, {state}){renamed}"
 
     def records_warning(self) -> str:
         """What to tell the person when the records could not be written (a full disk): the game goes on."""
@@ -210,6 +218,10 @@ class Session:
     def turn_text(self, turn: Turn) -> str:
         """The observation, and the episode's end when this turn ended it."""
         parts = [turn.observation] if turn.observation else []
+        seat = self.episode.whose_turn()
+        if seat is not None and seat != turn.actor and not self.episode.ended:
+            # hot-seat: the next seat reads where it stands, not the room the last one left
+            parts.append(self.look())
         if (turn.result is not None and turn.result.done and turn.result.action != "done" and not self.episode.ended
                 and self.show.score):
             parts.append("[All goals achieved! Type done to end the episode, or play on.]")
@@ -229,14 +241,14 @@ class Session:
         if not self.show.score:   # the result would tell a study's participant how they did
             return "the time limit ran out: this world is over" if ep.ended_by == "time_limit" else "this world is over"
         if ep.lost is not None:
-            return f"lost after {o.turns} turns: {ep.lost}"
+            return f"lost after {plural(o.turns, 'turn')}: {ep.lost}"
         if ep.ended_by == "time_limit":
-            return f"aborted: time limit reached; {o.goals_achieved}/{o.goal_count} goals"
+            return f"aborted: time limit reached; {o.goals_achieved}/{plural(o.goal_count, 'goal')}"
         if o.aborted:
             why = "turn limit reached" if o.turn_limit_reached else f"invalid reply ({o.invalid_format})"
-            return f"aborted: {why}; {o.goals_achieved}/{o.goal_count} goals"
+            return f"aborted: {why}; {o.goals_achieved}/{plural(o.goal_count, 'goal')}"
         verdict = "won" if o.success else "ended"
-        return f"{verdict} after {o.turns} turns: {o.goals_achieved}/{o.goal_count} goals, main score {o.main_score:g}"
+        return f"{verdict} after {plural(o.turns, 'turn')}: {o.goals_achieved}/{plural(o.goal_count, 'goal')}, main score {o.main_score:g}"
 
     # -- meta-commands (meta_commands.py) --------------------------------------
     async def meta(self, word: str, arg: str = "") -> Feedback:

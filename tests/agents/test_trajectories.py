@@ -56,7 +56,7 @@ def test_the_command_writes_a_file_and_says_what_it_left_out(in_tmp):
     assert adventure("run", "tutorial", "house", "--player", "oracle", "--records", "r").returncode == 0
     (in_tmp / "r" / "oracle" / "house" / "house" / "instance_00000" / "completed.json").unlink()
     out = adventure("export", "trajectories", "r", "--out", "t.jsonl")
-    assert out.returncode == 0 and "1 episode(s) exported (1 incomplete left out) to t.jsonl" in out.stderr
+    assert out.returncode == 0 and "1 episode exported (1 incomplete left out) to t.jsonl" in out.stderr
     (line,) = [json.loads(x) for x in (in_tmp / "t.jsonl").read_text().splitlines()]
     assert line["game"] == "tutorial" and line["messages"][0]["role"] == "user"
     assert adventure("export", "trajectories", "nowhere").returncode == 1

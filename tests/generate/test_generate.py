@@ -24,7 +24,7 @@ def test_the_same_command_gives_the_same_bytes_in_any_process(in_tmp):
     assert [p.name for p in a] == [p.name for p in b] and len(a) == 4
     assert all(x.read_bytes() == y.read_bytes() for x, y in zip(a, b))
     assert len({p.read_bytes() for p in a}) == 4          # four seeds, four worlds
-    assert "wrote 4 world(s)" in one.stdout
+    assert "wrote 4 worlds" in one.stdout
 
 
 def test_every_world_is_a_normal_world_with_its_exact_par(in_tmp):

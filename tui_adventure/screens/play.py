@@ -115,7 +115,11 @@ class PlayScreen(Screen):
     def refresh_panels(self) -> None:
         data = self.session.panels()
         extra = {}
-        if not self.session.is_human:
+        if self.session.episode.ended:   # whoever played: the episode is over, and this is what is left to type
+            extra["state"] = "episode over"
+            extra["type"] = ("Enter: go on" if self.on_end is not None else
+                             "undo, restart or quit" if self.session.show.undo else "quit")
+        elif not self.session.is_human:
             extra["state"] = "paused" if self.paused else f"playing ({SPEEDS[self.speed][0]})"
             if self.tokens is not None:
                 tokens_in, tokens_out = self.tokens
@@ -169,7 +173,7 @@ class PlayScreen(Screen):
                 t.begin_turn(before + 1)
             else:
                 self.taken_back()       # before the meta-command's own lines, which stay unmarked
-            t.command(f"> {message.line.strip()}")
+            t.command(self.session.echo(message.line))
             if feedback.kind == "restart":
                 self.start_transcript()
             elif feedback.text:
