@@ -174,12 +174,13 @@ class AdventureApp(App):
 
 def make_app(world: str | Path, player: str = "human", records: str | Path = "records", name: str | None = None,
              saves: str | Path = "saves", mode: str = "text", paused: bool = False,
-             cursor_blink: bool = True, blind: bool = False) -> AdventureApp:
+             cursor_blink: bool = True, blind: bool = False, new: bool = False) -> AdventureApp:
     from .config import load_config
     from .figures import BLIND, RESEARCHER
     from .session import open_session
 
-    session = open_session(world, player, records, name, mode, saves=saves, show=BLIND if blind else RESEARCHER)
+    session = open_session(world, player, records, name, mode, saves=saves, show=BLIND if blind else RESEARCHER,
+                           resume=not new)
     return AdventureApp(session, paused=paused, cursor_blink=cursor_blink, config=load_config(), mode=mode)
 
 
@@ -187,7 +188,12 @@ def run_study_app(run) -> int:
     """A participant's queue in the app; 0 once every world is done, 1 when they quit before."""
     from .config import load_config
 
-    AdventureApp(study=run, config=load_config()).run()
+    app = AdventureApp(study=run, config=load_config())
+    try:
+        app.run()
+    finally:
+        if app.session is not None:   # quit mid-world: that world's folder is no longer being written
+            app.session.close()
     return 0 if run.next_stage() is None else 1
 
 

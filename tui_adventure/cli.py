@@ -26,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
         p.add_argument("--blind", action="store_true", help="show only what a model player is told: no par,"
                        " progress, score so far, planner, undo or player switching (docs/studies.md)")
+        p.add_argument("--new", action="store_true", help="a fresh episode even when your last one of this world"
+                       " is unfinished (without it, that one continues)")
         if command == "play":
             p.add_argument("--paused", action="store_true", help="a model player waits for F5 (resume) or F6 (step)")
 

@@ -18,7 +18,7 @@ def play(args) -> int:
 
     try:
         session = open_session(args.world, args.player, args.records, args.name, args.mode,
-                               show=BLIND if args.blind else RESEARCHER)
+                               show=BLIND if args.blind else RESEARCHER, resume=not args.new)
     except SourceErrors as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -34,6 +34,7 @@ def play(args) -> int:
 
         return run_app(session, args.mode, args.paused)
     finally:
+        session.close()
         print(session.records_summary(), file=sys.stderr)
 
 

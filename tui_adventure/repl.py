@@ -180,6 +180,10 @@ class Repl(Printer):
     def intro(self) -> None:
         self.say(self.session.world.title, "title")
         self.say("\n" + self.session.first_text())
+        if self.session.continued:
+            self.say(self.session.continued, "note")
+            if self.session.episode.turns:
+                self.say(self.session.look())
 
     # -- the loops --------------------------------------------------------------
     def run(self) -> int:

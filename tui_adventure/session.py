@@ -40,10 +40,12 @@ PROGRESS_SECONDS = 3.0   # the longest one progress search may run (in a worker)
 class Session:
     def __init__(self, world: World, player=None, *, records: str | Path | None = "records", name: str | None = None,
                  saves: str | Path = "saves", history: History | None = None, show: Visibility = RESEARCHER,
-                 time_limit: float | None = None, meta: dict | None = None) -> None:
+                 time_limit: float | None = None, meta: dict | None = None, resume: bool = False) -> None:
         """``records=None`` plays without writing records (a replay being stepped through); ``show``
         is what the person may see beyond a model's prompt; ``time_limit`` is seconds per episode
-        (a study's); ``meta`` goes into the records' meta as it is (a study's facts)."""
+        (a study's); ``meta`` goes into the records' meta as it is (a study's facts); ``resume``: a
+        person's own run whose last episode of this world is unfinished continues it (``play``,
+        ``repl``; ``--new`` turns it off)."""
         from .players.human import HumanPlayer
 
         self.world = world
@@ -61,20 +63,29 @@ class Session:
         self.voices = Voices.for_world(world)   # model-voiced characters (ValueError at once when one cannot be)
         self._tracker = None
         self.recorder = None
+        self.seconds_before = 0.0   # the time played in earlier sittings of a continued episode
         self.changed_by_turn = False   # the last thing done was a turn (not undo or restore): panels show its change
-        self.new_episode()
+        self.continued = ""   # what the front end says first when the last unfinished episode was continued
+        self.new_episode(resume=resume and player is None)
 
     # -- episodes -----------------------------------------------------------
-    def new_episode(self) -> None:
-        """A fresh episode; never overwrites another's records (a second session becomes ``human-2``)."""
+    def new_episode(self, resume: bool = False) -> None:
+        """A fresh episode; never overwrites another's records (a second session becomes ``human-2``).
+        With ``resume``, the run's last episode of this world continues when it is unfinished."""
         if self.recorder is not None:
             self.recorder.unlock()
         self.episode = Episode(self.world, voices=self.voices)
         self.recorder = None
+        self.seconds_before = 0.0
         self._begin()
         if self.records is None:
             return
         spec = recorder_options(self.player, self.episode)
+        if resume:
+            from .continuing import continue_last
+
+            if continue_last(self, spec):
+                return
         recorder = Recorder(self.records, self.world, self.record_name, **spec)
         n = 1
         # a session never overwrites another's records: finished, errored, unfinished or in use elsewhere
@@ -102,7 +113,7 @@ class Session:
         """What the records' meta says of this session: what was shown, how long the episode took."""
         if self.recorder is not None:
             self.recorder.meta_extra.update(self.record_meta, shown=self.show.shown(),
-                                            seconds=round(time.monotonic() - self.started, 3))
+                                            seconds=round(self.seconds_before + time.monotonic() - self.started, 3))
 
     @property
     def game(self):
@@ -198,6 +209,11 @@ class Session:
         self.visited.add(self.world.style.player_room(self.game.state))
         self.shown_now()
 
+    def close(self) -> None:
+        """The session's writer ends (the front end is closing): the episode folder's lock goes with it."""
+        if self.recorder is not None:
+            self.recorder.unlock()
+
     def records_summary(self) -> str:
         """Where this session's records went, said when the app or the REPL ends."""
         if self.recorder is None:
@@ -205,7 +221,7 @@ class Session:
         ep, rec = self.episode, self.recorder
         state = "finished" if rec.completed else ("unfinished: adventure score leaves it out" if ep.turns else "empty")
         renamed = (f" (a new episode folder: {rec.player_name}, since {self.record_name} already holds one)"
-                   if rec.player_name != self.record_name else "")
+                   if rec.player_name != self.record_name and not self.continued.startswith("[continuing") else "")
         return f"records: {rec.dir} ({plural(len(ep.turns), 'turn')}, {state}){renamed}"
 
     def records_warning(self) -> str:

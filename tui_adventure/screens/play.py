@@ -110,6 +110,12 @@ class PlayScreen(Screen):
         t.clear()
         t.note(self.session.world.title)
         t.observation(self.session.first_text())
+        if self.session.continued and self.session.episode.turns:   # the game so far, then where it stands
+            t.begin_turn(len(self.session.episode.turns))
+            t.note(self.session.continued)
+            t.observation(self.session.look())
+        elif self.session.continued:
+            t.note(self.session.continued)
 
     # -- panels -------------------------------------------------------------------
     def refresh_panels(self) -> None:
