@@ -22,6 +22,8 @@ from .widgets.panels import PANEL_IDS
 class AdventureApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "tui-adventure"
+    # below 30 rows (80x24) the side panels draw their top border only, so all five fit beside the transcript
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     BINDINGS = [
         Binding("f1", "help", "Help", id="app.help"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),

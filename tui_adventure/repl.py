@@ -25,6 +25,7 @@ import math
 import shutil
 import sys
 import textwrap
+import threading
 from typing import TextIO
 
 from prompt_toolkit import PromptSession
@@ -87,8 +88,8 @@ class SharedHistory(PromptHistory):
 
 def toolbar_text(p: Panels) -> str:
     parts = [f"turn {p.turns}/{p.max_turns}"]
-    if p.par is not None or p.par_at_least is not None:
-        parts.append(f"par {par_label(p.par, p.par_upstream, p.par_at_least)}")
+    if p.par is not None or p.par_at_least is not None or p.par_pending:
+        parts.append(f"par {par_label(p.par, p.par_upstream, p.par_at_least, p.par_pending)}")
     if p.goals_achieved is not None:   # hidden in blind play
         goals = f"goals {p.goals_achieved}/{p.goal_count}"
         if p.last_goal_change:
@@ -199,8 +200,8 @@ class Repl(Printer):
             self.runner.close()
 
     def run_human(self) -> int:
-        if self.interactive and self.session.show.par:
-            self.session.par(compute=True)   # once, so the toolbar can show par without a search per keystroke
+        if self.interactive and self.session.show.par:   # once, in a thread: the toolbar says "computing" meanwhile
+            threading.Thread(target=self._search_par, daemon=True).start()
         while True:
             try:
                 line = self.read_line()
@@ -222,6 +223,12 @@ class Repl(Printer):
             self.show(feedback)
             if self.stop_at_end and self.session.episode.ended:
                 return 0
+
+    def _search_par(self) -> None:
+        self.session.par(compute=True)
+        app = self.prompt.app if self.prompt is not None else None
+        if app is not None and app.is_running:   # redraw the toolbar with par now, not at the next key
+            app.invalidate()
 
     def read_line(self) -> str | MetaKey:
         if self.prompt is not None:

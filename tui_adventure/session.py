@@ -14,6 +14,7 @@ through a fresh episode, so the records stay a valid episode from the start.
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -62,6 +63,7 @@ class Session:
         self.record_meta = dict(meta or {})
         self.voices = Voices.for_world(world)   # model-voiced characters (ValueError at once when one cannot be)
         self._tracker = None
+        self._search = threading.RLock()   # the planner's searches run in worker threads, one at a time
         self.recorder = None
         self.seconds_before = 0.0   # the time played in earlier sittings of a continued episode
         self.changed_by_turn = False   # the last thing done was a turn (not undo or restore): panels show its change
@@ -356,14 +358,23 @@ class Session:
         One meaning everywhere on screen: ``solve``, the debug screen and the panels give the exact
         optimum, and upstream's number stands beside it (``par_upstream``) where it differs.
         """
-        if compute or self._tracker is not None:
+        if compute or self.par_known():   # without ``compute`` only what is known already: never a search
             try:
-                exact = self.tracker().par_0
+                with self._search:
+                    exact = self.tracker().par_0
             except Exception:
                 exact = None
             if exact is not None:
                 return exact
         return self.episode.par
+
+    def par_known(self) -> bool:
+        """The exact search for the start has finished (par may still be None: out of its budget)."""
+        return self._tracker is not None and self._tracker.par_0_searched
+
+    def par_pending(self) -> bool:
+        """Par is still being searched for and there is nothing to show meanwhile (the panel says so)."""
+        return self.show.par and not self.par_known() and self.episode.par is None
 
     def par_at_least(self) -> int | None:
         """When the exact search gave up on the start within the panels' budget: the turns it proved
@@ -392,10 +403,11 @@ class Session:
         if not self.show.progress:
             return None
         try:
-            tracker = self.tracker()
-            if tracker.par_0 is None:
-                return None
-            return tracker.progress(self.game.state if state is None else state)
+            with self._search:   # one search at a time: a worker's and the score command's share the tracker
+                tracker = self.tracker()
+                if tracker.par_0 is None:
+                    return None
+                return tracker.progress(self.game.state if state is None else state)
         except Exception:   # a planner limit or a world the planner cannot handle: no bar, no crash
             return None
 
@@ -438,7 +450,7 @@ class Session:
                       last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par,
                       par_upstream=self.par_upstream(), par_at_least=self.par_at_least(), turns_over_par=over,
                       turn_ratio=tr, main_score=o.main_score, progress=self.progress() if progress else None,
-                      player=self.whose_turn(), ended=ep.ended,
+                      player=self.whose_turn(), ended=ep.ended, par_pending=self.par_pending(),
                       outcome=self.outcome_text() if ep.ended else "",
                       invalid=sum(1 for t in ep.turns if t.fail is not None or t.invalid_format))
         return self.show.panels(panels)

@@ -108,6 +108,7 @@ class PlayScreen(Screen):
     def start_transcript(self) -> None:
         t = self.query_one(Transcript)
         t.clear()
+        t.follow = False
         t.note(self.session.world.title)
         t.observation(self.session.first_text())
         if self.session.continued and self.session.episode.turns:   # the game so far, then where it stands
@@ -116,6 +117,8 @@ class PlayScreen(Screen):
             t.observation(self.session.look())
         elif self.session.continued:
             t.note(self.session.continued)
+        # the opening is read from the top, the title first; from the first command on, the log follows the game
+        t.follow = bool(self.session.episode.turns)
 
     # -- panels -------------------------------------------------------------------
     def refresh_panels(self) -> None:
@@ -151,12 +154,20 @@ class PlayScreen(Screen):
 
     def _set_progress(self, figures) -> None:
         score = self.query_one(ScorePanel)
-        if score.data is not None and score.data.turns == figures.turns:   # a later turn has its own search
-            score.data.progress, score.data.par = figures.progress, figures.par
-            score.data.par_at_least = figures.par_at_least
-            score.data.turns_over_par = figures.turns_over_par
-            score.data.turn_ratio = figures.turn_ratio
-            score.data = score.data
+        d = score.data
+        if d is None:
+            return
+        if d.turns == figures.turns:
+            d.progress, d.par, d.par_at_least = figures.progress, figures.par, figures.par_at_least
+            d.turns_over_par, d.turn_ratio = figures.turns_over_par, figures.turn_ratio
+        elif d.par_pending:   # a later turn's search is on its way, but par for the start is known now
+            now = self.session.panels()
+            d.par, d.par_at_least, d.turns_over_par, d.turn_ratio = (now.par, now.par_at_least, now.turns_over_par,
+                                                                     now.turn_ratio)
+        else:
+            return
+        d.par_pending = False
+        score.data = d
 
     # -- a person typing -------------------------------------------------------------
     async def on_command_line_entered(self, message: CommandLine.Entered) -> None:
