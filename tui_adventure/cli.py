@@ -200,7 +200,7 @@ def _export_trajectories(root: str, out: str | None) -> int:
     if out is not None:
         write_atomic(Path(out), buf.getvalue().encode("utf-8"))
     left = ", ".join(f"{n} {why}" for why, n in sorted(report.left_out.items()))
-    print(f"{plural(report.written, 'episode')} exported{f' ({left} left out)' if left else ''}"
+    print(f"{plural(report.written, 'trajectory', 'trajectories')} from {plural(report.episodes, 'episode')} exported{f' ({left} left out)' if left else ''}"
           f"{f' to {out}' if out else ''}", file=sys.stderr)
     return 0
 
