@@ -4,6 +4,8 @@ import asyncio
 import io
 import json
 
+import pytest
+
 from fake_llm_server import ToolCalls
 from model_env import clean_config, in_loop, write_json
 from tui_adventure.batch import run_all
@@ -62,6 +64,7 @@ def test_the_command_writes_a_file_and_says_what_it_left_out(in_tmp):
     assert adventure("export", "trajectories", "nowhere").returncode == 1
 
 
+@pytest.mark.slow
 def test_each_seat_of_a_world_of_several_players_is_its_own_trajectory(tmp_path):
     """Two seats are two agents: each its own messages and rewards, named by episode and seat (issue 36)."""
     import json as _json

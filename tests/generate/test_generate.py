@@ -47,6 +47,7 @@ def test_every_world_is_a_normal_world_with_its_exact_par(in_tmp):
     assert script.returncode == 0 and "Exits:" in script.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(8))
 def test_par_of_small_generated_worlds_equals_plain_breadth_first_search(seed):
     """The heuristic and pruning stay exact on what the generator makes (doors, locks, containers)."""
@@ -57,6 +58,7 @@ def test_par_of_small_generated_worlds_equals_plain_breadth_first_search(seed):
     assert fast.par == slow.par
 
 
+@pytest.mark.slow
 def test_par_ranges_are_honoured_or_refused_clearly(in_tmp):
     out = adventure("generate", "--count", "3", "--par", "14..16", "--out", "w")
     assert out.returncode == 0, out.stderr
