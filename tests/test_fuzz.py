@@ -183,6 +183,7 @@ POOL = Pool()
 depth = st.integers(0, DEPTHS - 1)
 
 
+@pytest.mark.slow
 @fuzz_settings(4500)
 @given(d=depth, command=st.text(JUNK_CHARS, max_size=50))
 def test_any_unicode_text(d, command):
@@ -195,6 +196,7 @@ def test_control_characters_and_nul(d, command):
     POOL.try_input(d, command)
 
 
+@pytest.mark.slow
 @fuzz_settings(4500)
 @given(d=depth, command=vocab_mix)
 def test_vocabulary_mixed_with_junk(d, command):
@@ -227,6 +229,7 @@ def test_empty_blank_and_odd(d, command):
     POOL.try_input(d, command)
 
 
+@pytest.mark.slow
 def test_bulk_random_inputs():
     """Volume without hypothesis' per-example cost: 20,000 seeded random inputs (seed in the message)."""
     seed = 20240601

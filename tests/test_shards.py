@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from conftest import adventure
 
 
@@ -31,6 +33,7 @@ def test_a_bad_shard_is_one_line(in_tmp):
         assert out.returncode == 2 and "--shard" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_worker_processes_play_what_one_process_plays(in_tmp):
     many = adventure("run", "clembench/home_deliver_three_planning_easy", "--player", "oracle", "--records", "p",
                      "--procs", "2", "--jobs", "2")

@@ -22,6 +22,8 @@ from .widgets.panels import PANEL_IDS
 class AdventureApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "tui-adventure"
+    # below 30 rows (80x24) the side panels draw their top border only, so all five fit beside the transcript
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     BINDINGS = [
         Binding("f1", "help", "Help", id="app.help"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
@@ -215,12 +217,13 @@ class AdventureApp(App):
 
 def make_app(world: str | Path, player: str = "human", records: str | Path = "records", name: str | None = None,
              saves: str | Path = "saves", mode: str = "text", paused: bool = False,
-             cursor_blink: bool = True, blind: bool = False) -> AdventureApp:
+             cursor_blink: bool = True, blind: bool = False, new: bool = False) -> AdventureApp:
     from .config import load_config
     from .figures import BLIND, RESEARCHER
     from .session import open_session
 
-    session = open_session(world, player, records, name, mode, saves=saves, show=BLIND if blind else RESEARCHER)
+    session = open_session(world, player, records, name, mode, saves=saves, show=BLIND if blind else RESEARCHER,
+                           resume=not new)
     return AdventureApp(session, paused=paused, cursor_blink=cursor_blink, config=load_config(), mode=mode)
 
 
@@ -229,7 +232,12 @@ def run_study_app(run, cursor_blink: bool = True) -> int:
     browser, the cursor does not blink: each blink is a frame sent, for every participant of the server."""
     from .config import load_config
 
-    AdventureApp(study=run, config=load_config(), cursor_blink=cursor_blink).run()
+    app = AdventureApp(study=run, config=load_config(), cursor_blink=cursor_blink)
+    try:
+        app.run()
+    finally:
+        if app.session is not None:   # quit mid-world: that world's folder is no longer being written
+            app.session.close()
     return 0 if run.next_stage() is None else 1
 
 

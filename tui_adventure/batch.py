@@ -112,6 +112,7 @@ async def play_episode(world, player, records: Path, on_turn=None, name: str | N
     finally:
         recorder.flush()   # cancelled (Ctrl-C) between checkpoints: the turns played so far reach the disk
         await recorder.settled()
+        recorder.unlock()   # this episode's writer ends here, whatever happened: no lock file stays behind
     if recorder.unwritten is not None:
         raise OSError(f"{recorder.dir}: the records could not be written ({recorder.unwritten})")
     return episode, False

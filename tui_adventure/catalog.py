@@ -14,6 +14,7 @@ from .clembench import packaged
 from .clembench.instances import load_world_file as load_world
 from .engine.world import World
 from .engine.yamlpos import SourceError, SourceErrors, did_you_mean
+from .engine.text import plural
 
 NATIVE = Path(__file__).resolve().parent / "data" / "worlds"
 
@@ -64,7 +65,7 @@ def listing() -> str:
     for name, path in native.items():
         try:
             w = load_world(path)
-            about = f"{w.title} ({len(w.rooms())} rooms, {len(w.goals)} goals, max {w.max_turns} turns)"
+            about = f"{w.title} ({plural(len(w.rooms()), 'room')}, {plural(len(w.goals), 'goal')}, max {plural(w.max_turns, 'turn')})"
         except SourceErrors as exc:
             about = f"(broken: {exc.errors[0]})"
         lines.append(f"  {name:<{width}}  {about}")
@@ -74,7 +75,7 @@ def listing() -> str:
     width = max(len(packaged.PREFIX + e) for e in exps)
     for name, instances in exps.items():
         ids = sorted(instances)
-        lines.append(f"  {packaged.PREFIX + name:<{width}}  {len(ids)} instances, game ids {ids[0]}-{ids[-1]}")
+        lines.append(f"  {packaged.PREFIX + name:<{width}}  {plural(len(ids), 'instance')}, game ids {ids[0]}-{ids[-1]}")
     total = sum(len(v) for v in exps.values())
-    lines.append(f"  {len(exps)} experiments, {total} instances")
+    lines.append(f"  {plural(len(exps), 'experiment')}, {plural(total, 'instance')}")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from .engine.text import plural
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--mode", choices=["text", "tool", "tools"], default="text", help="how a model replies")
         p.add_argument("--blind", action="store_true", help="show only what a model player is told: no par,"
                        " progress, score so far, planner, undo or player switching (docs/studies.md)")
+        p.add_argument("--new", action="store_true", help="a fresh episode even when your last one of this world"
+                       " is unfinished (without it, that one continues)")
         if command == "play":
             p.add_argument("--paused", action="store_true", help="a model player waits for F5 (resume) or F6 (step)")
             _serve_options(p, "serve the app to browsers instead: each visitor gets their own game (watch a model"
@@ -192,15 +195,15 @@ def _generate(args) -> int:
 
     def said(path, world) -> None:
         f = world.features
-        print(f"{path}: par {world.par}, {f['locks_on_path']} lock(s) on the way (depth {f['lock_depth']}),"
-              f" branching {f['branching']}, {f['states_expanded']} states expanded")
+        print(f"{path}: par {world.par}, {plural(f['locks_on_path'], 'lock')} on the way (depth {f['lock_depth']}),"
+              f" branching {f['branching']}, {plural(f['states_expanded'], 'state')} expanded")
 
     try:
         written = generate(args.count, args.seed, knobs, out, parse_par(args.par), progress=said)
     except KnobError as exc:
         print(f"adventure generate: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {len(written)} world(s) to {out}/ in {time.perf_counter() - started:.1f} s")
+    print(f"wrote {plural(len(written), 'world')} to {out}/ in {time.perf_counter() - started:.1f} s")
     return 0
 
 
@@ -221,7 +224,7 @@ def _export_trajectories(root: str, out: str | None) -> int:
     if out is not None:
         write_atomic(Path(out), buf.getvalue().encode("utf-8"))
     left = ", ".join(f"{n} {why}" for why, n in sorted(report.left_out.items()))
-    print(f"{report.written} episode(s) exported{f' ({left} left out)' if left else ''}"
+    print(f"{plural(report.written, 'trajectory', 'trajectories')} from {plural(report.episodes, 'episode')} exported{f' ({left} left out)' if left else ''}"
           f"{f' to {out}' if out else ''}", file=sys.stderr)
     return 0
 
@@ -276,14 +279,14 @@ def _generate_clembench(args, out: Path) -> int:
     started = time.perf_counter()
 
     def said(game_id, adv) -> None:
-        print(f"instance {game_id} (seed {adv.seed}): par {adv.par}, {adv.expanded} states expanded")
+        print(f"instance {game_id} (seed {adv.seed}): par {adv.par}, {plural(adv.expanded, 'state')} expanded")
 
     try:
         written = generate_flavour("clembench", args.count, args.seed, knobs, out, parse_par(args.par), said)
     except KnobError as exc:
         print(f"adventure generate: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {out}/instances.json and {len(written)} world file(s) in {out}/ in"
+    print(f"wrote {out}/instances.json and {plural(len(written), 'world file')} in {out}/ in"
           f" {time.perf_counter() - started:.1f} s")
     return 0
 

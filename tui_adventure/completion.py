@@ -18,15 +18,25 @@ class Words:
 
     @cached_property
     def _verbs(self) -> list[str]:
+        return sorted(self._verb_words(phrases=True))
+
+    def _verb_words(self, phrases: bool) -> set[str]:
+        """First words of the world's patterns; ``phrases=False`` leaves out the first word of a fixed
+        phrase of several words ("i'm" of "i'm done"), which starts a sentence but is no verb."""
         verbs = set()
         for action in self.world.actions:
             if not action.spec.syntax:   # clembench's actions: upstream's grammar, where the id is the verb
                 verbs.add(action.id)
             for syn in action.spec.syntax:
-                first = syn.split()[0]
-                if not first.startswith("{"):
-                    verbs.update(first.split("|"))
-        return sorted(verbs)
+                words = syn.split()
+                if not words[0].startswith("{") and (phrases or len(words) == 1 or "{" in syn):
+                    verbs.update(words[0].split("|"))
+        return verbs
+
+    @cached_property
+    def help_verbs(self) -> list[str]:
+        """The verbs a help text lists: every word a command starts with but those of fixed phrases."""
+        return sorted(self._verb_words(phrases=False))
 
     def main_verbs(self) -> list[str]:
         """One verb per action (its first pattern's), for help texts: the synonyms are for typing."""

@@ -34,11 +34,14 @@ class Panels:
     extra: dict = field(default_factory=dict)
     par_at_least: int | None = None  # when the exact search ran out of budget: what it proved
     blind: bool = False              # some figures are hidden (Visibility): draw only what is left
+    par_pending: bool = False        # the exact search for par is still running (in a worker): "computing"
 
 
-def par_label(par: int | None, upstream: int | None, at_least: int | None = None) -> str:
+def par_label(par: int | None, upstream: int | None, at_least: int | None = None, pending: bool = False) -> str:
     """``8``, or ``8 (upstream 10)`` where the stated par differs from the exact one; ``≥ 38``
-    when the planner ran out of budget but proved that much."""
+    when the planner ran out of budget but proved that much; ``computing…`` while it searches."""
+    if par is None and pending:
+        return "computing…"
     if par is None:
         if at_least is not None:
             return f"≥ {at_least}" + (f" (upstream {upstream})" if upstream is not None else "")

@@ -7,6 +7,7 @@ screen opens, then hands over to the Textual app or the REPL.
 from __future__ import annotations
 
 import sys
+from .engine.text import plural
 
 
 def play(args) -> int:
@@ -23,7 +24,7 @@ def play(args) -> int:
             open_world(args.world)   # loaded (and cached) before the wait
             _visitor()
         session = open_session(args.world, args.player, args.records, args.name, args.mode,
-                               show=BLIND if args.blind else RESEARCHER)
+                               show=BLIND if args.blind else RESEARCHER, resume=not args.new)
     except SourceErrors as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -39,6 +40,7 @@ def play(args) -> int:
 
         return run_app(session, args.mode, args.paused)
     finally:
+        session.close()
         print(session.records_summary(), file=sys.stderr)
 
 
@@ -111,7 +113,7 @@ def study(args) -> int:
         return 1
     if args.check:
         pending = " (no consent yet: the order the next newcomer gets)" if run.needs_consent() else ""
-        print(f"{run.study.title}: {len(run.stages)} worlds, order {run.study.order}"
+        print(f"{run.study.title}: {plural(len(run.stages), 'world')}, order {run.study.order}"
               f" (row {run.row}{pending}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}")
         for stage in run.stages:
             mark = "done" if run.done(stage) else "    "
@@ -132,7 +134,7 @@ def study(args) -> int:
     finally:
         run.release()
         if not run.needs_consent():
-            print(f"records: {run.records / run.run_name} ({run.done_count()} of {len(run.stages)} worlds done)",
+            print(f"records: {run.records / run.run_name} ({run.done_count()} of {plural(len(run.stages), 'world')} done)",
                   file=sys.stderr)
 
 

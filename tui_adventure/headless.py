@@ -15,7 +15,7 @@ from typing import IO, Iterable
 from .engine.game import Game
 from .catalog import open_world as load_world
 from .engine.planner import Planner, PlannerLimit
-from .engine.text import visible
+from .engine.text import plural, visible
 from .engine.yamlpos import SourceError, SourceErrors
 
 CHECK_NODE_LIMIT = 200_000  # enough for worlds far larger than manor; bounds memory too
@@ -38,9 +38,17 @@ def check(paths: list[str], out: IO = sys.stdout, err: IO = sys.stderr) -> int:
             bad = True
         if not problems:
             rooms = len(world.rooms())
-            objects = sum(1 for e in world.entities.values() if e.kind == "object")
+            # doors are objects to the engine but passages to an author: counted apart, so a world
+            # generated with --objects 20 and two doors reads "20 objects, 2 doors"
+            doors = {f[1] for f in world.initial_facts if f[0] == "door" and len(f) == 2}
+            spec = world.scene.spec if world.scene is not None else None
+            people = {"character": set(spec.characters) if spec else set(), "player": set(spec.players) if spec else set()}
+            apart = doors.union(*people.values())
+            objects = sum(1 for e in world.entities.values() if e.kind == "object" and e.id not in apart)
             par_text = f"par {world.par}" if world.par is not None else (f"par {par}" if par is not None else "par not computed")
-            print(f"{path}: ok ({rooms} rooms, {objects} objects, {len(world.goals)} goals, {par_text})", file=out)
+            counts = [plural(rooms, "room"), plural(objects, "object")] + [
+                plural(len(ids), word) for word, ids in (("door", doors), *people.items()) if ids]
+            print(f"{path}: ok ({', '.join(counts)}, {plural(len(world.goals), 'goal')}, {par_text})", file=out)
     return 1 if bad else 0
 
 
@@ -109,7 +117,7 @@ def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000
     if as_json:
         print(json.dumps(data), file=out)
     else:
-        print(f"par {plan.par} ({plan.expanded} states expanded, {plan.seconds:.3f} s)"
+        print(f"par {plan.par} ({plural(plan.expanded, 'state')} expanded, {plan.seconds:.3f} s)"
               + (f", for seed {world.seed} (it fixes every draw from the world's tables)" if drawn else ""), file=out)
         if voiced:
             print(f"assuming cooperative voices ({', '.join(voiced)}): each calls its tools as soon as it is"
@@ -150,10 +158,10 @@ def _bounded(world, path: str, limit: PlannerLimit, as_json: bool, out: IO, dead
     else:
         low = f"{lower}" if lower is not None else "?"
         said = f"par is between {low} and {upper}" if upper is not None else f"par is at least {low}"
-        print(f"{path}: {said} (the exact search stopped at its budget after {limit.expanded} states expanded;"
+        print(f"{path}: {said} (the exact search stopped at its budget after {plural(limit.expanded, 'state')} expanded;"
               " raise --budget for the exact value)", file=out)
         if plan is not None:
-            print(f"best plan found ({plan.par} turns):", file=out)
+            print(f"best plan found ({plural(plan.par, 'turn')}):", file=out)
             for i, c in enumerate(plan.commands, 1):
                 print(f"{i:3}. {c}", file=out)
     return 0 if upper is not None and upper == lower else 3

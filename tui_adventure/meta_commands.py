@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 from .engine.snapshot import SaveError, list_saves, save_game
 from .figures import par_label
 from .gamemaster.episode import Turn
+from .engine.text import plural
 
 if TYPE_CHECKING:   # pragma: no cover
     from .session import Session
@@ -50,7 +51,7 @@ def _undo(session: "Session", arg: str) -> Feedback:
     done = session.undo(n)
     if not done:
         return Feedback("error", "Nothing to undo.")
-    return Feedback("meta", f"[undid {done} turn{'s' if done != 1 else ''}]\n{session.look()}")
+    return Feedback("meta", f"[undid {plural(done, 'turn')}]\n{session.look()}")
 
 
 def _restart(session: "Session", arg: str) -> Feedback:
@@ -83,7 +84,7 @@ def _saves(session: "Session", arg: str) -> Feedback:
 
 
 def _help(session: "Session", arg: str) -> Feedback:
-    verbs = ", ".join(session.verbs())
+    verbs = ", ".join(session.words.help_verbs)
     lines = [f"Type a command and press Enter, e.g. {session.example_commands()}.",
              f"Verbs: {verbs}.", "", "Meta-commands (no game time):"]
     lines += [f"  {text}" for text in META_COMMANDS.values()]

@@ -25,6 +25,7 @@ import math
 import shutil
 import sys
 import textwrap
+import threading
 from typing import TextIO
 
 from prompt_toolkit import PromptSession
@@ -35,7 +36,7 @@ from prompt_toolkit.history import History as PromptHistory
 from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.styles import Style
 
-from .engine.text import visible
+from .engine.text import plural, visible
 from .gamemaster.episode import PlayerFailed
 from .repl_keys import MetaKey, key_hints, repl_bindings
 from .history import History
@@ -87,8 +88,8 @@ class SharedHistory(PromptHistory):
 
 def toolbar_text(p: Panels) -> str:
     parts = [f"turn {p.turns}/{p.max_turns}"]
-    if p.par is not None or p.par_at_least is not None:
-        parts.append(f"par {par_label(p.par, p.par_upstream, p.par_at_least)}")
+    if p.par is not None or p.par_at_least is not None or p.par_pending:
+        parts.append(f"par {par_label(p.par, p.par_upstream, p.par_at_least, p.par_pending)}")
     if p.goals_achieved is not None:   # hidden in blind play
         goals = f"goals {p.goals_achieved}/{p.goal_count}"
         if p.last_goal_change:
@@ -175,11 +176,15 @@ class Repl(Printer):
         turn = feedback.turn
         p = self.session.panels() if turn is not None and turn.goal_score else None
         if p is not None and p.goals_achieved is not None:   # not in blind play
-            self.say(f"[goal {turn.goal_score:+d}: {p.goals_achieved}/{p.goal_count} goals]", "note")
+            self.say(f"[goal {turn.goal_score:+d}: {p.goals_achieved}/{plural(p.goal_count, 'goal')}]", "note")
 
     def intro(self) -> None:
         self.say(self.session.world.title, "title")
         self.say("\n" + self.session.first_text())
+        if self.session.continued:
+            self.say(self.session.continued, "note")
+            if self.session.episode.turns:
+                self.say(self.session.look())
 
     # -- the loops --------------------------------------------------------------
     def run(self) -> int:
@@ -195,8 +200,8 @@ class Repl(Printer):
             self.runner.close()
 
     def run_human(self) -> int:
-        if self.interactive and self.session.show.par:
-            self.session.par(compute=True)   # once, so the toolbar can show par without a search per keystroke
+        if self.interactive and self.session.show.par:   # once, in a thread: the toolbar says "computing" meanwhile
+            threading.Thread(target=self._search_par, daemon=True).start()
         while True:
             try:
                 line = self.read_line()
@@ -211,13 +216,19 @@ class Repl(Printer):
                 self.show(self.runner.run(self.session.meta(line.word)))
                 continue
             if not self.interactive and line.strip():
-                self.say(f"> {line.strip()}")   # so a piped transcript shows what each answer answers
+                self.say(self.session.echo(line))   # so a piped transcript shows what each answer answers
             feedback = self.runner.run(self.session.submit_line(line))
             if feedback.kind == "quit":
                 return 0
             self.show(feedback)
             if self.stop_at_end and self.session.episode.ended:
                 return 0
+
+    def _search_par(self) -> None:
+        self.session.par(compute=True)
+        app = self.prompt.app if self.prompt is not None else None
+        if app is not None and app.is_running:   # redraw the toolbar with par now, not at the next key
+            app.invalidate()
 
     def read_line(self) -> str | MetaKey:
         if self.prompt is not None:
@@ -250,7 +261,7 @@ class Repl(Printer):
                 self.show(Feedback("turn", session.turn_text(turn), turn))
         except KeyboardInterrupt:
             self.out.write("\n")
-            self.say(f"[stopped after {len(session.episode.turns)} turns; the records so far are kept]", "note")
+            self.say(f"[stopped after {plural(len(session.episode.turns), 'turn')}; the records so far are kept]", "note")
             return EXIT_INTERRUPTED
         return 0
 
@@ -360,7 +371,7 @@ def run_study(run, interactive: bool | None = None, lines: TextIO | None = None,
         if status == EXIT_INTERRUPTED:
             return status
         if not session.episode.ended:
-            say.say(f"[stopped: {run.done_count()} of {len(run.stages)} worlds done; the same command resumes"
+            say.say(f"[stopped: {run.done_count()} of {plural(len(run.stages), 'world')} done; the same command resumes"
                     " at the first world not finished]", "note")
             return 1
         if stage.practice:

@@ -14,6 +14,7 @@ through a fresh episode, so the records stay a valid episode from the start.
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -32,6 +33,7 @@ from .gamemaster.episode import Episode, Turn, play_turn
 from .players import Reply, recorder_options
 from .players.base import as_reply
 from .players.prompting import goal_text
+from .engine.text import plural
 
 PROGRESS_SECONDS = 3.0   # the longest one progress search may run (in a worker) before par shows "?"
 
@@ -39,10 +41,12 @@ PROGRESS_SECONDS = 3.0   # the longest one progress search may run (in a worker)
 class Session:
     def __init__(self, world: World, player=None, *, records: str | Path | None = "records", name: str | None = None,
                  saves: str | Path = "saves", history: History | None = None, show: Visibility = RESEARCHER,
-                 time_limit: float | None = None, meta: dict | None = None) -> None:
+                 time_limit: float | None = None, meta: dict | None = None, resume: bool = False) -> None:
         """``records=None`` plays without writing records (a replay being stepped through); ``show``
         is what the person may see beyond a model's prompt; ``time_limit`` is seconds per episode
-        (a study's); ``meta`` goes into the records' meta as it is (a study's facts)."""
+        (a study's); ``meta`` goes into the records' meta as it is (a study's facts); ``resume``: a
+        person's own run whose last episode of this world is unfinished continues it (``play``,
+        ``repl``; ``--new`` turns it off)."""
         from .players.human import HumanPlayer
 
         self.world = world
@@ -59,21 +63,31 @@ class Session:
         self.record_meta = dict(meta or {})
         self.voices = Voices.for_world(world)   # model-voiced characters (ValueError at once when one cannot be)
         self._tracker = None
+        self._search = threading.RLock()   # the planner's searches run in worker threads, one at a time
         self.recorder = None
+        self.seconds_before = 0.0   # the time played in earlier sittings of a continued episode
         self.changed_by_turn = False   # the last thing done was a turn (not undo or restore): panels show its change
-        self.new_episode()
+        self.continued = ""   # what the front end says first when the last unfinished episode was continued
+        self.new_episode(resume=resume and player is None)
 
     # -- episodes -----------------------------------------------------------
-    def new_episode(self) -> None:
-        """A fresh episode; never overwrites another's records (a second session becomes ``human-2``)."""
+    def new_episode(self, resume: bool = False) -> None:
+        """A fresh episode; never overwrites another's records (a second session becomes ``human-2``).
+        With ``resume``, the run's last episode of this world continues when it is unfinished."""
         if self.recorder is not None:
             self.recorder.unlock()
         self.episode = Episode(self.world, voices=self.voices)
         self.recorder = None
+        self.seconds_before = 0.0
         self._begin()
         if self.records is None:
             return
         spec = recorder_options(self.player, self.episode)
+        if resume:
+            from .continuing import continue_last
+
+            if continue_last(self, spec):
+                return
         recorder = Recorder(self.records, self.world, self.record_name, **spec)
         n = 1
         # a session never overwrites another's records: finished, errored, unfinished or in use elsewhere
@@ -101,7 +115,7 @@ class Session:
         """What the records' meta says of this session: what was shown, how long the episode took."""
         if self.recorder is not None:
             self.recorder.meta_extra.update(self.record_meta, shown=self.show.shown(),
-                                            seconds=round(time.monotonic() - self.started, 3))
+                                            seconds=round(self.seconds_before + time.monotonic() - self.started, 3))
 
     @property
     def game(self):
@@ -139,6 +153,13 @@ class Session:
         if self.out_of_time():
             return Feedback("turn", f"[{self.outcome_text()}]")
         return await self.submit_reply(line if line.lstrip().startswith(">") else self.human_reply(text))
+
+    @staticmethod
+    def echo(line: str) -> str:
+        """A typed line as the transcript shows it: ``> go north``, once, whether or not the person typed
+        the ``>`` themselves (as clembench's prompt tells them to)."""
+        text = line.strip()
+        return "> " + (text[1:].lstrip() if text.startswith(">") else text)
 
     def time_left(self) -> float | None:
         """Seconds left of the time limit (None: no limit)."""
@@ -190,6 +211,11 @@ class Session:
         self.visited.add(self.world.style.player_room(self.game.state))
         self.shown_now()
 
+    def close(self) -> None:
+        """The session's writer ends (the front end is closing): the episode folder's lock goes with it."""
+        if self.recorder is not None:
+            self.recorder.unlock()
+
     def records_summary(self) -> str:
         """Where this session's records went, said when the app or the REPL ends."""
         if self.recorder is None:
@@ -197,8 +223,8 @@ class Session:
         ep, rec = self.episode, self.recorder
         state = "finished" if rec.completed else ("unfinished: adventure score leaves it out" if ep.turns else "empty")
         renamed = (f" (a new episode folder: {rec.player_name}, since {self.record_name} already holds one)"
-                   if rec.player_name != self.record_name else "")
-        return f"records: {rec.dir} ({len(ep.turns)} turns, {state}){renamed}"
+                   if rec.player_name != self.record_name and not self.continued.startswith("[continuing") else "")
+        return f"records: {rec.dir} ({plural(len(ep.turns), 'turn')}, {state}){renamed}"
 
     def records_warning(self) -> str:
         """What to tell the person when the records could not be written (a full disk): the game goes on."""
@@ -210,6 +236,10 @@ class Session:
     def turn_text(self, turn: Turn) -> str:
         """The observation, and the episode's end when this turn ended it."""
         parts = [turn.observation] if turn.observation else []
+        seat = self.episode.whose_turn()
+        if seat is not None and seat != turn.actor and not self.episode.ended:
+            # hot-seat: the next seat reads where it stands, not the room the last one left
+            parts.append(self.look())
         if (turn.result is not None and turn.result.done and turn.result.action != "done" and not self.episode.ended
                 and self.show.score):
             parts.append("[All goals achieved! Type done to end the episode, or play on.]")
@@ -229,14 +259,14 @@ class Session:
         if not self.show.score:   # the result would tell a study's participant how they did
             return "the time limit ran out: this world is over" if ep.ended_by == "time_limit" else "this world is over"
         if ep.lost is not None:
-            return f"lost after {o.turns} turns: {ep.lost}"
+            return f"lost after {plural(o.turns, 'turn')}: {ep.lost}"
         if ep.ended_by == "time_limit":
-            return f"aborted: time limit reached; {o.goals_achieved}/{o.goal_count} goals"
+            return f"aborted: time limit reached; {o.goals_achieved}/{plural(o.goal_count, 'goal')}"
         if o.aborted:
             why = "turn limit reached" if o.turn_limit_reached else f"invalid reply ({o.invalid_format})"
-            return f"aborted: {why}; {o.goals_achieved}/{o.goal_count} goals"
+            return f"aborted: {why}; {o.goals_achieved}/{plural(o.goal_count, 'goal')}"
         verdict = "won" if o.success else "ended"
-        return f"{verdict} after {o.turns} turns: {o.goals_achieved}/{o.goal_count} goals, main score {o.main_score:g}"
+        return f"{verdict} after {plural(o.turns, 'turn')}: {o.goals_achieved}/{plural(o.goal_count, 'goal')}, main score {o.main_score:g}"
 
     # -- meta-commands (meta_commands.py) --------------------------------------
     async def meta(self, word: str, arg: str = "") -> Feedback:
@@ -328,14 +358,23 @@ class Session:
         One meaning everywhere on screen: ``solve``, the debug screen and the panels give the exact
         optimum, and upstream's number stands beside it (``par_upstream``) where it differs.
         """
-        if compute or self._tracker is not None:
+        if compute or self.par_known():   # without ``compute`` only what is known already: never a search
             try:
-                exact = self.tracker().par_0
+                with self._search:
+                    exact = self.tracker().par_0
             except Exception:
                 exact = None
             if exact is not None:
                 return exact
         return self.episode.par
+
+    def par_known(self) -> bool:
+        """The exact search for the start has finished (par may still be None: out of its budget)."""
+        return self._tracker is not None and self._tracker.par_0_searched
+
+    def par_pending(self) -> bool:
+        """Par is still being searched for and there is nothing to show meanwhile (the panel says so)."""
+        return self.show.par and not self.par_known() and self.episode.par is None
 
     def par_at_least(self) -> int | None:
         """When the exact search gave up on the start within the panels' budget: the turns it proved
@@ -371,10 +410,11 @@ class Session:
         if not self.show.progress:
             return None
         try:
-            tracker = self.tracker()
-            if tracker.par_0 is None:
-                return None
-            return tracker.progress(self.game.state if state is None else state)
+            with self._search:   # one search at a time: a worker's and the score command's share the tracker
+                tracker = self.tracker()
+                if tracker.par_0 is None:
+                    return None
+                return tracker.progress(self.game.state if state is None else state)
         except Exception:   # a planner limit or a world the planner cannot handle: no bar, no crash
             return None
 
@@ -417,7 +457,7 @@ class Session:
                       last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par,
                       par_upstream=self.par_upstream(), par_at_least=self.par_at_least(), moves_over_par=over,
                       turn_ratio=tr, main_score=o.main_score, progress=self.progress() if progress else None,
-                      player=self.whose_turn(), ended=ep.ended,
+                      player=self.whose_turn(), ended=ep.ended, par_pending=self.par_pending(),
                       outcome=self.outcome_text() if ep.ended else "",
                       invalid=sum(1 for t in ep.turns if t.fail is not None or t.invalid_format))
         return self.show.panels(panels)

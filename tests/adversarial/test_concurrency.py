@@ -31,13 +31,15 @@ def test_two_runs_on_one_root_play_each_episode_once(tmp_path):
 
 
 def test_an_unfinished_session_is_never_overwritten(tmp_path):
+    """It is continued (its turns kept, the next appended: issue 36), or with --new left as it is."""
     first = adventure("repl", "house", "--records", "r", cwd=tmp_path, stdin="up\nnorth\nsouth\n")
     assert first.returncode == 0
-    second = adventure("repl", "house", "--records", "r", cwd=tmp_path, stdin="west\n")
-    assert second.returncode == 0
+    second = adventure("repl", "house", "--records", "r", cwd=tmp_path, stdin="down\n")
+    third = adventure("repl", "house", "--records", "r", "--new", cwd=tmp_path, stdin="west\n")
+    assert second.returncode == third.returncode == 0
     one = json.loads(next((tmp_path / "r" / "human").rglob("interactions.json")).read_text())
     two = json.loads(next((tmp_path / "r" / "human-2").rglob("interactions.json")).read_text())
-    assert len(one["turns"]) == 3 and len(two["turns"]) == 1
+    assert len(one["turns"]) == 4 and len(two["turns"]) == 1
 
 
 def test_records_follow_the_umask_and_stale_temp_files_go(tmp_path):

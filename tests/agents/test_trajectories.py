@@ -4,6 +4,8 @@ import asyncio
 import io
 import json
 
+import pytest
+
 from fake_llm_server import ToolCalls
 from model_env import clean_config, in_loop, write_json
 from tui_adventure.batch import run_all
@@ -56,7 +58,32 @@ def test_the_command_writes_a_file_and_says_what_it_left_out(in_tmp):
     assert adventure("run", "tutorial", "house", "--player", "oracle", "--records", "r").returncode == 0
     (in_tmp / "r" / "oracle" / "house" / "house" / "instance_00000" / "completed.json").unlink()
     out = adventure("export", "trajectories", "r", "--out", "t.jsonl")
-    assert out.returncode == 0 and "1 episode(s) exported (1 incomplete left out) to t.jsonl" in out.stderr
+    assert out.returncode == 0 and "1 trajectory from 1 episode exported (1 incomplete left out) to t.jsonl" in out.stderr
     (line,) = [json.loads(x) for x in (in_tmp / "t.jsonl").read_text().splitlines()]
     assert line["game"] == "tutorial" and line["messages"][0]["role"] == "user"
     assert adventure("export", "trajectories", "nowhere").returncode == 1
+
+
+@pytest.mark.slow
+def test_each_seat_of_a_world_of_several_players_is_its_own_trajectory(tmp_path):
+    """Two seats are two agents: each its own messages and rewards, named by episode and seat (issue 36)."""
+    import json as _json
+
+    root = tmp_path / "records"
+    summary = asyncio.run(run_all(["labyrinth"], "oracle,random:3", root, jobs=1))
+    assert summary.played == 1
+    got, report = lines(root)
+    assert report.written == 2 and report.episodes == 1
+    ava, bo = got
+    assert (ava["seat"], bo["seat"]) == ("Player 1", "Player 2") and ava["seats"] == bo["seats"] == 2
+    assert ava["id"].endswith("/instance_00000/player_1") and bo["id"].endswith("/instance_00000/player_2")
+    assert (ava["player"], bo["player"]) == ("oracle", "random-3")
+    interactions = _json.loads(next(root.rglob("interactions.json")).read_text())
+    moves = {"Player 1": [], "Player 2": []}
+    for turn in interactions["turns"]:
+        reply = next(e for e in turn if e["action"]["type"] == "get message")
+        moves[reply["from"]].append(reply["action"]["content"])
+    for line in (ava, bo):
+        said = [m["content"] for m in line["messages"] if m["role"] == "assistant"]
+        assert said == moves[line["seat"]] and len(line["rewards"]) == len(said)
+    assert len(ava["rewards"]) + len(bo["rewards"]) == len(interactions["turns"])

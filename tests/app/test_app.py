@@ -6,6 +6,7 @@ press costs ~0.1 s here).
 
 import json
 
+import pytest
 
 from conftest import WORLDS
 from pilot import settle, transcript, type_line  # noqa: F401  (used below)
@@ -414,6 +415,7 @@ async def test_undone_turns_are_struck_through_and_the_log_rewraps_on_resize(tmp
         assert len(log.lines) > wide                 # old lines wrapped again, not clipped
 
 
+@pytest.mark.slow
 async def test_the_debug_screen_is_driven_from_the_keyboard_and_shows_every_turn(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:

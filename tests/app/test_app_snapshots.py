@@ -13,7 +13,7 @@ from conftest import WORLDS
 
 from tui_adventure.app import make_app
 from tui_adventure.widgets.command_line import CommandLine
-from tui_adventure.widgets.panels import RoomPanel
+from tui_adventure.widgets.panels import RoomPanel, ScorePanel
 
 
 def app_for(tmp_path, world="house.yaml"):
@@ -41,10 +41,19 @@ async def settle(pilot):
     await pilot.pause()
 
 
+def fits(pilot):
+    """At 80x24 every side panel is whole on screen: the column has nothing to scroll to."""
+    side = pilot.app.screen.query_one("#side")
+    assert side.max_scroll_y == 0, f"the side panels need {side.max_scroll_y} more rows"
+
+
 def test_start_80x24(snap_compare, tmp_path):
     async def run_before(pilot):
         await settle(pilot)
         assert pilot.app.screen.query_one(RoomPanel).data.room == "Hallway"
+        fits(pilot)
+        log = pilot.app.screen.query_one("#log")
+        assert log.scroll_y == 0 and log.max_scroll_y > 0   # the intro read from its first line: the title
 
     assert snap_compare(app_for(tmp_path), terminal_size=(80, 24), run_before=run_before)
 
@@ -65,6 +74,9 @@ def test_won_tutorial_80x24(snap_compare, tmp_path):
         plan = solve_world(pilot.app.session.world)
         await play(pilot, *plan.commands, "done")
         assert pilot.app.session.episode.ended and pilot.app.session.episode.outcome.success
+        fits(pilot)
+        player = str(pilot.app.screen.query_one("#player").render())
+        assert "episode over" in player and "undo, restart or quit" in player and "playing" not in player
 
     assert snap_compare(app_for(tmp_path, "tutorial.yaml"), terminal_size=(80, 24), run_before=run_before)
 
@@ -75,6 +87,9 @@ def test_help_80x24(snap_compare, tmp_path):
         await pilot.press("f1")
         await pilot.pause()
         assert type(pilot.app.screen).__name__ == "HelpScreen"
+        body = pilot.app.screen.query_one("#help-body")
+        assert "Esc closes" in str(body.border_subtitle) and body.max_scroll_y > 0   # it scrolls, and says how to leave
+        assert pilot.app.screen.focused is body
 
     assert snap_compare(app_for(tmp_path), terminal_size=(80, 24), run_before=run_before)
 
@@ -153,3 +168,34 @@ def test_blind_midgame_80x24(snap_compare, tmp_path):
     app = make_app(WORLDS / "house.yaml", records=tmp_path / "records", saves=tmp_path / "saves",
                    cursor_blink=False, blind=True)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_hot_seat_midgame_80x24(snap_compare, tmp_path, monkeypatch):
+    """Two seats at one keyboard: after Ava's move the transcript and the panels are Bo's."""
+    monkeypatch.setattr("tui_adventure.session.PROGRESS_SECONDS", 600)   # par by nodes, never by a busy clock
+
+    async def run_before(pilot):
+        await play(pilot, "take button")
+        panels = pilot.app.screen.query_one(RoomPanel).data
+        assert panels.room == "Hedge path" and "Bo's turn" in panels.player
+        said = pilot.app.screen.query_one("#transcript").lines[-2]
+        assert "Hedge path" in said.split("It is now Bo's turn.")[1]
+        assert pilot.app.screen.query_one(ScorePanel).data.par == 14
+        fits(pilot)
+
+    assert snap_compare(app_for(tmp_path, "labyrinth.yaml"), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_study_intermission_80x24(snap_compare, tmp_path):
+    from conftest import ROOT
+
+    from tui_adventure.app import AdventureApp
+    from tui_adventure.study import StudyRun, load_study
+
+    run = StudyRun(load_study(ROOT / "studies" / "pilot.yaml"), "p01", tmp_path / "records")
+
+    async def run_before(pilot):
+        await pilot.pause()
+        assert type(pilot.app.screen).__name__ == "IntermissionScreen"
+
+    assert snap_compare(AdventureApp(study=run, cursor_blink=False), terminal_size=(80, 24), run_before=run_before)

@@ -70,3 +70,46 @@ def test_after_restore_the_panels_show_no_last_change(tmp_path):
     asyncio.run(s.meta("restore", "x"))
     p = s.panels()
     assert p.goals_achieved == 1 and p.last_goal_change == 0
+
+
+async def test_par_of_the_start_is_computed_in_a_worker_and_says_computing_meanwhile(tmp_path, monkeypatch):
+    """Before the first turn, without blocking a turn: "computing…", then the exact par (issue 36)."""
+    from conftest import WORLDS
+    from pilot import settle, type_line
+
+    from tui_adventure.app import make_app
+    from tui_adventure.widgets.panels import ScorePanel
+
+    monkeypatch.setattr("tui_adventure.session.PROGRESS_SECONDS", 600)   # by nodes, not by a busy clock
+    app = make_app(WORLDS / "labyrinth.yaml", records=tmp_path / "r", saves=tmp_path / "s", cursor_blink=False)
+    app.session._search.acquire()   # the search waits until the test lets it go: "meanwhile" is certain
+    released = False
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            text = lambda: str(app.screen.query_one("#score-text").render())   # noqa: E731
+            assert "par computing…" in text()
+            await type_line(pilot, "take button")        # the person plays on while it searches
+            assert len(app.session.episode.turns) == 1 and "par computing…" in text()
+            app.session._search.release()
+            released = True
+            await settle(pilot, 120)
+            score = app.screen.query_one(ScorePanel).data
+            assert score.par == 14 and not score.par_pending and "par 14" in text()
+    finally:
+        if not released:
+            app.session._search.release()
+
+
+def test_the_repl_toolbar_says_computing_until_par_is_known(monkeypatch):
+    from tui_adventure.figures import BLIND
+    from tui_adventure.repl import toolbar_text
+
+    monkeypatch.setattr("tui_adventure.session.PROGRESS_SECONDS", 600)
+
+    s = open_session("labyrinth", records=None)
+    assert "par computing…" in toolbar_text(s.panels())
+    s.par(compute=True)
+    assert "par 14" in toolbar_text(s.panels())
+    blind = open_session("labyrinth", records=None, show=BLIND)
+    assert "par" not in toolbar_text(blind.panels())

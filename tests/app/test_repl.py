@@ -89,8 +89,8 @@ def test_a_won_episode_at_the_prompt(tmp_path):
     out, code = typed(s, lines(*TUTORIAL_WIN, "done", "look") + CTRL_D)
     assert code == 0
     assert out.startswith("Posting a Letter\n\nWelcome!")
-    assert "You put the letter in the mailbox.\n[All goals achieved! Type done to end the episode, or play on.]\n[goal +1: 1/1 goals]" in out
-    assert "[won after 5 turns: 1/1 goals, main score 100]" in out
+    assert "You put the letter in the mailbox.\n[All goals achieved! Type done to end the episode, or play on.]\n[goal +1: 1/1 goal]" in out
+    assert "[won after 5 turns: 1/1 goal, main score 100]" in out
     assert out.rstrip().endswith("The episode has ended. Type undo, restart or quit.")
     data = interactions(tmp_path / "records")
     assert len(data["turns"]) == 5
@@ -187,7 +187,7 @@ def test_the_oracle_plays_to_the_end_and_the_repl_exits(tmp_path):
     text = out.getvalue()
     assert [ln for ln in text.splitlines() if ln.startswith("> ")] == [
         "> take letter", "> go north", "> open mailbox", "> put letter in mailbox", "> done"]
-    assert text.rstrip().endswith("[won after 5 turns: 1/1 goals, main score 100]")
+    assert text.rstrip().endswith("[won after 5 turns: 1/1 goal, main score 100]")
 
 
 class _Broken:
@@ -261,7 +261,7 @@ def test_piped_oracle_wins_the_tutorial(tmp_path):
                     stdin="", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "\x1b" not in run.stdout
-    assert "[won after 5 turns: 1/1 goals, main score 100]" in run.stdout
+    assert "[won after 5 turns: 1/1 goal, main score 100]" in run.stdout
     assert list((tmp_path / "rec" / "oracle").glob("**/completed.json"))
 
 

@@ -83,6 +83,13 @@ goal: ["at(ball, object)"]
     pddl = to_pddl(world)
     assert pddl.names == {"object": "object_", "and": "and_"}
     assert ";; object -> object_" in pddl.problem and "(at ball and_)" in pddl.problem
+    assert "names renamed for PDDL" in pddl.problem.splitlines()[0]
+
+
+def test_the_problem_header_says_one_thing_about_names():
+    first, second = to_pddl(open_world("house")).problem.splitlines()[:2]
+    assert first.endswith("every id and predicate is the world's own") and "renamed" not in first
+    assert not second.startswith(";;")
 
 
 def test_cli_writes_both_files(tmp_path):

@@ -159,6 +159,7 @@ def test_a_search_over_its_time_budget_gives_up_promptly():
     assert time.perf_counter() - t0 < 3
 
 
+@pytest.mark.slow
 def test_a_search_stores_states_packed_in_a_few_hundred_bytes():
     """Memory, not time, used to end large searches (60 KB a state); a stored state is now its
     changing facts as bits, its g and its parent link."""
@@ -194,6 +195,7 @@ def test_a_search_that_gives_up_says_how_short_a_plan_cannot_be():
     assert rough is not None and not rough.optimal and par <= rough.par <= 3 * par
 
 
+@pytest.mark.slow
 def test_a_time_budget_holds_on_a_world_whose_estimates_are_costly():
     """64 rooms, 120 things, 8 goals: one exact estimate once took 7 s, so a 1 s budget took 25."""
     import time

@@ -105,6 +105,7 @@ def same_state(got: State, want: State, before: State) -> None:
 WORLDS = [ROOT / "worlds" / "house.yaml", ROOT / "worlds" / "manor.yaml", "clembench"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", WORLDS, ids=["house", "manor", "clembench"])
 def test_rule_code_decides_as_the_facts_say(source):
     world = packaged.world(packaged.names()[0]) if source == "clembench" else load_world(source)

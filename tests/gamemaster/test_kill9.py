@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from conftest import ROOT, WORLDS
 
 SCRIPT = ["go west", "take red book", "go east", "go north", "open fridge", "look", "done"]
@@ -36,6 +38,7 @@ asyncio.run(play_episode(world, Slow.from_file(Path(sys.argv[2])), Path(sys.argv
 """
 
 
+@pytest.mark.slow
 def test_kill_9_mid_episode_then_rerun(tmp_path):
     script = tmp_path / "script.txt"
     script.write_text("\n".join(SCRIPT) + "\n")

@@ -53,8 +53,8 @@ def test_rooms_doors_keys_containers_supports_and_goal(game):
 
 
 @pytest.mark.parametrize("source, rooms, objects, goals, par, steps", [
-    (GAME, 4, 11, 3, 8, 8),
-    (DETOUR, 6, 13, 4, 8, 10),
+    (GAME, 4, 10, 3, 8, 8),     # and one door, counted apart
+    (DETOUR, 6, 12, 4, 8, 10),
 ])
 def test_cli_import_then_check_script_and_solve_agree(tmp_path, source, rooms, objects, goals, par, steps):
     out = tmp_path / "small.yaml"
@@ -64,13 +64,13 @@ def test_cli_import_then_check_script_and_solve_agree(tmp_path, source, rooms, o
     walkthrough = load_game(source)["metadata"]["walkthrough"]
     assert len(walkthrough) == steps and solution.read_text() == "".join(c + "\n" for c in walkthrough)
     lines = run.stdout.splitlines()
-    assert lines[0].startswith(f"wrote {out} ({rooms} rooms, {objects} objects")
+    assert lines[0].startswith(f"wrote {out} ({rooms} rooms, {objects} objects, 1 door,")
     assert lines[1] == f"wrote {solution} (TextWorld's walkthrough, {steps} commands)"
     assert lines[2:] == [f"par {par}; TextWorld's walkthrough {steps}"]
 
     check = adventure("check", str(out))
     assert check.returncode == 0
-    assert check.stdout.startswith(f"{out}: ok ({rooms} rooms, {objects} objects, {goals} goals, par {par})")
+    assert check.stdout.startswith(f"{out}: ok ({rooms} rooms, {objects} objects, 1 door, {goals} goals, par {par})")
 
     replayed = [json.loads(x) for x in adventure("script", str(out), "--commands", str(solution), "--jsonl")
                 .stdout.splitlines()]

@@ -162,6 +162,7 @@ def test_the_repl_says_the_game_is_lost(tmp_path):
     assert "lost after 9 turns: The sea sweeps you off the beach" in result.stdout
 
 
+@pytest.mark.slow
 def test_the_shipped_labyrinth_scene_checks_solves_and_plays(tmp_path):
     from conftest import WORLDS
 

@@ -20,6 +20,7 @@ from ..engine.ruleset import load_ruleset
 from ..engine.snapshot import write_atomic
 from ..engine.world import Entity, Goal, World
 from ..engine.yamlpos import SourceError, SourceErrors, pos_of
+from ..engine.text import plural
 
 HIDDEN_TYPES = {"player", "floor", "inventory"}
 
@@ -148,7 +149,7 @@ def document(inst: dict, experiment: str, names: dict) -> tuple[str, dict]:
                   if not world.entities[x].hidden]
         exits = [name(e.target) for e in style.exits(st, room)]
         lines.append(f"{name(room)}: {', '.join(things) or 'nothing'}; exits to {', '.join(exits) or 'nowhere'}.")
-    lines.append(f"The instance's optimal_commands ({inst.get('optimal_turns')} turns): {'; '.join(inst.get('optimal_commands', []))}.")
+    lines.append(f"The instance's optimal_commands ({plural(inst.get('optimal_turns'), 'turn')}): {'; '.join(inst.get('optimal_commands', []))}.")
     header = "\n".join(f"# {line}" for line in lines)
     doc = {
         "game": "adventuregame",

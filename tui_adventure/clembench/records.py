@@ -11,6 +11,7 @@ secret is ever written: requests keep the prompt and the raw response only.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -132,8 +133,12 @@ class FolderLock:
     """An exclusive lock on a records folder, held while one process writes it.
 
     ``flock`` is released by the kernel when the holder dies, so a kill -9
-    never leaves a stale lock behind; the file itself stays (harmless, and
-    clemcore's tools ignore it).
+    never leaves a lock that blocks: a lock file left behind with a dead
+    process's pid is taken over like a free one. A holder that ends normally
+    removes the file (while still holding it), so a finished run leaves none.
+    A process that opened the file just before it was removed holds a lock on
+    a file no longer in the folder: ``acquire`` notices and tries again on the
+    new one, so two processes never both believe they hold the folder.
     """
 
     def __init__(self, directory: Path, what: str) -> None:
@@ -143,18 +148,28 @@ class FolderLock:
 
     def acquire(self) -> "FolderLock":
         import fcntl
-        import os
 
         self.directory.mkdir(parents=True, exist_ok=True)
-        fh = open(self.directory / LOCK, "a+", encoding="utf-8")
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            fh.seek(0)
-            holder = fh.read().strip() or "?"
-            fh.close()
-            raise Busy(f"{self.directory}: another adventure process (pid {holder}) is writing {self.what};"
-                       " wait for it to end, or use another --records folder or --name") from None
+        path = self.directory / LOCK
+        for _ in range(100):   # each retry means a holder removed the file in between: a few at most
+            fh = open(path, "a+", encoding="utf-8")
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                fh.seek(0)
+                holder = fh.read().strip() or "?"
+                fh.close()
+                raise Busy(f"{self.directory}: another adventure process (pid {holder}) is writing {self.what};"
+                           " wait for it to end, or use another --records folder or --name") from None
+            try:
+                same = os.stat(path).st_ino == os.fstat(fh.fileno()).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            fh.close()   # locked a file its holder removed on the way out: the folder's lock is the new one
+        else:   # pragma: no cover - a folder whose lock file is replaced a hundred times in a row
+            raise Busy(f"{self.directory}: its lock file keeps changing; is another process looping on it?")
         fh.seek(0)
         fh.truncate()
         fh.write(str(os.getpid()))
@@ -164,6 +179,8 @@ class FolderLock:
 
     def release(self) -> None:
         if self.fh is not None:
+            with contextlib.suppress(OSError):   # removed while held, so no other process can be holding it
+                os.unlink(self.directory / LOCK)
             self.fh.close()   # closing drops the flock
             self.fh = None
 

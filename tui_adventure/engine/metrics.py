@@ -275,6 +275,11 @@ class ProgressTracker:
             self._par_0 = self.par(self.world.initial)
         return self._par_0
 
+    @property
+    def par_0_searched(self) -> bool:
+        """The start's par is known (or known to be out of reach): reading ``par_0`` costs no search."""
+        return self._par_0 is not _UNKNOWN
+
     def par(self, state: State) -> int | None:
         key = state.facts
         if key in self._cache:

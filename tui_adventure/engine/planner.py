@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from .planning_view import PlanningView, planning_view
 from .facts import State
 from .world import World
+from .text import plural
 
 
 MEMORY_BUDGET = 2 * 1024 ** 3   # what one search may hold; the machines this runs on have a few GB
@@ -233,7 +234,7 @@ class Planner:
         bound = min(f, queue[0][0]) if queue else f
         bound = -int(-bound // 1) if weight == 1.0 else None   # h is a whole number of moves
         why = (f"{expanded} expanded and {seen} seen states" if over
-               else f"{self.max_seconds:g} s ({expanded} states expanded)")
+               else f"{self.max_seconds:g} s ({plural(expanded, 'state')} expanded)")
         raise PlannerLimit(f"no plan found within {why}", bound, expanded)
 
     def bfs(self, start: State | None = None) -> Plan | None:

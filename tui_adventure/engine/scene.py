@@ -175,6 +175,17 @@ class Scene:
                 facts.add(("at", cid, room))
                 log.append({"character": cid, "function": "move", "arguments": {"to": room}})
         named = set(_flat((args or {}).values()))
+        base = st.facts
+        cached: list = [None, None]   # (facts as they were, the state they make): rebuilt only after a change
+
+        def now_of() -> State:
+            # a state read through ``st`` with the difference laid over it: the planner asks this of every
+            # successor, and building a whole State of the facts cost half of a two-seat oracle's time
+            if cached[0] != facts:
+                frozen = frozenset(facts)
+                cached[0], cached[1] = frozen, st if frozen == base else st.apply(frozen - base, base - frozen)
+            return cached[1]
+
         for h, cond, effect, render in self.compiled:
             if h.tool or h.once and (FIRED, h.id) in facts:
                 continue
@@ -182,14 +193,14 @@ class Scene:
                 continue
             if h.after and (action not in h.after or h.character not in named):
                 continue
-            now_state = State.of(facts)
+            now_state = now_of()
             env = {"here": style.player_room(now_state)}
             if cond is not None and not cond(now_state, env):
                 continue
             self._fire(h, effect, render, st, now_state, facts, env, lines, log,
                        {"turn": turn_number or turn, **({"after": action} if h.after else {})})
         lost = None
-        now_state = State.of(facts)
+        now_state = now_of()
         env = {"here": style.player_room(now_state)}
         for i, (cond, render) in enumerate(self.losses):   # checked for the player who just moved
             if cond(now_state, env):

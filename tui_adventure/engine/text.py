@@ -54,6 +54,12 @@ def english_list(items: list[str], conj: str = "and", oxford: bool = False) -> s
     return f"{', '.join(items[:-1])}{comma} {conj} {items[-1]}"
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 goal``, ``2 goals``, ``0 goals``: every count a message says goes through here, so none
+    reads "1 goals" (``many`` for a word that is not made plural by an s: ``plural(n, "entry", "entries")``)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
 def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:]
 

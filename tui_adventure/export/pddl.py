@@ -356,9 +356,13 @@ class _Translator:
             *("  " + d.replace("\n", "\n  ") for d in derived),
             *actions,
             ")", ""])
-        mapping = [f";; {i} -> {n}" for i, n in sorted(renamed.items())] or [";; every name is the world's id"]
+        # every rename, ids and predicates alike, so that the header's word is true whichever it says
+        mapping = [f";; {i} -> {n}" for i, n in sorted(renamed.items())]
+        mapping += [f";; predicate {p}/{k} -> {n}" for (p, k), n in sorted(self.preds.items()) if n != p]
+        said = ("names renamed for PDDL (the world's -> PDDL's):" if mapping
+                else "every id and predicate is the world's own")
         problem = "\n".join([
-            f";; {world.title}: the problem; ids renamed for PDDL:", *mapping,
+            f";; {world.title}: the problem; {said}", *mapping,
             f"(define (problem {name}-problem)",
             f"  (:domain {name})",
             "  (:objects", *(f"    {o} - {kinds[o]}" for o in objects), "  )",

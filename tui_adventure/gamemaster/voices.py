@@ -27,6 +27,7 @@ from ..engine.scene import SPOKEN_TO
 from ..players.backends import BACKENDS
 from ..players.backends.completion import ModelError, Transient
 from ..players.registry import ModelSpec, resolve
+from ..engine.text import plural
 
 HISTORY = 12                          # the character's own exchanges kept in its prompt (bounded)
 
@@ -76,7 +77,7 @@ class Voice:
             except Transient:
                 if attempt == self.spec.max_retries:
                     raise ModelError(f"{self.spec.name} (voice of {self.character.id}): gave up after"
-                                     f" {attempt + 1} tries") from None
+                                     f" {plural(attempt + 1, 'try', 'tries')}") from None
                 await asyncio.sleep(min(0.5 * 2 ** attempt, 8.0))
         # content "" and never null: llama.cpp's server rejects an assistant message whose content is null
         self.history.append({"role": "assistant", "content": result.text or ""})

@@ -33,6 +33,7 @@ from ..clembench.packaged import HOME, names_for
 from ..engine.planner import Planner, PlannerLimit
 from ..engine.snapshot import write_atomic
 from .classic import KnobError
+from ..engine.text import plural
 
 VERSION = 1
 GENERATOR = "tui-adventure clembench"
@@ -316,7 +317,7 @@ def adventure(knobs: ClemKnobs, seed: int, par: tuple[int, int] | None = None) -
         span = f"par ranged {min(seen)}..{max(seen)}" if seen else "no draft was solved"
         raise KnobError(f"no adventure with par in {par[0]}..{par[1]} after {MAX_ATTEMPTS} drafts with these"
                         f" knobs ({span}): widen --par, or change --rooms, --goals")
-    raise KnobError(f"no adventure of {knobs.rooms} rooms and {knobs.goals} goals after {MAX_ATTEMPTS} drafts:"
+    raise KnobError(f"no adventure of {plural(knobs.rooms, 'room')} and {plural(knobs.goals, 'goal')} after {MAX_ATTEMPTS} drafts:"
                     " more rooms or fewer goals")
 
 

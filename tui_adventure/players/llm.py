@@ -32,6 +32,7 @@ from .base import as_reply
 from .registry import ModelSpec
 from .reply import Reply
 from .tools import MODES, command_of, tool_specs
+from ..engine.text import plural
 
 NOT_PLAYED = "(not played: only the first action of a turn is played)"
 PLANNED = "(planned; not played yet)"
@@ -141,13 +142,13 @@ class ModelPlayer:
             except Transient as exc:
                 attempt += 1
                 if attempt > self.spec.max_retries:
-                    raise ModelError(f"{exc} (gave up after {attempt} tries)") from exc
+                    raise ModelError(f"{exc} (gave up after {plural(attempt, 'try', 'tries')})") from exc
                 if stream is not None:
                     stream(f"\n[{exc}: asking again]\n")
                 await asyncio.sleep(min(self.retry_delay * 2 ** (attempt - 1), MAX_BACKOFF))
             except ModelError as exc:
                 if _was_retried(exc.__cause__):
-                    raise ModelError(f"{exc} (after {self.spec.max_retries} retries)") from exc.__cause__
+                    raise ModelError(f"{exc} (after {plural(self.spec.max_retries, 'retry', 'retries')})") from exc.__cause__
                 raise
         elapsed = time.perf_counter() - started
         reply = self._reply_of(episode, result)

@@ -13,6 +13,7 @@ reject a system role.
 from __future__ import annotations
 
 import re
+from ..engine.text import plural
 
 
 def object_names(world) -> dict[str, str]:
@@ -103,7 +104,7 @@ def native_prompt(world, mode: str = "text", planning: bool = False) -> str:
     else:
         lines += ["Act by calling the tool of the action you want to take, one action each turn.",
                   "Once you have achieved your goal, call the done tool."]
-    lines.append(f"You have at most {world.max_turns} turns.")
+    lines.append(f"You have at most {plural(world.max_turns, 'turn')}.")
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .reply import Reply
+from ..engine.text import plural
 
 
 class Seats:
@@ -18,8 +19,8 @@ class Seats:
         """``world=None``: the specs checked before any world is loaded (``adventure run`` fails early)."""
         order = world.scene.spec.players if world is not None and world.scene is not None else ()
         if world is not None and len(order) != len(seats):
-            raise ValueError(f"{world.game} has {len(order) or 1} player(s) ({', '.join(order) or 'one'});"
-                             f" --player names {len(seats)}: give one spec per player, separated by commas")
+            raise ValueError(f"{world.game} has {plural(len(order) or 1, 'player')} ({', '.join(order) or 'one'});"
+                             f" --player names {plural(len(seats), 'spec')}: give one spec per player, separated by commas")
         self.world = world
         self.by_player = dict(zip(order, seats))
         self.name = "+".join(s.name.replace(":", "-") for s in seats)

@@ -19,6 +19,7 @@ from textual.widgets import Footer, Header, Input, OptionList, Static, TabbedCon
 from textual.widgets.option_list import Option
 
 from ..session import Session
+from ..engine.text import plural
 
 
 TABS = ("tab-facts", "tab-commands", "tab-plan", "tab-goals", "tab-events", "tab-turns")
@@ -94,7 +95,7 @@ class DebugScreen(Screen[str | None]):
         needle = needle.strip().lower()
         shown = [f for f in self.all_facts if needle in f.lower()]
         facts.add_options([Text(f) for f in shown[:2000]] or ["(no fact matches)"])
-        facts.border_title = f"{len(shown)} of {len(self.all_facts)} facts"
+        facts.border_title = f"{len(shown)} of {plural(len(self.all_facts), 'fact')}"
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "fact-filter":
@@ -114,7 +115,7 @@ class DebugScreen(Screen[str | None]):
             elif not plan.commands:
                 text = "all goals are achieved"
             else:
-                text = (f"{plan.par} turns from here ({plan.expanded} states, {plan.seconds:.2f} s):\n"
+                text = (f"{plural(plan.par, 'turn')} from here ({plural(plan.expanded, 'state')}, {plan.seconds:.2f} s):\n"
                         + "\n".join(f"{i}. {c}" for i, c in enumerate(plan.commands, 1)))
         self.app.call_from_thread(self.query_one("#plan", Static).update, Text(text))
 

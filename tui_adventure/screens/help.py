@@ -33,18 +33,20 @@ the next one); **up/down** walk through the commands you typed in this world.
 | ctrl+q | quit (records so far are kept) |
 
 ## Panels
-**Score**: goals achieved (and the last change), turns and the turn limit,
-par, moves over par (once won), turn ratio, the clembench Main Score so far, and a bar
-with the progress rate (share of the optimal plan from the start already done).
+**Score**: `Goals` achieved (and the last change) with `Main`, the clembench
+Main Score so far; `Turn` played and the turn limit, `par` (`computing…` while
+the planner searches), and once the game is won the moves over par;
+`Ratio`, the turn ratio; `Invalid` commands; and a bar with the progress rate
+(share of the optimal plan from the start already done).
 
 - **par**: the exact optimal number of turns to reach every goal, as
   `adventure solve` finds it; where the world states another (clembench's
   `optimal_turns`), it stands beside it: `par 8 (upstream 10)`.
 - **over par** (moves over par): once the game is won, the turns played, not
-  counting a closing `done`, minus par: an optimal run reads `+0 over par`.
+  counting a closing `done`, minus par: an optimal run reads `par 8 +0 over`.
   The records also keep clembench's own `turns_over_par` (the `done` counted,
   against the stated par): `+1` for the same run.
-- **turn ratio**: 1 at par, falling to 0 at the turn limit
+- **Ratio** (turn ratio): 1 at par, falling to 0 at the turn limit
   (1 - over par / (turn limit - par)). The records (`adventure score`) keep
   clembench's own formula against the stated par.
 """
@@ -60,7 +62,11 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         meta = "\n".join(f"- `{text.split(':')[0]}`: {text.split(':', 1)[1].strip()}"
                          for text in META_COMMANDS.values())
-        with VerticalScroll(id="help-body"):
+        body = VerticalScroll(id="help-body")
+        body.border_title = "Help"
+        # on the frame, never scrolled away: how to leave and how to read the rest at 80x24
+        body.border_subtitle = "Esc closes · ↑↓ PgUp PgDn scroll"
+        with body:
             yield Markdown(HELP.format(meta=meta, examples=self.examples, verbs=self.verbs or "-"))
 
     def action_close(self) -> None:

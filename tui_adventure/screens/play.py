@@ -108,14 +108,27 @@ class PlayScreen(Screen):
     def start_transcript(self) -> None:
         t = self.query_one(Transcript)
         t.clear()
+        t.follow = False
         t.note(self.session.world.title)
         t.observation(self.session.first_text())
+        if self.session.continued and self.session.episode.turns:   # the game so far, then where it stands
+            t.begin_turn(len(self.session.episode.turns))
+            t.note(self.session.continued)
+            t.observation(self.session.look())
+        elif self.session.continued:
+            t.note(self.session.continued)
+        # the opening is read from the top, the title first; from the first command on, the log follows the game
+        t.follow = bool(self.session.episode.turns)
 
     # -- panels -------------------------------------------------------------------
     def refresh_panels(self) -> None:
         data = self.session.panels()
         extra = {}
-        if not self.session.is_human:
+        if self.session.episode.ended:   # whoever played: the episode is over, and this is what is left to type
+            extra["state"] = "episode over"
+            extra["type"] = ("Enter: go on" if self.on_end is not None else
+                             "undo, restart or quit" if self.session.show.undo else "quit")
+        elif not self.session.is_human:
             extra["state"] = "paused" if self.paused else f"playing ({SPEEDS[self.speed][0]})"
             if self.tokens is not None:
                 tokens_in, tokens_out = self.tokens
@@ -141,12 +154,20 @@ class PlayScreen(Screen):
 
     def _set_progress(self, figures) -> None:
         score = self.query_one(ScorePanel)
-        if score.data is not None and score.data.turns == figures.turns:   # a later turn has its own search
-            score.data.progress, score.data.par = figures.progress, figures.par
-            score.data.par_at_least = figures.par_at_least
-            score.data.moves_over_par = figures.moves_over_par
-            score.data.turn_ratio = figures.turn_ratio
-            score.data = score.data
+        d = score.data
+        if d is None:
+            return
+        if d.turns == figures.turns:
+            d.progress, d.par, d.par_at_least = figures.progress, figures.par, figures.par_at_least
+            d.moves_over_par, d.turn_ratio = figures.moves_over_par, figures.turn_ratio
+        elif d.par_pending:   # a later turn's search is on its way, but par for the start is known now
+            now = self.session.panels()
+            d.par, d.par_at_least, d.moves_over_par, d.turn_ratio = (now.par, now.par_at_least, now.moves_over_par,
+                                                                     now.turn_ratio)
+        else:
+            return
+        d.par_pending = False
+        score.data = d
 
     # -- a person typing -------------------------------------------------------------
     async def on_command_line_entered(self, message: CommandLine.Entered) -> None:
@@ -169,7 +190,7 @@ class PlayScreen(Screen):
                 t.begin_turn(before + 1)
             else:
                 self.taken_back()       # before the meta-command's own lines, which stay unmarked
-            t.command(f"> {message.line.strip()}")
+            t.command(self.session.echo(message.line))
             if feedback.kind == "restart":
                 self.start_transcript()
             elif feedback.text:

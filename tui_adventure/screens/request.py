@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from ..gamemaster.episode import Turn
 from ..model_turns import figures, request_messages
+from ..engine.text import plural
 
 
 class RequestScreen(ModalScreen[None]):
@@ -32,7 +33,7 @@ class RequestScreen(ModalScreen[None]):
         body = VerticalScroll(id="request-body")
         body.border_title = f"The messages sent for turn {self.turn.index}"   # a turn does not say which model
         # Text, not a string: a border title is read as markup, and the finish reason is the server's words
-        body.border_subtitle = Text(f"Escape closes · {len(messages)} messages · {figures(answer)}")
+        body.border_subtitle = Text(f"Escape closes · {plural(len(messages), 'message')} · {figures(answer)}")
         with body:
             if not messages:
                 yield Static(Text("(the player kept no record of the request)", style="italic"))

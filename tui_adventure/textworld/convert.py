@@ -38,6 +38,7 @@ from pathlib import Path
 import yaml
 
 from ..engine import names
+from ..engine.text import plural
 
 DIR_PREDICATES = {"north_of": ("north", "south"), "south_of": ("south", "north"),
                   "east_of": ("east", "west"), "west_of": ("west", "east")}
@@ -328,7 +329,7 @@ def _goal(game: dict, ids: dict, warnings: list[str]) -> tuple[list[str], list[s
     steps = [i for i, w in enumerate(walks)
              if any(len(v) > len(w) and v[:len(w)] == w for v in walks)]
     if steps:
-        warnings.append(f"{len(steps)} quest(s) whose walkthrough begins another's: converted as the longer"
+        warnings.append(f"{plural(len(steps), 'quest')} whose walkthrough begins another's: converted as the longer"
                         " quest only (our goal does not ask that the shorter one's condition held on the way)")
     kept = [q for i, q in enumerate(quests) if i not in steps]
     if len(kept) > 1:

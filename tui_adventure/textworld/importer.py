@@ -16,6 +16,7 @@ from ..engine.planner import Planner, PlannerLimit
 from ..engine.snapshot import write_atomic
 from ..engine.yamlpos import SourceErrors
 from .convert import Converted, TextWorldError, convert, game_json_path, load_game, make_id
+from ..engine.text import plural
 
 PAR_NODE_LIMIT = 2_000_000   # tw-make's games solve in thousands of states; past this, `adventure solve --budget`
 
@@ -97,9 +98,12 @@ def report(imported: Imported) -> list[str]:
     """What `adventure import textworld` prints: where things went, and par beside TextWorld's walkthrough."""
     conv, world = imported.converted, imported.converted.world
     steps = len(conv.tw_commands)
-    lines = [f"wrote {imported.world_path} ({len(world['rooms'])} rooms, {len(world['objects'])} objects,"
+    doors = sum(1 for o in world["objects"].values() if "door" in (o.get("traits") or ()))   # apart, as check counts
+    counts = [plural(len(world["rooms"]), "room"), plural(len(world["objects"]) - doors, "object")]
+    counts += [plural(doors, "door")] if doors else []
+    lines = [f"wrote {imported.world_path} ({', '.join(counts)},"
              f" goal {', '.join(world['goal'])})",
-             f"wrote {imported.solution_path} (TextWorld's walkthrough, {steps} commands)"]
+             f"wrote {imported.solution_path} (TextWorld's walkthrough, {plural(steps, 'command')})"]
     lines.append(f"par {imported.par if imported.par is not None else imported.par_note};"
                  f" TextWorld's walkthrough {steps}")
     if imported.walkthrough_wins_at is None:

@@ -84,16 +84,16 @@ class ScorePanel(Vertical):
         if d.blind:   # only what a model could count for itself: its turns and its invalid commands
             lines = [f"Turn {d.turns}/{d.max_turns}", f"Invalid {d.invalid}"]
             if d.par is not None or d.par_at_least is not None:
-                lines.append(f"par {par_label(d.par, d.par_upstream, d.par_at_least)}")
+                lines.append(f"par {par_label(d.par, d.par_upstream, d.par_at_least, d.par_pending)}")
             if d.goals_achieved is not None:
                 lines.append(f"Goals {d.goals_achieved}/{d.goal_count}  Main {_num(d.main_score, '{:.0f}')}")
-        else:
+        else:   # three lines and the bar: the whole panel fits beside the others at 80x24
             change = f" ({d.last_goal_change:+d})" if d.last_goal_change else ""
-            over = f", {d.moves_over_par:+d} over par" if d.moves_over_par is not None else ""
-            lines = [f"Goals {d.goals_achieved}/{d.goal_count}{change}",
-                     f"Turn {d.turns}/{d.max_turns}  par {par_label(d.par, d.par_upstream, d.par_at_least)}{over}",
-                     f"Turn ratio {_num(d.turn_ratio, '{:.2f}')}  Main {_num(d.main_score, '{:.0f}')}",
-                     f"Invalid {d.invalid}"]
+            over = f" {d.moves_over_par:+d} over" if d.moves_over_par is not None else ""   # once won
+            par = par_label(d.par, d.par_upstream, d.par_at_least, d.par_pending)
+            lines = [f"Goals {d.goals_achieved}/{d.goal_count}{change}  Main {_num(d.main_score, '{:.0f}')}",
+                     f"Turn {d.turns}/{d.max_turns}  par {par}{over}",
+                     f"Ratio {_num(d.turn_ratio, '{:.2f}')}  Invalid {d.invalid}"]
         if d.ended:
             lines.append(d.outcome)
         self.query_one("#score-text", Static).update(Text("\n".join(lines)))

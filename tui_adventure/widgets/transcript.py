@@ -39,6 +39,7 @@ class Transcript(Vertical, can_focus=False):
         self.lines: list[str] = []   # plain text of every entry, for tests and for copying out
         self.entries: list[list] = []   # [text, style, turn] per written entry
         self.turn = 0                # the turn the entries being written belong to (0: before the first)
+        self.follow = True           # keep the newest line in view; off while a game's opening is read from the top
         self._width = 0
 
     def compose(self) -> ComposeResult:
@@ -48,7 +49,7 @@ class Transcript(Vertical, can_focus=False):
     def _write(self, text: str, style: str = "") -> None:
         self.lines.append(text)
         self.entries.append([text, style, self.turn])
-        self.query_one(TranscriptLog).write(_shown(text, style))
+        self.query_one(TranscriptLog).write(_shown(text, style), scroll_end=self.follow)
 
     def begin_turn(self, turn: int) -> None:
         """The entries that follow belong to ``turn`` (its command and what the game answered)."""
@@ -69,7 +70,7 @@ class Transcript(Vertical, can_focus=False):
         log = self.query_one(TranscriptLog)
         log.clear()
         for text, style, _ in self.entries:
-            log.write(_shown(text, style))
+            log.write(_shown(text, style), scroll_end=self.follow)
 
     def on_resize(self, event) -> None:
         if event.size.width != self._width:
@@ -79,6 +80,8 @@ class Transcript(Vertical, can_focus=False):
                 self.redraw()   # re-wrap to the new width instead of clipping old lines
 
     def command(self, text: str, who: str = "") -> None:
+        """A line played: from here on the log follows the game (the opening was read from its top)."""
+        self.follow = True
         label = f"{who} " if who else ""
         self._write(f"{label}{text}", "bold")
 
