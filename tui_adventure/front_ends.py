@@ -97,3 +97,31 @@ def study(args) -> int:
     finally:
         print(f"records: {run.records / run.run_name} ({run.done_count()} of {len(run.stages)} worlds done)",
               file=sys.stderr)
+
+
+def watch(args) -> int:
+    """``adventure watch ROOT [--serve]``: a root that cannot be watched is said in one line; the
+    dashboard opens in the terminal, or is served to browsers (each connection runs its own)."""
+    import os
+    from pathlib import Path
+
+    from .watch.tree import root_problem
+
+    root = Path(args.root)
+    problem = root_problem(root)
+    if problem:
+        print(f"adventure watch: {problem}", file=sys.stderr)
+        return 1
+    if args.serve:
+        from .serve_web import ServeUnavailable, serve_app
+
+        command = [sys.executable, "-m", "tui_adventure.cli", "watch", os.path.abspath(root)]
+        try:
+            return serve_app(command, args.host, args.port, title=f"adventure watch {root}",
+                             public_url=args.public_url)
+        except ServeUnavailable as exc:
+            print(f"adventure watch: {exc}", file=sys.stderr)
+            return 2
+    from .app import run_watch_app
+
+    return run_watch_app(root)

@@ -1,0 +1,209 @@
+"""``adventure watch``: the runs and episodes of a records tree being written, live.
+
+The tree is read on a worker thread (``watch.tree``: polling of modification
+times, bounded work per tick), which also counts the runs' rows, the alerts
+and the episode rows to draw, all as plain strings: the screen only puts
+them into its tables, changing the cells that changed. A filter or a sort
+wakes the worker at once. Enter on an episode follows it (``ReplayScreen``
+with ``follow``); Enter on a run narrows the episodes to it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.worker import get_current_worker
+
+from ..clembench.records import RecordsError
+from ..watch.cache import SummaryCache
+from ..watch.runs import alerts, counts, run_rows
+from ..watch.tree import RecordsTree
+from ..watch.view import EPISODE_COLUMNS, RUN_COLUMNS, SORTS, episode_cells, parse_filter, run_cells, select
+
+TICK = 0.5       # seconds between looks at the tree
+BUDGET = 0.15    # seconds of first reads per tick (a large tree fills in over several ticks)
+
+
+@dataclass(frozen=True)
+class Picture:
+    """One look at the tree, as text, made on the worker thread for the screen to draw."""
+
+    alerts: tuple[str, ...]
+    runs: tuple[tuple[str, tuple[str, ...]], ...]        # (run, cells)
+    episodes: tuple[tuple[str, tuple[str, ...]], ...]    # (episode folder, cells)
+    matched: int
+    status: str
+
+
+class WatchScreen(Screen):
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", id="watch.filter"),
+        Binding("s", "sort", "Sort", id="watch.sort"),
+        Binding("escape", "clear", "Clear filter", id="watch.clear"),
+    ]
+
+    def __init__(self, root: Path, cache: SummaryCache | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.records_root = Path(root)
+        self.records = RecordsTree(self.records_root, cache if cache is not None else SummaryCache.for_root(self.records_root))
+        self.filter_text = ""
+        self.sort = SORTS[0]
+        self.picture: Picture | None = None
+        self._wake = threading.Event()
+        self._stop = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="alerts")
+        runs = DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+        runs.border_title = "Runs"
+        yield runs
+        yield Input(placeholder="filter: run:NAME world:NAME outcome:STATUS stuck[:N] or any words (/)",
+                    id="filter")
+        episodes = DataTable(id="episodes", cursor_type="row", zebra_stripes=True)
+        episodes.border_title = "Episodes"
+        episodes.border_subtitle = "Enter follows one · / filter · s sort"
+        yield episodes
+        yield Static("", id="watch-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "watch"
+        self.sub_title = str(self.records_root)
+        for table, columns in ((self.query_one("#runs", DataTable), RUN_COLUMNS),
+                               (self.query_one("#episodes", DataTable), EPISODE_COLUMNS)):
+            for column in columns:
+                table.add_column(column, key=column)
+        self.query_one("#alerts", Static).display = False
+        self.query_one("#watch-status", Static).update(f"reading {self.records_root} ...")
+        self.query_one("#episodes", DataTable).focus()
+        self.scan()
+
+    def on_unmount(self) -> None:
+        self._stop = True
+        self._wake.set()
+
+    # -- the worker: reading the tree -------------------------------------------------------
+    @work(thread=True, exclusive=True, group="watch")
+    def scan(self) -> None:
+        worker = get_current_worker()
+        tree = self.records
+        first = True
+        try:
+            while not self._stop and not worker.is_cancelled:
+                started = time.monotonic()
+                asked = self._wake.is_set()
+                self._wake.clear()
+                if tree.tick(BUDGET) or first or asked:
+                    first = False
+                    picture = self.draw_picture()
+                    if self._stop or worker.is_cancelled:
+                        break
+                    self.app.call_from_thread(self.show_picture, picture)
+                pause = 0.01 if tree.unread else max(0.05, TICK - (time.monotonic() - started))
+                self._wake.wait(pause)
+        finally:
+            if tree.cache is not None:
+                tree.cache.save()
+
+    def draw_picture(self) -> Picture:
+        tree = self.records
+        episodes = list(tree.episodes.values())
+        flt = parse_filter(self.filter_text)
+        shown, matched = select(episodes, flt, self.sort)
+        tally = counts(episodes)
+        parts = [f"{len(episodes)} episodes"]
+        if tree.unread:
+            parts.append(f"{tree.unread} still to read")
+        parts.append(", ".join(f"{n} {status}" for status, n in sorted(tally.items())) or "no runs yet: waiting")
+        parts.append(f"sort: {self.sort} (s)")
+        if self.filter_text.strip():
+            parts.append(f"{matched} match the filter")
+        if matched > len(shown):
+            parts.append(f"showing the first {len(shown)}: filter to narrow")
+        if flt.problem:
+            parts.append(flt.problem)
+        return Picture(tuple(alerts(tree.runs, episodes)),
+                       tuple((row.name, run_cells(row)) for row in run_rows(tree.runs, episodes)),
+                       tuple((str(tree.path_of(ep)), episode_cells(ep)) for ep in shown), matched,
+                       "  ·  ".join(parts))
+
+    # -- the screen: drawing a picture -----------------------------------------------------
+    def show_picture(self, picture: Picture) -> None:
+        self.picture = picture
+        box = self.query_one("#alerts", Static)
+        box.display = bool(picture.alerts)
+        box.update(Text("\n".join(f"! {line}" for line in picture.alerts)))
+        _fill(self.query_one("#runs", DataTable), picture.runs, RUN_COLUMNS)
+        _fill(self.query_one("#episodes", DataTable), picture.episodes, EPISODE_COLUMNS)
+        self.query_one("#watch-status", Static).update(Text(picture.status))
+
+    @on(DataTable.RowSelected, "#episodes")
+    def follow(self, event: DataTable.RowSelected) -> None:
+        from .replay import ReplayScreen
+
+        path = Path(str(event.row_key.value))
+        try:
+            screen = ReplayScreen(path, follow=True)
+        except (RecordsError, OSError) as exc:
+            self.notify(str(exc), title="Cannot open this episode", severity="warning", markup=False)
+            return
+        self.app.push_screen(screen)
+
+    @on(DataTable.RowSelected, "#runs")
+    def narrow_to_run(self, event: DataTable.RowSelected) -> None:
+        words = [w for w in self.filter_text.split() if not w.startswith("run:")]
+        self.query_one("#filter", Input).value = " ".join([f"run:{event.row_key.value}", *words])
+        self.query_one("#episodes", DataTable).focus()
+
+    @on(Input.Changed, "#filter")
+    def filter_changed(self, event: Input.Changed) -> None:
+        self.filter_text = event.value
+        self._wake.set()
+
+    @on(Input.Submitted, "#filter")
+    def filter_done(self) -> None:
+        self.query_one("#episodes", DataTable).focus()
+
+    def action_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_clear(self) -> None:
+        self.query_one("#filter", Input).value = ""
+        self.query_one("#episodes", DataTable).focus()
+
+    def action_sort(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self._wake.set()
+        self.notify(f"episodes sorted by {self.sort}", timeout=1.5)
+
+
+def _fill(table: DataTable, rows, columns) -> None:
+    """Put ``rows`` into ``table``: only the changed cells when the rows are the same ones in the same
+    order, else drawn anew with the cursor kept on the row it was on."""
+    keys = [key for key, _ in rows]
+    current = [row.value for row in table.rows]
+    if keys == current:
+        for key, cells in rows:
+            old = table.get_row(key)
+            for column, value, was in zip(columns, cells, old):
+                if str(was) != value:
+                    table.update_cell(key, column, Text(value), update_width=False)
+        return
+    at = None
+    if table.row_count and table.cursor_row < table.row_count:
+        at = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+    table.clear()
+    for key, cells in rows:
+        table.add_row(*(Text(c) for c in cells), key=key)
+    if at in keys:
+        table.move_cursor(row=keys.index(at), animate=False)
