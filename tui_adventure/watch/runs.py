@@ -87,7 +87,7 @@ class RunRow:
 
 
 def run_rows(runs: dict[str, RunFacts], episodes) -> list[RunRow]:
-    rows = {name: RunRow(name, facts.mode, last_error=facts.problem) for name, facts in runs.items()}
+    rows = {name: RunRow(name, facts.mode) for name, facts in runs.items()}
     newest_error: dict[str, float] = {}
     for ep in episodes:
         row = rows.get(ep.run)
@@ -113,6 +113,8 @@ def run_rows(runs: dict[str, RunFacts], episodes) -> list[RunRow]:
         facts = runs.get(name)
         if facts is None:
             continue
+        if facts.problem:   # a run.json or plan file that cannot be read: said beside the episodes' errors
+            row.last_error = "; ".join(filter(None, (row.last_error, facts.problem)))
         if facts.planned is not None:
             row.left = max(0, facts.planned - row.done - row.errored - row.running)
         if row.running:

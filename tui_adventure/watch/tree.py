@@ -41,6 +41,7 @@ RESTING_PER_TICK = 200    # ended or stopped episodes re-checked per tick
 ENDINGS_KEPT = 400        # per run, the newest endings kept for the error-rate alert
 SMALL_FILE = 64 * 1024    # error.json, plan files
 INSTANCE = re.compile(r"instance_\d+")
+RESULTS_FILES = {"raw.csv", "results.csv", "results.html", "paired.csv", "clembench.log"}   # clem eval's, at the top
 
 
 @dataclass
@@ -183,9 +184,11 @@ class RecordsTree:
                     continue
                 if isinstance(episodes, int) and episodes >= 0:
                     planned = (planned or 0) + episodes
+        before = (facts.mode, facts.planned, facts.problem)
         facts.planned = planned
         facts.problem = "; ".join(problems)
-        self.version += 1
+        if (facts.mode, facts.planned, facts.problem) != before:
+            self.version += 1
 
     def _forget_folder(self, path: str) -> None:
         folder = self._folders.pop(path, None)
@@ -205,7 +208,8 @@ class RecordsTree:
     def _discover(self, path: str) -> None:
         run, game, experiment, instance = Path(path).parts[-4:]
         self.episodes[path] = EpisodeInfo(run, game, experiment, instance, changed=self.clock())
-        self._unread.append(path)
+        ended = any(os.path.exists(os.path.join(path, name)) for name in ("completed.json", "error.json"))
+        (self._unread if ended else self._unread_running).append(path)   # what is playing is read first
 
     def _forget_episode(self, path: str) -> None:
         self.episodes.pop(path, None)
@@ -347,7 +351,11 @@ def root_problem(root: Path) -> str | None:
     try:
         runs = _subfolders(root)
         if not runs:
-            return None
+            strays = sorted(n for n in os.listdir(root) if not n.startswith(".") and n not in RESULTS_FILES)
+            return None if not strays else (
+                f"{root} holds no clemcore records, only files ({', '.join(strays[:3])}"
+                f"{', ...' if len(strays) > 3 else ''}): give the"
+                " records folder of a batch (its --records)")
         for run in runs:
             if (run / "run.json").exists() or any(n.startswith(PLAN) for n in os.listdir(run)):
                 return None
