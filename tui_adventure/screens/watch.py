@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
@@ -24,24 +23,13 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from ..clembench.records import RecordsError
+from ..watch.board import Board, Picture
 from ..watch.cache import SummaryCache
-from ..watch.runs import alerts, counts, run_rows
 from ..watch.tree import RecordsTree
-from ..watch.view import EPISODE_COLUMNS, RUN_COLUMNS, SORTS, episode_cells, parse_filter, run_cells, select
+from ..watch.view import EPISODE_COLUMNS, RUN_COLUMNS, SORTS
 
 TICK = 0.5       # seconds between looks at the tree
 BUDGET = 0.15    # seconds of first reads per tick (a large tree fills in over several ticks)
-
-
-@dataclass(frozen=True)
-class Picture:
-    """One look at the tree, as text, made on the worker thread for the screen to draw."""
-
-    alerts: tuple[str, ...]
-    runs: tuple[tuple[str, tuple[str, ...]], ...]        # (run, cells)
-    episodes: tuple[tuple[str, tuple[str, ...]], ...]    # (episode folder, cells)
-    matched: int
-    status: str
 
 
 class WatchScreen(Screen):
@@ -54,7 +42,9 @@ class WatchScreen(Screen):
     def __init__(self, root: Path, cache: SummaryCache | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.records_root = Path(root)
-        self.records = RecordsTree(self.records_root, cache if cache is not None else SummaryCache.for_root(self.records_root))
+        self.records = RecordsTree(self.records_root,
+                                   cache if cache is not None else SummaryCache.for_root(self.records_root))
+        self.board = Board(self.records)
         self.filter_text = ""
         self.sort = SORTS[0]
         self.picture: Picture | None = None
@@ -97,14 +87,16 @@ class WatchScreen(Screen):
     def scan(self) -> None:
         worker = get_current_worker()
         tree = self.records
-        first = True
+        drawn, pending = float("-inf"), True
         try:
             while not self._stop and not worker.is_cancelled:
                 started = time.monotonic()
                 asked = self._wake.is_set()
                 self._wake.clear()
-                if tree.tick(BUDGET) or first or asked:
-                    first = False
+                pending = tree.tick(BUDGET) or pending
+                # while a large tree fills in, a picture every TICK: each costs a pass over every episode
+                if asked or (pending and (not tree.unread or started - drawn >= TICK)):
+                    drawn, pending = started, False
                     picture = self.draw_picture()
                     if self._stop or worker.is_cancelled:
                         break
@@ -116,26 +108,7 @@ class WatchScreen(Screen):
                 tree.cache.save()
 
     def draw_picture(self) -> Picture:
-        tree = self.records
-        episodes = list(tree.episodes.values())
-        flt = parse_filter(self.filter_text)
-        shown, matched = select(episodes, flt, self.sort)
-        tally = counts(episodes)
-        parts = [f"{len(episodes)} episodes"]
-        if tree.unread:
-            parts.append(f"{tree.unread} still to read")
-        parts.append(", ".join(f"{n} {status}" for status, n in sorted(tally.items())) or "no runs yet: waiting")
-        parts.append(f"sort: {self.sort} (s)")
-        if self.filter_text.strip():
-            parts.append(f"{matched} match the filter")
-        if matched > len(shown):
-            parts.append(f"showing the first {len(shown)}: filter to narrow")
-        if flt.problem:
-            parts.append(flt.problem)
-        return Picture(tuple(alerts(tree.runs, episodes)),
-                       tuple((row.name, run_cells(row)) for row in run_rows(tree.runs, episodes)),
-                       tuple((str(tree.path_of(ep)), episode_cells(ep)) for ep in shown), matched,
-                       "  ·  ".join(parts))
+        return self.board.picture(self.filter_text, self.sort)
 
     # -- the screen: drawing a picture -----------------------------------------------------
     def show_picture(self, picture: Picture) -> None:

@@ -21,14 +21,16 @@ from ..engine import metrics as m
 STARTING = "starting"    # instance.json, no turn yet
 RUNNING = "running"      # turns written lately, no end yet
 STOPPED = "stopped"      # no end, and nothing written for a while: its batch was stopped (a rerun plays it again)
+ENDED_UNREAD = "ended"   # completed.json seen, its outcome not read yet (the first ticks of a large tree)
 SUCCESS = "success"
 LOST = "lost"
 ABORTED = "aborted"
 ERROR = "error"          # error.json: the player failed (a server gave up)
 DAMAGED = "damaged"      # a record file that cannot be read
-DONE = (SUCCESS, LOST, ABORTED)
+DONE = (SUCCESS, LOST, ABORTED, ENDED_UNREAD)
 ENDED = DONE + (ERROR,)
-STATUSES = (RUNNING, STARTING, STOPPED, SUCCESS, LOST, ABORTED, ERROR, DAMAGED)
+LIVE = (RUNNING, STARTING, STOPPED)   # what changes turn by turn; the rest changes only when a rerun starts it again
+STATUSES = (RUNNING, STARTING, STOPPED, SUCCESS, LOST, ABORTED, ENDED_UNREAD, ERROR, DAMAGED)
 
 STUCK_TURNS = 10       # "stuck": no goal reached in this many turns...
 STUCK_REPEATS = 3      # ...or the same command this many turns in a row

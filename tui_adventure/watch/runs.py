@@ -8,12 +8,14 @@ bounded deques, so memory does not grow with the length of a watch.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
-from .episodes import DAMAGED, DONE, ERROR, RUNNING, STARTING, STOPPED, STUCK_REPEATS, SUCCESS, EpisodeInfo
+from .episodes import (DAMAGED, DONE, ENDED_UNREAD, ERROR, RUNNING, STARTING, STOPPED, STUCK_REPEATS, SUCCESS,
+                       EpisodeInfo)
 
 RECENT_ENDINGS = 10     # an error rate "jumps" when it is measured over the last this many endings...
 JUMP_ERRORS = 3         # ...holds at least this many errors, at least half of them...
@@ -60,59 +62,70 @@ class RunFacts:
 @dataclass
 class RunRow:
     name: str
-    mode: str
+    mode: str = "text"
     done: int = 0
     running: int = 0
     errored: int = 0
     stopped: int = 0
     left: int | None = None
+    known: int = 0              # done episodes whose outcome was read (success and means count these)
     successes: int = 0
     turns: int = 0
-    scores: list = field(default_factory=list)
+    score_sum: float = 0.0
+    score_count: int = 0
     per_minute: float | None = None
     last_error: str = ""
+    error_at: float = -1.0
 
     @property
     def success(self) -> str:
-        return f"{self.successes}/{self.done}" if self.done else "-"
+        return f"{self.successes}/{self.known}" if self.known else "-"
 
     @property
     def mean_turns(self) -> str:
-        return f"{self.turns / self.done:.1f}" if self.done else "-"
+        return f"{self.turns / self.known:.1f}" if self.known else "-"
 
     @property
     def main_score(self) -> str:
         """clem eval's Quality Score so far: the mean Main Score of the played episodes that have one."""
-        return f"{statistics.fmean(self.scores):.1f}" if self.scores else "-"
+        return f"{self.score_sum / self.score_count:.1f}" if self.score_count else "-"
 
 
-def run_rows(runs: dict[str, RunFacts], episodes) -> list[RunRow]:
-    rows = {name: RunRow(name, facts.mode) for name, facts in runs.items()}
-    newest_error: dict[str, float] = {}
+def tally(episodes, rows: dict[str, RunRow] | None = None) -> dict[str, RunRow]:
+    """The episodes counted into their runs' rows (``rows`` is added to, and returned)."""
+    rows = {} if rows is None else rows
     for ep in episodes:
         row = rows.get(ep.run)
         if row is None:
-            row = rows[ep.run] = RunRow(ep.run, "text")
+            row = rows[ep.run] = RunRow(ep.run)
         status = ep.status
         if status in DONE:
             row.done += 1
-            row.turns += ep.turns
-            row.successes += status == SUCCESS
-            if ep.main_score is not None:
-                row.scores.append(ep.main_score)
+            if status != ENDED_UNREAD:
+                row.known += 1
+                row.turns += ep.turns
+                row.successes += status == SUCCESS
+                if ep.main_score is not None:
+                    row.score_sum += ep.main_score
+                    row.score_count += 1
         elif status in (RUNNING, STARTING):
             row.running += 1
         elif status == STOPPED:
             row.stopped += 1
         elif status in (ERROR, DAMAGED):
             row.errored += 1
-            if ep.ended_at >= newest_error.get(ep.run, -1.0):
-                newest_error[ep.run] = ep.ended_at
+            if ep.ended_at >= row.error_at and ep.problem:
+                row.error_at = ep.ended_at
                 row.last_error = f"{ep.world}: {ep.problem}"
-    for name, row in rows.items():
-        facts = runs.get(name)
-        if facts is None:
-            continue
+    return rows
+
+
+def run_rows(runs: dict[str, RunFacts], episodes=(), base: dict[str, RunRow] | None = None) -> list[RunRow]:
+    """Every run's row: ``base`` (the settled episodes' tally, kept between looks) plus ``episodes``."""
+    rows = tally(episodes, {name: dataclasses.replace(row) for name, row in (base or {}).items()})
+    for name, facts in runs.items():
+        row = rows.setdefault(name, RunRow(name))
+        row.mode = facts.mode
         if facts.problem:   # a run.json or plan file that cannot be read: said beside the episodes' errors
             row.last_error = "; ".join(filter(None, (row.last_error, facts.problem)))
         if facts.planned is not None:
@@ -164,10 +177,6 @@ def _slower(facts: RunFacts) -> str:
     if recent < baseline * SLOW_FACTOR or recent - baseline < SLOW_SECONDS:
         return ""
     return f"turns take {recent:.1f} s now, {baseline:.1f} s before: the server answers much slower"
-
-
-def counts(episodes) -> Counter:
-    return Counter(ep.status for ep in episodes)
 
 
 def describe(ep: EpisodeInfo) -> str:

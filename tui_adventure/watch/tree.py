@@ -29,15 +29,15 @@ from pathlib import Path
 
 from ..clembench.records import PLAN, RecordsError, read_json, run_json
 from .cache import SummaryCache
-from .episodes import (DAMAGED, ENDED, ERROR, RUNNING, STARTING, STOPPED, EpisodeInfo, error_message,
-                       outcome, read_interactions)
+from .episodes import (DAMAGED, ENDED, ENDED_UNREAD, ERROR, LIVE, RUNNING, STARTING, STOPPED, EpisodeInfo,
+                       error_message, outcome, read_interactions)
 from .runs import RunFacts
 
 QUIET_AFTER = 300.0       # seconds without a write before an unfinished episode counts as stopped
 RACY = 3.0                # a folder changed this recently is looked into again
 HOT = 60.0                # a folder changed this recently is stat'ed every tick; others in turns
-FOLDERS_PER_TICK = 500    # cold folders stat'ed per tick
-RESTING_PER_TICK = 200    # ended or stopped episodes re-checked per tick
+FOLDERS_PER_TICK = 200    # cold folders stat'ed per tick
+RESTING_PER_TICK = 100    # ended or stopped episodes re-checked per tick
 ENDINGS_KEPT = 400        # per run, the newest endings kept for the error-rate alert
 SMALL_FILE = 64 * 1024    # error.json, plan files
 INSTANCE = re.compile(r"instance_\d+")
@@ -60,6 +60,8 @@ class RecordsTree:
         self.episodes: dict[str, EpisodeInfo] = {}     # by folder path
         self.runs: dict[str, RunFacts] = {}
         self.version = 0                                # grows with every change seen
+        self.settled_version = 0                        # grows when an episode not LIVE changes, ends or goes
+        self.live: set[str] = set()                     # the folders of the LIVE episodes
         self._folders: dict[str, _Folder] = {str(self.root): _Folder(0)}
         self._cold: deque[str] = deque()               # folders stat'ed in turns
         self._keys: dict[str, tuple] = {}              # per episode folder: its files as last read
@@ -207,12 +209,23 @@ class RecordsTree:
     # -- episodes --------------------------------------------------------------------------
     def _discover(self, path: str) -> None:
         run, game, experiment, instance = Path(path).parts[-4:]
-        self.episodes[path] = EpisodeInfo(run, game, experiment, instance, changed=self.clock())
-        ended = any(os.path.exists(os.path.join(path, name)) for name in ("completed.json", "error.json"))
-        (self._unread if ended else self._unread_running).append(path)   # what is playing is read first
+        ep = self.episodes[path] = EpisodeInfo(run, game, experiment, instance, changed=self.clock())
+        if os.path.exists(os.path.join(path, "error.json")):
+            ep.status = ERROR
+        elif os.path.exists(os.path.join(path, "completed.json")):
+            ep.status = ENDED_UNREAD   # counted as done at once; its outcome when read
+        if ep.status in LIVE:
+            self.live.add(path)
+            self._unread_running.append(path)   # what is playing is read first
+        else:
+            self.settled_version += 1
+            self._unread.append(path)
 
     def _forget_episode(self, path: str) -> None:
-        self.episodes.pop(path, None)
+        ep = self.episodes.pop(path, None)
+        if ep is not None and ep.status not in LIVE:
+            self.settled_version += 1
+        self.live.discard(path)
         self._keys.pop(path, None)
         self._dir_times.pop(path, None)
         self._active.discard(path)
@@ -251,9 +264,9 @@ class RecordsTree:
         was = ep.status
         self._read(ep, path, markers, stat, first)
         ep.changed = now
-        self.version += 1
+        self._moved(path, ep, was)
         ended = ep.status in ENDED or ep.status == DAMAGED
-        if ended and (first or was not in ENDED):
+        if ended and (first or was in LIVE):
             ep.ended_at = max((files[n].stat().st_mtime for n in markers if n in files), default=now) \
                 if markers else (stat.st_mtime if stat else now)
             self._note_ending(ep)
@@ -302,13 +315,24 @@ class RecordsTree:
         written = stamp[1] / 1e9 if stamp else self._dir_times.get(path, 0) / 1e9
         quiet = now - written > QUIET_AFTER
         if quiet and ep.status != STOPPED:
-            ep.status = STOPPED
-            self.version += 1
+            was, ep.status = ep.status, STOPPED
+            self._moved(path, ep, was)
             self._rest(path)
         elif not quiet and ep.status == STOPPED:
             ep.status = RUNNING if ep.turns else STARTING
-            self.version += 1
+            self._moved(path, ep, STOPPED)
             self._active.add(path)
+
+    def _moved(self, path: str, ep: EpisodeInfo, was: str) -> None:
+        """``ep`` changed (from status ``was``): what the dashboard keeps of settled episodes is kept
+        until one of them changes, so a tick of running episodes costs what they cost."""
+        self.version += 1
+        if ep.status in LIVE:
+            self.live.add(path)
+        else:
+            self.live.discard(path)
+        if was not in LIVE or ep.status not in LIVE:
+            self.settled_version += 1
 
     def _rest(self, path: str) -> None:
         self._active.discard(path)
