@@ -42,9 +42,11 @@ def model(request):
 
 
 def rows(app, table="#episodes", key=1):
-    """The table's rows by one cell (an episode's world, a run's name)."""
+    """The table's rows as drawn, split into their cells, by one cell (an episode's world, a run's name)."""
     t = app.screen.query_one(table, DataTable)
-    return {str(t.get_row_at(i)[key]): [str(c) for c in t.get_row_at(i)] for i in range(t.row_count)}
+    columns = app.screen.board.episode_columns if table == "#episodes" else app.screen.board.run_columns
+    cells = [columns.split(str(t.get_row_at(i)[0])) for i in range(t.row_count)]
+    return {row[key]: row for row in cells}
 
 
 async def until(pilot, check, timeout=30.0, what="the condition"):

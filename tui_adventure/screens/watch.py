@@ -26,7 +26,7 @@ from ..clembench.records import RecordsError
 from ..watch.board import Board, Picture
 from ..watch.cache import SummaryCache
 from ..watch.tree import RecordsTree
-from ..watch.view import EPISODE_COLUMNS, RUN_COLUMNS, SORTS
+from ..watch.view import SORTS
 
 TICK = 0.5       # seconds between looks at the tree
 BUDGET = 0.15    # seconds of first reads per tick (a large tree fills in over several ticks)
@@ -69,10 +69,8 @@ class WatchScreen(Screen):
     def on_mount(self) -> None:
         self.title = "watch"
         self.sub_title = str(self.records_root)
-        for table, columns in ((self.query_one("#runs", DataTable), RUN_COLUMNS),
-                               (self.query_one("#episodes", DataTable), EPISODE_COLUMNS)):
-            for column in columns:
-                table.add_column(column, key=column)
+        for table in self.query(DataTable).results(DataTable):
+            table.add_column("", key="line")
         self.query_one("#alerts", Static).display = False
         self.query_one("#watch-status", Static).update(f"reading {self.records_root} ...")
         self.query_one("#episodes", DataTable).focus()
@@ -116,8 +114,8 @@ class WatchScreen(Screen):
         box = self.query_one("#alerts", Static)
         box.display = bool(picture.alerts)
         box.update(Text("\n".join(f"! {line}" for line in picture.alerts)))
-        _fill(self.query_one("#runs", DataTable), picture.runs, RUN_COLUMNS)
-        _fill(self.query_one("#episodes", DataTable), picture.episodes, EPISODE_COLUMNS)
+        _fill(self.query_one("#runs", DataTable), picture.runs_header, picture.runs)
+        _fill(self.query_one("#episodes", DataTable), picture.episodes_header, picture.episodes)
         self.query_one("#watch-status", Static).update(Text(picture.status))
 
     @on(DataTable.RowSelected, "#episodes")
@@ -160,23 +158,25 @@ class WatchScreen(Screen):
         self.notify(f"episodes sorted by {self.sort}", timeout=1.5)
 
 
-def _fill(table: DataTable, rows, columns) -> None:
-    """Put ``rows`` into ``table``: only the changed cells when the rows are the same ones in the same
-    order, else drawn anew with the cursor kept on the row it was on."""
+def _fill(table: DataTable, header: str, rows) -> None:
+    """Put ``rows`` (one line each: a table of one column draws a changed row as one cell, where a cell
+    per field drew every visible cell again) into ``table``: only the changed lines when the rows are
+    the same ones in the same order, else drawn anew with the cursor kept on the row it was on."""
     keys = [key for key, _ in rows]
+    if str(table.columns["line"].label) != header:   # a column grew: the rows' lines changed too
+        table.clear(columns=True)
+        table.add_column(Text(header), key="line")
     current = [row.value for row in table.rows]
     if keys == current:
-        for key, cells in rows:
-            old = table.get_row(key)
-            for column, value, was in zip(columns, cells, old):
-                if str(was) != value:
-                    table.update_cell(key, column, Text(value), update_width=False)
+        for key, line in rows:
+            if str(table.get_cell(key, "line")) != line:
+                table.update_cell(key, "line", Text(line), update_width=True)
         return
     at = None
     if table.row_count and table.cursor_row < table.row_count:
         at = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
     table.clear()
-    for key, cells in rows:
-        table.add_row(*(Text(c) for c in cells), key=key)
+    for key, line in rows:
+        table.add_row(Text(line), key=key)
     if at in keys:
         table.move_cursor(row=keys.index(at), animate=False)

@@ -16,14 +16,16 @@ from itertools import islice
 
 from .runs import alerts, run_rows, tally
 from .tree import RecordsTree
-from .view import LIMIT, episode_cells, parse_filter, run_cells, sort_key
+from .view import EPISODE_COLUMNS, LIMIT, RUN_COLUMNS, Columns, episode_cells, parse_filter, run_cells, sort_key
 
 
 @dataclass(frozen=True)
 class Picture:
     alerts: tuple[str, ...]
-    runs: tuple[tuple[str, tuple[str, ...]], ...]        # (run, cells)
-    episodes: tuple[tuple[str, tuple[str, ...]], ...]    # (episode folder, cells)
+    runs_header: str
+    runs: tuple[tuple[str, str], ...]        # (run, its line)
+    episodes_header: str
+    episodes: tuple[tuple[str, str], ...]    # (episode folder, its line)
     matched: int
     status: str
 
@@ -37,18 +39,22 @@ class Board:
         self._counts: Counter = Counter()
         self._sorted_at = None       # (settled_version, filter, sort) of ``_sorted``
         self._sorted: list = []
+        self.run_columns = Columns(RUN_COLUMNS)
+        self.episode_columns = Columns(EPISODE_COLUMNS)
 
     def picture(self, filter_text: str, sort: str) -> Picture:
         tree = self.tree
         if self._settled_at != tree.settled_version:
-            self._settled = [ep for path, ep in tree.episodes.items() if path not in tree.live]
+            live = tree.live
+            self._settled = [ep for path, ep in tree.episodes.items() if path not in live]
             self._tally = tally(self._settled)
             self._counts = Counter(ep.status for ep in self._settled)
             self._settled_at = tree.settled_version
         live = [tree.episodes[p] for p in tree.live if p in tree.episodes]
         flt, key = parse_filter(filter_text), sort_key(sort)
         if self._sorted_at != (tree.settled_version, filter_text, sort):
-            self._sorted = sorted((ep for ep in self._settled if flt.keeps(ep)), key=key)
+            kept = self._settled if flt.empty else [ep for ep in self._settled if flt.keeps(ep)]
+            self._sorted = sorted(kept, key=key)
             self._sorted_at = (tree.settled_version, filter_text, sort)
         kept = sorted((ep for ep in live if flt.keeps(ep)), key=key)
         shown = list(islice(heapq.merge(kept, self._sorted, key=key), LIMIT))
@@ -66,7 +72,8 @@ class Board:
             parts.append(f"showing the first {len(shown)}: filter to narrow")
         if flt.problem:
             parts.append(flt.problem)
-        return Picture(tuple(alerts(tree.runs, live)),
-                       tuple((row.name, run_cells(row)) for row in run_rows(tree.runs, live, self._tally)),
-                       tuple((str(tree.path_of(ep)), episode_cells(ep)) for ep in shown), matched,
+        runs_header, runs = self.run_columns.lines(
+            [(row.name, run_cells(row)) for row in run_rows(tree.runs, live, self._tally)])
+        episodes_header, episodes = self.episode_columns.lines([(ep.path, episode_cells(ep)) for ep in shown])
+        return Picture(tuple(alerts(tree.runs, live)), runs_header, runs, episodes_header, episodes, matched,
                        "  ·  ".join(parts))

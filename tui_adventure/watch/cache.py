@@ -88,5 +88,6 @@ class SummaryCache:
 
 
 def _plain(key) -> list:
-    """A files' key as JSON gives it back (lists, not tuples)."""
-    return json.loads(json.dumps(key))
+    """A files' key as JSON gives it back (lists, not tuples): (markers, (time, size) or None)."""
+    markers, files = key
+    return [list(markers), list(files) if files is not None else None]

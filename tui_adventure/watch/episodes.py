@@ -46,6 +46,8 @@ class EpisodeInfo:
     game: str
     experiment: str
     instance: str
+    path: str = ""            # its folder (the tree's key for it)
+    world: str = ""           # as a person names it: the game, or an upstream experiment and its instance
     status: str = STARTING
     turns: int = 0
     goals: int = 0
@@ -63,13 +65,10 @@ class EpisodeInfo:
     def key(self) -> str:
         return f"{self.run}/{self.game}/{self.experiment}/{self.instance}"
 
-    @property
-    def world(self) -> str:
-        """The world as a person names it: the game, or an upstream experiment and its instance."""
-        if self.game == self.experiment:
-            return self.game
-        number = self.instance.removeprefix("instance_").lstrip("0") or "0"
-        return f"{self.experiment} #{number}"
+    def __post_init__(self) -> None:
+        if not self.world:   # made once: every sort and filter of thousands of rows reads it
+            number = self.instance.removeprefix("instance_").lstrip("0") or "0"
+            self.world = self.game if self.game == self.experiment else f"{self.experiment} #{number}"
 
     def stuck(self, turns: int = STUCK_TURNS) -> bool:
         """Playing on without getting anywhere: no goal in ``turns`` turns, or one command over and over."""

@@ -103,8 +103,6 @@ class RecordsTree:
             self.cache.maybe_save(now, complete=not self.unread)
         return self.version != before
 
-    def path_of(self, ep: EpisodeInfo) -> Path:
-        return self.root / ep.run / ep.game / ep.experiment / ep.instance
 
     # -- folders above the episodes --------------------------------------------------------
     def _check_folders(self, now: float) -> None:
@@ -209,7 +207,7 @@ class RecordsTree:
     # -- episodes --------------------------------------------------------------------------
     def _discover(self, path: str) -> None:
         run, game, experiment, instance = Path(path).parts[-4:]
-        ep = self.episodes[path] = EpisodeInfo(run, game, experiment, instance, changed=self.clock())
+        ep = self.episodes[path] = EpisodeInfo(run, game, experiment, instance, path, changed=self.clock())
         if os.path.exists(os.path.join(path, "error.json")):
             ep.status = ERROR
         elif os.path.exists(os.path.join(path, "completed.json")):
@@ -249,12 +247,11 @@ class RecordsTree:
             return
         try:
             self._dir_times[path] = os.stat(path).st_mtime_ns
-            with os.scandir(path) as entries:
-                files = {e.name: e for e in entries if e.name.endswith(".json")}
-            stat = files["interactions.json"].stat() if "interactions.json" in files else None
         except OSError:
             return
-        markers = tuple(n for n in ("completed.json", "error.json") if n in files)
+        stat = _stat(os.path.join(path, "interactions.json"))   # a few stats cost less than listing the folder
+        ends = {n: st for n in ("completed.json", "error.json") if (st := _stat(os.path.join(path, n)))}
+        markers = tuple(ends)
         key = (markers, (stat.st_ino, stat.st_mtime_ns, stat.st_size) if stat else None)
         if self._keys.get(path) == key:
             self._age(path, now)
@@ -267,8 +264,7 @@ class RecordsTree:
         self._moved(path, ep, was)
         ended = ep.status in ENDED or ep.status == DAMAGED
         if ended and (first or was in LIVE):
-            ep.ended_at = max((files[n].stat().st_mtime for n in markers if n in files), default=now) \
-                if markers else (stat.st_mtime if stat else now)
+            ep.ended_at = max((st.st_mtime for st in ends.values()), default=stat.st_mtime if stat else now)
             self._note_ending(ep)
         if ended:
             self._rest(path)
@@ -345,6 +341,13 @@ class RecordsTree:
         heapq.heappush(facts.endings, (ep.ended_at, ep.status in (ERROR, DAMAGED)))
         if len(facts.endings) > ENDINGS_KEPT:
             heapq.heappop(facts.endings)
+
+
+def _stat(path: str):
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
 
 
 def _is_dir(entry) -> bool:

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from .episodes import STATUSES, STUCK_TURNS, EpisodeInfo
 from .runs import RunRow, describe
 
-LIMIT = 500
+LIMIT = 200
 SORTS = ("status", "run", "world", "turns", "changed")
 EPISODE_COLUMNS = ("run", "world", "status", "turn", "goals", "score", "last command", "note")
 RUN_COLUMNS = ("run", "mode", "done", "running", "errored", "left", "success", "mean turns", "main score",
                "turns/min", "last error")
+WIDEST = {"run": 36, "world": 36, "last command": 40, "note": 48, "last error": 80}   # wider cells are cut
+NARROWEST = 12
 _RANK = {status: i for i, status in enumerate(STATUSES)}
 
 
@@ -30,6 +32,10 @@ class Filter:
     stuck: int | None = None
     words: tuple[str, ...] = ()
     problem: str = ""   # a part of the text that means nothing (said, and ignored)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.runs or self.worlds or self.statuses or self.words) and self.stuck is None
 
     def keeps(self, ep: EpisodeInfo) -> bool:
         run, world = ep.run.lower(), ep.world.lower()
@@ -104,3 +110,35 @@ def run_cells(row: RunRow) -> tuple[str, ...]:
     errored = str(row.errored) + (f" (+{row.stopped} stopped)" if row.stopped else "")
     return (row.name, row.mode, str(row.done), str(row.running), errored, left, row.success, row.mean_turns,
             row.main_score, per_minute, row.last_error[:120])
+
+
+class Columns:
+    """Rows as single lines, their cells padded to widths that only grow (and are capped), so a row whose
+    cells change is one line to draw again, and the widths stay put while a batch plays."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.widths = [len(n) for n in names]
+
+    def lines(self, rows) -> tuple[str, tuple]:
+        """(header, ((key, line), ...)) for ``rows`` of (key, cells)."""
+        for _, cells in rows:
+            for i, (name, cell) in enumerate(zip(self.names, cells)):
+                if len(cell) > self.widths[i]:
+                    self.widths[i] = min(len(cell), max(WIDEST.get(name, NARROWEST), len(name)))
+        return self.line(self.names), tuple((key, self.line(cells)) for key, cells in rows)
+
+    def line(self, cells) -> str:
+        return "  ".join(_fit(cell, width) for cell, width in zip(cells, self.widths)).rstrip()
+
+    def split(self, line: str) -> list[str]:
+        """A drawn line's cells again (for tests, and for copying out)."""
+        out, at = [], 0
+        for width in self.widths:
+            out.append(line[at:at + width].strip())
+            at += width + 2
+        return out
+
+
+def _fit(cell: str, width: int) -> str:
+    return cell.ljust(width) if len(cell) <= width else cell[:width - 1] + "…"
