@@ -7,7 +7,7 @@ import threading
 import time
 
 import pytest
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 
 from conftest import TEST_WORLDS
 from model_env import configure_fake_gpt
@@ -16,6 +16,7 @@ from tui_adventure.app import AdventureApp
 from tui_adventure.screens.replay import ReplayScreen
 from tui_adventure.screens.request import RequestScreen
 from tui_adventure.screens.watch import WatchScreen
+from tui_adventure.widgets.line_table import LineTable
 from tui_adventure.widgets.transcript import Transcript
 
 PLAN = ["go east", "open box", "take brass key", "go west", "take book", "unlock door with key", "open door",
@@ -43,9 +44,9 @@ def model(request):
 
 def rows(app, table="#episodes", key=1):
     """The table's rows as drawn, split into their cells, by one cell (an episode's world, a run's name)."""
-    t = app.screen.query_one(table, DataTable)
+    t = app.screen.query_one(table, LineTable)
     columns = app.screen.board.episode_columns if table == "#episodes" else app.screen.board.run_columns
-    cells = [columns.split(str(t.get_row_at(i)[0])) for i in range(t.row_count)]
+    cells = [columns.split(line) for line in t.lines]
     return {row[key]: row for row in cells}
 
 
@@ -84,7 +85,7 @@ async def test_a_batch_is_watched_running_then_done_and_one_episode_followed(tmp
         await until(pilot, lambda: "stuck" in rows(app).get("mini2", [""] * 8)[7], what="mini2 marked stuck")
         app.screen.query_one("#filter", Input).value = "stuck"
         await until(pilot, lambda: list(rows(app)) == ["mini2"], what="the stuck filter")
-        app.screen.query_one("#episodes", DataTable).focus()
+        app.screen.query_one("#episodes", LineTable).focus()
         await pilot.press("enter")                                  # follow it
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen), what="the followed episode")
         screen = app.screen

@@ -19,7 +19,8 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.containers import Vertical
+from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from ..clembench.records import RecordsError
@@ -27,6 +28,7 @@ from ..watch.board import Board, Picture
 from ..watch.cache import SummaryCache
 from ..watch.tree import RecordsTree
 from ..watch.view import SORTS
+from ..widgets.line_table import LineTable
 
 TICK = 0.5       # seconds between looks at the tree
 BUDGET = 0.15    # seconds of first reads per tick (a large tree fills in over several ticks)
@@ -54,26 +56,26 @@ class WatchScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="alerts")
-        runs = DataTable(id="runs", cursor_type="row", zebra_stripes=True)
-        runs.border_title = "Runs"
-        yield runs
+        with Vertical(id="runs-box") as box:
+            box.border_title = "Runs"
+            yield Static("", classes="line-header", id="runs-header")
+            yield LineTable(id="runs")
         yield Input(placeholder="filter: run:NAME world:NAME outcome:STATUS stuck[:N] or any words (/)",
                     id="filter")
-        episodes = DataTable(id="episodes", cursor_type="row", zebra_stripes=True)
-        episodes.border_title = "Episodes"
-        episodes.border_subtitle = "Enter follows one · / filter · s sort"
-        yield episodes
+        with Vertical(id="episodes-box") as box:
+            box.border_title = "Episodes"
+            box.border_subtitle = "Enter follows one · / filter · s sort"
+            yield Static("", classes="line-header", id="episodes-header")
+            yield LineTable(id="episodes")
         yield Static("", id="watch-status")
         yield Footer()
 
     def on_mount(self) -> None:
         self.title = "watch"
         self.sub_title = str(self.records_root)
-        for table in self.query(DataTable).results(DataTable):
-            table.add_column("", key="line")
         self.query_one("#alerts", Static).display = False
         self.query_one("#watch-status", Static).update(f"reading {self.records_root} ...")
-        self.query_one("#episodes", DataTable).focus()
+        self.query_one("#episodes", LineTable).focus()
         self.scan()
 
     def on_unmount(self) -> None:
@@ -110,19 +112,25 @@ class WatchScreen(Screen):
 
     # -- the screen: drawing a picture -----------------------------------------------------
     def show_picture(self, picture: Picture) -> None:
-        self.picture = picture
-        box = self.query_one("#alerts", Static)
-        box.display = bool(picture.alerts)
-        box.update(Text("\n".join(f"! {line}" for line in picture.alerts)))
-        _fill(self.query_one("#runs", DataTable), picture.runs_header, picture.runs)
-        _fill(self.query_one("#episodes", DataTable), picture.episodes_header, picture.episodes)
-        self.query_one("#watch-status", Static).update(Text(picture.status))
+        """Only what changed is touched: each update costs the terminal a redraw of that widget."""
+        before, self.picture = self.picture, picture
+        if before is None or before.alerts != picture.alerts:
+            box = self.query_one("#alerts", Static)
+            box.display = bool(picture.alerts)
+            box.update(Text("\n".join(f"! {line}" for line in picture.alerts)))
+        for name, header, rows in (("runs", picture.runs_header, picture.runs),
+                                   ("episodes", picture.episodes_header, picture.episodes)):
+            if before is None or header != getattr(before, f"{name}_header"):
+                self.query_one(f"#{name}-header", Static).update(Text(header, style="bold"))
+            self.query_one(f"#{name}", LineTable).set_rows(rows)
+        if before is None or before.status != picture.status:
+            self.query_one("#watch-status", Static).update(Text(picture.status))
 
-    @on(DataTable.RowSelected, "#episodes")
-    def follow(self, event: DataTable.RowSelected) -> None:
+    @on(LineTable.Selected, "#episodes")
+    def follow(self, event: LineTable.Selected) -> None:
         from .replay import ReplayScreen
 
-        path = Path(str(event.row_key.value))
+        path = Path(event.key)
         try:
             screen = ReplayScreen(path, follow=True)
         except (RecordsError, OSError) as exc:
@@ -130,11 +138,11 @@ class WatchScreen(Screen):
             return
         self.app.push_screen(screen)
 
-    @on(DataTable.RowSelected, "#runs")
-    def narrow_to_run(self, event: DataTable.RowSelected) -> None:
+    @on(LineTable.Selected, "#runs")
+    def narrow_to_run(self, event: LineTable.Selected) -> None:
         words = [w for w in self.filter_text.split() if not w.startswith("run:")]
-        self.query_one("#filter", Input).value = " ".join([f"run:{event.row_key.value}", *words])
-        self.query_one("#episodes", DataTable).focus()
+        self.query_one("#filter", Input).value = " ".join([f"run:{event.key}", *words])
+        self.query_one("#episodes", LineTable).focus()
 
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:
@@ -143,40 +151,16 @@ class WatchScreen(Screen):
 
     @on(Input.Submitted, "#filter")
     def filter_done(self) -> None:
-        self.query_one("#episodes", DataTable).focus()
+        self.query_one("#episodes", LineTable).focus()
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()
 
     def action_clear(self) -> None:
         self.query_one("#filter", Input).value = ""
-        self.query_one("#episodes", DataTable).focus()
+        self.query_one("#episodes", LineTable).focus()
 
     def action_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
         self._wake.set()
         self.notify(f"episodes sorted by {self.sort}", timeout=1.5)
-
-
-def _fill(table: DataTable, header: str, rows) -> None:
-    """Put ``rows`` (one line each: a table of one column draws a changed row as one cell, where a cell
-    per field drew every visible cell again) into ``table``: only the changed lines when the rows are
-    the same ones in the same order, else drawn anew with the cursor kept on the row it was on."""
-    keys = [key for key, _ in rows]
-    if str(table.columns["line"].label) != header:   # a column grew: the rows' lines changed too
-        table.clear(columns=True)
-        table.add_column(Text(header), key="line")
-    current = [row.value for row in table.rows]
-    if keys == current:
-        for key, line in rows:
-            if str(table.get_cell(key, "line")) != line:
-                table.update_cell(key, "line", Text(line), update_width=True)
-        return
-    at = None
-    if table.row_count and table.cursor_row < table.row_count:
-        at = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-    table.clear()
-    for key, line in rows:
-        table.add_row(Text(line), key=key)
-    if at in keys:
-        table.move_cursor(row=keys.index(at), animate=False)

@@ -119,14 +119,31 @@ class Columns:
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
         self.widths = [len(n) for n in names]
+        self._made: dict[tuple, str] = {}   # cells -> line, at the current widths (most rows repeat)
 
     def lines(self, rows) -> tuple[str, tuple]:
         """(header, ((key, line), ...)) for ``rows`` of (key, cells)."""
         for _, cells in rows:
+            if cells in self._made:
+                continue
             for i, (name, cell) in enumerate(zip(self.names, cells)):
                 if len(cell) > self.widths[i]:
                     self.widths[i] = min(len(cell), max(WIDEST.get(name, NARROWEST), len(name)))
-        return self.line(self.names), tuple((key, self.line(cells)) for key, cells in rows)
+                    self._made.clear()
+        if len(self._made) > 4 * LIMIT:
+            self._made.clear()
+        made = self._made
+        out = []
+        for key, cells in rows:
+            line = made.get(cells)
+            if line is None:
+                line = made[cells] = self.line(cells)
+            out.append((key, line))
+        return self.line(self.names), tuple(out)
+
+    @property
+    def width(self) -> int:
+        return sum(self.widths) + 2 * (len(self.widths) - 1)
 
     def line(self, cells) -> str:
         return "  ".join(_fit(cell, width) for cell, width in zip(cells, self.widths)).rstrip()
