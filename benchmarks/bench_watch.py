@@ -16,6 +16,7 @@ without the disk space), spread over 4 runs and 100 experiments. Then:
   ends after 30 turns and a new one starts), while the dashboard runs
   headless for ``--seconds``: the delay from each turn's write to the screen
   showing it (its picture), and the dashboard process's CPU over the window;
+  then the same in a real terminal (tmux), where drawing costs too: its CPU;
 - **memory**: the tree's Python memory per episode (tracemalloc), and the
   process's peak RSS.
 
@@ -87,8 +88,9 @@ def memory_per_episode(root: Path, cache_path: Path) -> float:
     from tui_adventure.watch.cache import SummaryCache
     from tui_adventure.watch.tree import RecordsTree
 
+    cache = SummaryCache(cache_path)   # loaded before counting: its rows are the cache's, not the tree's
     tracemalloc.start()
-    tree = RecordsTree(root, SummaryCache(None))   # the cache's rows are counted apart
+    tree = RecordsTree(root, cache)
     tree.tick(1e9)
     size, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -178,6 +180,44 @@ async def live_app(root: Path, seconds: float) -> tuple[list, float]:
     return shown, share
 
 
+def terminal_cpu(root: Path, episode: Path, live: int, seconds: float, home: Path) -> float | None:
+    """The dashboard's CPU share in a real terminal (tmux, 150x50) while ``live`` episodes are written:
+    what a terminal costs to draw is not in the headless figure. None without tmux."""
+    import shutil
+
+    if not shutil.which("tmux"):
+        return None
+    name = f"bench-watch-{os.getpid()}"
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "150", "-y", "50",
+                    f"exec env TUI_ADVENTURE_HOME={home} {sys.executable} -m tui_adventure.cli watch {root}"])
+    writer_proc = None
+    try:
+        pid = int(subprocess.run(["tmux", "list-panes", "-t", name, "-F", "#{pane_pid}"], capture_output=True,
+                                 text=True).stdout.split()[0])
+
+        def cpu() -> float:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+        end = time.monotonic() + 120
+        while time.monotonic() < end:
+            screen = subprocess.run(["tmux", "capture-pane", "-t", name, "-p"], capture_output=True, text=True).stdout
+            if "episodes" in screen and "to read" not in screen:
+                break
+            time.sleep(0.2)
+        writer_proc = subprocess.Popen([sys.executable, __file__, "--live", str(live), "--writer", str(root),
+                                        str(episode), str(seconds + 6), str(home / "terminal-writes.log")])
+        time.sleep(3)
+        before, started = cpu(), time.monotonic()
+        time.sleep(seconds)
+        return (cpu() - before) / (time.monotonic() - started)
+    finally:
+        if writer_proc is not None:
+            writer_proc.kill()
+            writer_proc.wait()
+        subprocess.run(["tmux", "kill-session", "-t", name])
+
+
 def delays(log: Path, shown: list) -> list[float]:
     out = []
     for line in log.read_text().splitlines():
@@ -241,7 +281,10 @@ def main() -> None:
         print(f"live: {args.live} episodes, a turn a second each, for {args.seconds:.0f} s: {len(waits)} turns seen;"
               f" write to screen median {statistics.median(waits):.2f} s, 95th percentile"
               f" {waits[int(len(waits) * 0.95)]:.2f} s, max {waits[-1]:.2f} s")
-        print(f"live: the dashboard's CPU {share * 100:.1f}% of a core")
+        print(f"live: the dashboard's CPU {share * 100:.1f}% of a core (headless: no terminal to draw)")
+        share = terminal_cpu(root, episode, args.live, args.seconds, tmp / "home")
+        if share is not None:
+            print(f"live, in a terminal (tmux 150x50): the dashboard's CPU {share * 100:.1f}% of a core")
         print(f"peak RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
