@@ -31,9 +31,11 @@ class AdventureApp(App):
 
     def __init__(self, session: Session | None = None, replay: Path | None = None,
                  replay_world=None, paused: bool = False, cursor_blink: bool = True,
-                 config=None, mode: str = "text", study=None, **kwargs) -> None:
-        """``study``: a participant's ``StudyRun``, played world after world instead of one session."""
+                 config=None, mode: str = "text", study=None, watch: Path | None = None, **kwargs) -> None:
+        """``study``: a participant's ``StudyRun``, played world after world instead of one session.
+        ``watch``: a records folder whose runs and episodes are shown live (``adventure watch``)."""
         super().__init__(**kwargs)
+        self.watched_root = watch
         self.study = study
         self.study_started = False   # the instructions are shown before the first world of this sitting
         self.mode = mode
@@ -64,6 +66,10 @@ class AdventureApp(App):
             self.notify(problem, title="Settings", severity="warning", timeout=10, markup=False)
         if self.study is not None:
             self.next_world()
+        elif self.watched_root is not None:
+            from .screens.watch import WatchScreen
+
+            self.push_screen(WatchScreen(self.watched_root))
         elif self.replay_dir is not None:
             from .screens.replay import ReplayScreen
 
@@ -239,6 +245,13 @@ def run_study_app(run, cursor_blink: bool = True) -> int:
         if app.session is not None:   # quit mid-world: that world's folder is no longer being written
             app.session.close()
     return 0 if run.next_stage() is None else 1
+
+
+def run_watch_app(root: Path) -> int:
+    from .config import load_config
+
+    AdventureApp(watch=Path(root), config=load_config()).run()
+    return 0
 
 
 def run_app(session: Session, mode: str = "text", paused: bool = False) -> int:

@@ -270,6 +270,21 @@ def run_in_processes(files: list, spec: str, records: str, jobs: int, procs: int
     return total
 
 
+def write_plan(records: Path, run_name: str, episodes: int, shard: tuple[int, int] | None) -> None:
+    """How many episodes this batch (or shard) will play in its run, for ``adventure watch``'s "left".
+    A plan that cannot be written costs the watcher a column, never the batch."""
+    from .clembench.records import now, plan_file, write_json
+    from .engine.names import check_name, inside
+
+    try:
+        run_dir = inside(records, check_name(run_name, "the run name"))
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_json(plan_file(run_dir, shard), {"episodes": episodes, "created": now(),
+                                               "shard": f"{shard[0]}/{shard[1]}" if shard else None}, final=False)
+    except (OSError, ValueError):
+        pass
+
+
 def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mode: str = "text",
         name: str | None = None, max_turns: int | None = None, shard: tuple[int, int] | None = None,
         procs: int = 1, ray: str | None = None) -> int:
@@ -281,6 +296,7 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
     except (ValueError, OSError) as exc:
         print(f"adventure run: {exc}", file=sys.stderr)
         return 2
+    write_plan(Path(records), name or probe.name, len(files), shard)
     warning = shared_local_server(probe, jobs * procs)
     if warning:
         print(warning, file=sys.stderr)

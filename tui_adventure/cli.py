@@ -46,6 +46,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("episode", metavar="EPISODE_DIR")
     p.add_argument("--world", help="the world file, when the records do not say where it is")
 
+    p = sub.add_parser("watch", help="a live dashboard of the runs and episodes being written under ROOT;"
+                       " Enter follows one episode (docs/watch.md)")
+    p.add_argument("root", metavar="ROOT", help="a records folder (a batch's --records)")
+    p.add_argument("--serve", action="store_true", help="serve the dashboard to a browser instead (extra [web])")
+    p.add_argument("--host", default="127.0.0.1", help="with --serve: the address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="with --serve: the port (default 8000)")
+    p.add_argument("--public-url", metavar="URL", help="with --serve: the address browsers reach it by, when"
+                   " it is not http://HOST:PORT (a proxy, or --host 0.0.0.0)")
+
     p = sub.add_parser("run", help="play episodes headless (resumes what is done)")
     p.add_argument("worlds", nargs="+", metavar="WORLD_OR_DIR")
     p.add_argument("--player", required=True)
@@ -426,6 +435,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"adventure serve: {exc}", file=sys.stderr)
             return 2
         return serve(config, args.host, args.port)
+    if args.command == "watch":
+        from .front_ends import watch
+
+        return watch(args)
     if args.command in ("play", "repl", "replay", "study"):
         from .front_ends import play, replay, study
 

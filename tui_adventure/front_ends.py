@@ -193,3 +193,31 @@ def _serve(args, command: str, argv: list[str], admit=None, title: str = "tui-ad
     except WebError as exc:
         print(f"adventure {command}: {exc}", file=sys.stderr)
         return 2
+
+
+def watch(args) -> int:
+    """``adventure watch ROOT [--serve]``: a root that cannot be watched is said in one line; the
+    dashboard opens in the terminal, or is served to browsers (each connection runs its own)."""
+    import os
+    from pathlib import Path
+
+    from .watch.tree import root_problem
+
+    root = Path(args.root)
+    problem = root_problem(root)
+    if problem:
+        print(f"adventure watch: {problem}", file=sys.stderr)
+        return 1
+    if args.serve:
+        from .web.plain import ServeUnavailable, serve_app
+
+        command = [sys.executable, "-m", "tui_adventure.cli", "watch", os.path.abspath(root)]
+        try:
+            return serve_app(command, args.host, args.port, title=f"adventure watch {root}",
+                             public_url=args.public_url)
+        except ServeUnavailable as exc:
+            print(f"adventure watch: {exc}", file=sys.stderr)
+            return 2
+    from .app import run_watch_app
+
+    return run_watch_app(root)

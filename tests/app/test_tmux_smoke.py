@@ -52,3 +52,41 @@ def test_play_in_a_real_terminal(tmp_path):
         tmux("kill-session", "-t", name)
     data = json.loads(next((tmp_path / "records" / "human").rglob("interactions.json")).read_text())
     assert data["meta"]["round_count"] == 1
+
+
+def test_watch_a_batch_in_a_real_terminal(tmp_path, server, monkeypatch):
+    """adventure watch in tmux while adventure run plays against the fake model server: running, then done."""
+    from fake_llm_server import done_after
+    from model_env import configure_fake_gpt
+
+    assert shutil.which("tmux"), "tmux is needed for this test (apt-get install tmux; .ci/run does it)"
+    cwd = configure_fake_gpt(monkeypatch, tmp_path, server)
+    server.responder = done_after(12, "> look")
+    server.delay = 0.15
+    worlds = tmp_path / "worlds"
+    worlds.mkdir()
+    for k in (1, 2, 3):
+        (worlds / f"mini{k}.yaml").write_text((ROOT / "tests" / "worlds" / "mini.yaml").read_text()
+                                              .replace("game: mini", f"game: mini{k}"))
+    (tmp_path / "records").mkdir()
+    name = f"watch-{os.getpid()}"
+    cmd = (f"cd {ROOT} && TUI_ADVENTURE_HOME={tmp_path}/home {sys.executable} -m tui_adventure.cli "
+           f"watch {tmp_path}/records; echo EXITED $? ; sleep 30")
+    tmux("new-session", "-d", "-s", name, "-x", "150", "-y", "30", cmd)
+    batch = None
+    try:
+        wait_for(name, "no runs yet")
+        batch = subprocess.Popen([sys.executable, "-m", "tui_adventure.cli", "run", str(worlds), "--player",
+                                  "fake-gpt", "--records", str(tmp_path / "records"), "--jobs", "3"], cwd=cwd,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env={**os.environ, "HOME": str(tmp_path / "home")})
+        wait_for(name, "running")
+        text = wait_for(name, "3 lost")                         # the status line once all three ended
+        assert "fake-gpt" in text and "0/3" in text and "done" in text   # the run's row; each last command
+        tmux("send-keys", "-t", name, "C-q")
+        wait_for(name, "EXITED 0")
+    finally:
+        tmux("kill-session", "-t", name)
+        if batch is not None:
+            batch.wait(30)
+    assert batch.returncode == 0

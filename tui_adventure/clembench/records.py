@@ -28,6 +28,7 @@ SECRET_KEYS = {"api_key", "authorization", "Authorization", "x-api-key", "header
 
 RECORD_SIZE_LIMIT = 512 * 1024 * 1024   # bounds what reading one record file can cost
 POINTER = "tui_adventure.json"          # beside the records: where the world is (clemcore's tools ignore it)
+PLAN = "tui_adventure.plan"             # in a run's folder: how many episodes a batch (or a shard of it) will play
 
 
 class RecordsError(ValueError):
@@ -229,6 +230,12 @@ def read_episode(directory: str | Path, world=None) -> Recorded:
         except SourceErrors as exc:
             raise RecordsError(f"{directory}: its world cannot be loaded: {exc.errors[0]}") from None
     return Recorded(directory, world, replies_of(data), str(player))
+
+
+def plan_file(run_dir: Path, shard: tuple[int, int] | None = None) -> Path:
+    """Where a batch says how many episodes it will play in ``run_dir``: one file per shard, since the
+    shards of a cluster run write the same run folder (``adventure watch`` adds them up)."""
+    return Path(run_dir) / (f"{PLAN}.json" if shard is None else f"{PLAN}.{shard[0]}of{shard[1]}.json")
 
 
 def now() -> str:

@@ -1,4 +1,5 @@
-"""The app in a browser: ``adventure study --serve`` and ``adventure play --serve`` (extra ``[web]``).
+"""The app in a browser: ``adventure study --serve``, ``adventure play --serve`` (``server.py``) and
+``adventure watch --serve`` (``plain.py``: one command, no visitors to admit) (extra ``[web]``).
 
 textual-serve runs one app process per browser session and relays the
 terminal between it and xterm.js in the page; ``server.py`` adds what a

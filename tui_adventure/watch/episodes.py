@@ -1,0 +1,166 @@
+"""One episode of a records tree as the dashboard keeps it: a few figures, never its transcript.
+
+A watched tree may hold tens of thousands of episodes, so each is reduced to
+what its row shows (turn, goals, last command, outcome) the moment it is
+read, and the parsed file is dropped. The outcome of a finished episode is
+clembench's, from the scorer (``score_interactions``): the dashboard never
+counts success or Main Score its own way.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..clembench.records import RecordsError, is_player
+from ..clembench.scorer import score_interactions
+from ..engine import metrics as m
+
+# What an episode is doing, as its files say.
+STARTING = "starting"    # instance.json, no turn yet
+RUNNING = "running"      # turns written lately, no end yet
+STOPPED = "stopped"      # no end, and nothing written for a while: its batch was stopped (a rerun plays it again)
+ENDED_UNREAD = "ended"   # completed.json seen, its outcome not read yet (the first ticks of a large tree)
+SUCCESS = "success"
+LOST = "lost"
+ABORTED = "aborted"
+ERROR = "error"          # error.json: the player failed (a server gave up)
+DAMAGED = "damaged"      # a record file that cannot be read
+DONE = (SUCCESS, LOST, ABORTED, ENDED_UNREAD)
+ENDED = DONE + (ERROR,)
+LIVE = (RUNNING, STARTING, STOPPED)   # what changes turn by turn; the rest changes only when a rerun starts it again
+STATUSES = (RUNNING, STARTING, STOPPED, SUCCESS, LOST, ABORTED, ENDED_UNREAD, ERROR, DAMAGED)
+
+STUCK_TURNS = 10       # "stuck": no goal reached in this many turns...
+STUCK_REPEATS = 3      # ...or the same command this many turns in a row
+COMMAND_CHARS = 80     # a row keeps this much of the last command
+
+
+@dataclass(slots=True)
+class EpisodeInfo:
+    """An episode's row. ``changed`` is when the watcher last saw it change (its own clock);
+    ``ended_at`` the modification time of its last write once it ended (to order endings)."""
+
+    run: str
+    game: str
+    experiment: str
+    instance: str
+    path: str = ""            # its folder (the tree's key for it)
+    world: str = ""           # as a person names it: the game, or an upstream experiment and its instance
+    status: str = STARTING
+    turns: int = 0
+    goals: int = 0
+    goal_count: int = 0
+    last_command: str = ""
+    repeats: int = 0          # the last command was played this many turns in a row
+    since_progress: int = 0   # turns since a goal was last reached (or since the start)
+    main_score: float | None = None
+    problem: str = ""         # why it errored, or which file cannot be read
+    changed: float = 0.0
+    ended_at: float = 0.0
+    last_stamp: float | None = None   # the writer's clock at its newest turn (seconds per turn)
+
+    @property
+    def key(self) -> str:
+        return f"{self.run}/{self.game}/{self.experiment}/{self.instance}"
+
+    def __post_init__(self) -> None:
+        if not self.world:   # made once: every sort and filter of thousands of rows reads it
+            number = self.instance.removeprefix("instance_").lstrip("0") or "0"
+            self.world = self.game if self.game == self.experiment else f"{self.experiment} #{number}"
+
+    def stuck(self, turns: int = STUCK_TURNS) -> bool:
+        """Playing on without getting anywhere: no goal in ``turns`` turns, or one command over and over."""
+        return self.status == RUNNING and (self.since_progress >= turns or self.repeats >= STUCK_REPEATS)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What one read of an interactions.json gives (see ``read_interactions``)."""
+
+    turns: int
+    goals: int
+    goal_count: int
+    last_command: str
+    repeats: int
+    since_progress: int
+    stamps: tuple[float, ...]   # the writer's clock at each turn from ``since`` on (for seconds per turn)
+
+
+def command_of(reply: str) -> str:
+    """The command a reply played, as a row shows it: its first line, without the ``>``."""
+    text = reply.strip()
+    text = text[1:] if text.startswith(">") else text
+    return text.split("\n", 1)[0].strip()[:COMMAND_CHARS]
+
+
+def read_interactions(data, since: int = 0) -> Reading:
+    """The row's figures from a parsed interactions.json; ``RecordsError`` when it is not one.
+    ``since``: the turns already seen, whose timestamps are not wanted again."""
+    if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
+        raise RecordsError("interactions.json is not a clemcore interactions object")
+    goals = 0
+    last_goals = 0
+    best_at = -1   # the index of the turn that last reached a goal
+    commands: list[str] = []
+    stamps: list[float] = []
+    for index, turn in enumerate(data["turns"]):
+        if not isinstance(turn, list):
+            raise RecordsError(f"interactions.json: turn {index} is not a list of events")
+        reply = None
+        for event in turn:
+            action = event.get("action") if isinstance(event, dict) else None
+            if not isinstance(action, dict):
+                continue
+            kind = action.get("type")
+            if kind == "get message" and reply is None and is_player(event.get("from")):
+                reply = str(action.get("content", ""))
+                if index >= since:
+                    stamps.append(_stamp(event.get("timestamp")))
+            elif kind in ("goal_status", "game_result"):
+                content = action.get("content")
+                achieved = content.get("goal_states_achieved") if isinstance(content, dict) else None
+                if isinstance(achieved, list):
+                    goals = len(achieved)
+        if goals > last_goals:
+            best_at = index
+        last_goals = goals
+        commands.append(command_of(reply) if reply is not None else "")
+    repeats = 0
+    for command in reversed(commands):
+        if command != commands[-1]:
+            break
+        repeats += 1
+    info = data.get("adventure_info")
+    goal_count = info.get("goal_count") if isinstance(info, dict) else None
+    return Reading(len(commands), goals, goal_count if isinstance(goal_count, int) else 0,
+                   commands[-1] if commands else "", repeats, len(commands) - 1 - best_at, tuple(stamps))
+
+
+def _stamp(text) -> float:
+    try:
+        return datetime.fromisoformat(str(text)).timestamp()
+    except ValueError:
+        return math.nan
+
+
+def outcome(data) -> tuple[str, float | None]:
+    """A completed episode's status and Main Score, as clembench's scorer sees it (NaN: None)."""
+    try:
+        scores = score_interactions(data)["episode scores"]
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        raise RecordsError(f"interactions.json cannot be scored ({type(exc).__name__}: {exc})") from None
+    main = scores.get(m.MAIN_SCORE)
+    main = None if not isinstance(main, (int, float)) or math.isnan(main) else float(main)
+    if scores.get(m.ABORTED):
+        return ABORTED, main
+    return (SUCCESS if scores.get(m.SUCCESS) else LOST), main
+
+
+def error_message(data) -> str:
+    """One line from clemcore's error.json: the exception's name and message."""
+    if not isinstance(data, dict):
+        return "error.json is not an object"
+    text = f"{data.get('error', 'error')}: {data.get('message', '')}".strip().rstrip(":")
+    return " ".join(text.split())[:200]
