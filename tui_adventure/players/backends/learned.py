@@ -63,7 +63,7 @@ _FACTS: dict[tuple, ServerFacts] = {}
 
 
 def facts_for(spec) -> ServerFacts:
-    key = (spec.backend, spec.base_url or "", spec.model_id)
+    key = _key(spec.backend, spec.base_url, spec.model_id)
     facts = _FACTS.get(key)
     if facts is None:
         facts = _FACTS[key] = _load(key) or ServerFacts(key=key)
@@ -77,6 +77,25 @@ def note(spec) -> str | None:
         return None
     return (f"note: {spec.base_url or spec.backend} ({spec.model_id}): asking as learned on {facts.learned}"
             f" ({facts.said()}); delete {cache_path()} to learn again")
+
+
+def remember_server(backend: str, url: str, model: str, facts: dict) -> None:
+    """Keep ``facts`` (``KEPT`` names) of a server found otherwise than by playing (the probe)."""
+    key = _key(backend, url, model)
+    known = _FACTS[key] = ServerFacts(key=key)
+    for name, value in facts.items():
+        setattr(known, name, value)
+    known.remember()
+
+
+def forget_server(backend: str, url: str, model: str) -> None:
+    key = _key(backend, url, model)
+    _FACTS.pop(key, None)
+    _write({k: v for k, v in _read().items() if k != _name(key)})
+
+
+def _key(backend: str, url: str | None, model: str) -> tuple:
+    return (backend, (url or "").rstrip("/"), model)
 
 
 def forget() -> None:
@@ -101,11 +120,14 @@ def _read() -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def _fresh(entry) -> bool:
+    return (isinstance(entry, dict) and isinstance(entry.get("at"), (int, float))
+            and time.time() - entry["at"] <= CACHE_DAYS * 86400)
+
+
 def _load(key: tuple) -> ServerFacts | None:
     entry = _read().get(_name(key))
-    if not isinstance(entry, dict) or not isinstance(entry.get("at"), (int, float)):
-        return None
-    if time.time() - entry["at"] > CACHE_DAYS * 86400:
+    if not _fresh(entry):
         return None
     facts = ServerFacts(key=key, learned=time.strftime("%Y-%m-%d %H:%M", time.localtime(entry["at"])))
     for name in KEPT:
@@ -116,11 +138,14 @@ def _load(key: tuple) -> ServerFacts | None:
 
 def _save(facts: ServerFacts) -> None:
     """Best effort: a cache that cannot be written (a read-only home) costs only a refusal next run."""
+    data = {k: v for k, v in _read().items() if _fresh(v)}
+    data[_name(facts.key)] = {**{k: v for k, v in asdict(facts).items() if k in KEPT}, "at": time.time()}
+    _write(data)
+
+
+def _write(data: dict) -> None:
     from ...engine.snapshot import write_atomic
 
-    data = {k: v for k, v in _read().items()
-            if isinstance(v, dict) and time.time() - v.get("at", 0) <= CACHE_DAYS * 86400}
-    data[_name(facts.key)] = {**{k: v for k, v in asdict(facts).items() if k in KEPT}, "at": time.time()}
     path = cache_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
