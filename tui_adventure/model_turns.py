@@ -115,7 +115,7 @@ def figures(answer: Reply) -> str:
     return " · ".join(parts + list(answer.notes))
 
 
-def _short(outcome: str, limit: int = 60) -> str:
+def _short(outcome: str, limit: int = 80) -> str:
     text = outcome.removeprefix("asked again: ")
     return text if len(text) <= limit else text[:limit - 1] + "…"
 

@@ -184,6 +184,8 @@ async def _ask(spec, messages, tools, choice, stream, probe: bool = False) -> Co
     except openai.APIStatusError as exc:
         raise _status_error(spec, exc, tools, probe) from exc
     except openai.APIConnectionError as exc:
+        if probe and isinstance(exc, openai.APITimeoutError):   # a long prompt still being read, perhaps
+            raise Transient(f"timed out: no answer within {spec.timeout:g} s from {where(spec)}") from exc
         if probe:   # asked without the SDK's retries: the player waits and asks again
             raise Transient(f"cannot reach {where(spec)}: {type(exc).__name__}: {exc}") from exc
         raise ModelError(f"cannot reach {where(spec)}: {type(exc).__name__}: {exc}") from exc   # retried already
