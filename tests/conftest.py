@@ -73,6 +73,7 @@ def _user_files_in_tmp(tmp_path_factory, monkeypatch):
     base = tmp_path_factory.mktemp("user")
     monkeypatch.setenv("TUI_ADVENTURE_HOME", str(base / "state"))
     monkeypatch.setenv("TUI_ADVENTURE_CONFIG", str(base / "config.yaml"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache"))   # what model players learn of servers
 
 
 @pytest.fixture

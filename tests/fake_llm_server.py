@@ -9,7 +9,9 @@ never block each other. Each request takes the next item of the script (or
 asks the ``responder`` when the script is empty); an item is a reply text,
 a ``ToolCalls``, or a fault: ``Status`` (429, 500, ...), ``Malformed`` JSON,
 ``Stall`` (answer nothing for a while), ``Drop`` (close the connection at
-once) or ``DropMidStream`` (start streaming, then hang up).
+once), ``DropMidStream`` (start streaming, then hang up) or ``CutStream``
+(no finish reason). Flags give it real servers' habits (``strict``,
+``no_system``, ``drop_system``, ``ignore_tools``, ``escape_quotes``, ...).
 
 Run as a script (``python tests/fake_llm_server.py --delay 0.05 --turns 10``)
 it serves in its own process and prints its port: the batch benchmark uses
@@ -83,6 +85,13 @@ class EmptyStream:
 
 
 @dataclass
+class CutStream:
+    """Stream ``text``, then ``data: [DONE]`` with no finish reason: llama-cpp-python's server cuts a
+    stream off so when another request arrives (``interrupt_requests``, its default)."""
+    text: str = "> ta"
+
+
+@dataclass
 class Received:
     path: str
     headers: dict[str, str]
@@ -108,6 +117,17 @@ def _pieces(text: str, n: int = 3) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)]
 
 
+def _escaped(args: dict) -> str:
+    """Arguments as chatml-function-calling's model writes them: JSON whose strings hold HTML escapes
+    (Jinja's: ``&#34;`` for a quote), since the history it was shown had them."""
+    def esc(v):
+        if isinstance(v, str):
+            return (v.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;")
+                    .replace("'", "&#39;"))
+        return [esc(x) for x in v] if isinstance(v, list) else v
+    return json.dumps({k: esc(v) for k, v in args.items()})
+
+
 def _args_text(args) -> str:
     return args if isinstance(args, str) else json.dumps(args)
 
@@ -123,6 +143,12 @@ class FakeLLMServer:
     strict: str | None = None
     n_ctx: int | None = None                # a context size: a longer prompt is refused as the server words it
     no_system: bool = False                 # a chat template without a system role
+    # Behaviours of real servers with some chat formats (docs/models.md, "Servers differ"):
+    drop_system: bool = False               # a template that drops the system message without a word (Gemma's)
+    ignore_tools: bool = False              # a template without tool calling: tools offered, text answered
+    escape_quotes: bool = False             # chatml-function-calling: the model writes "&#34;" in its arguments
+    slow_first: float = 0.0                 # seconds the first completion takes (a long prompt evaluated on a CPU)
+    models: tuple = ("fake-model",)         # what GET /models lists
 
     def __post_init__(self) -> None:
         self.port = 0
@@ -132,6 +158,7 @@ class FakeLLMServer:
         self._server = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._answered = 0
 
     # -- control (from the test's thread) ----------------------------------------------
     @property
@@ -211,6 +238,11 @@ class FakeLLMServer:
             for i, m in enumerate(messages):
                 if m.get("role") == "assistant" and m.get("content") is None:
                     return Status(400, None, f"messages.{i}.content: Input should be a valid string")
+                for call in m.get("tool_calls") or []:   # the template renders the arguments as JSON
+                    try:
+                        json.loads(call["function"]["arguments"])
+                    except (ValueError, KeyError, TypeError):
+                        return Status(500, None, f"messages.{i}: tool call arguments are not JSON")
             if body.get("tools"):
                 if body.get("tool_choice") == "required":
                     return Status(500, None, "assert tool_choice != 'required'")   # the server's assert
@@ -236,12 +268,19 @@ class FakeLLMServer:
                 except ValueError:
                     data = {}
                 request = Received(path, headers, data)
+                if _method == "GET" and path.endswith("/models"):
+                    listed = {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "fake"}
+                                                          for m in self.models]}
+                    await self._send(writer, 200, json.dumps(listed).encode())
+                    continue
                 item = self._next(request)
+                self._answered += 1
+                slow = self.slow_first if self._answered == 1 else 0.0
                 self.in_flight += 1
                 self.max_in_flight = max(self.max_in_flight, self.in_flight)
                 try:
-                    if self.delay:
-                        await asyncio.sleep(self.delay)
+                    if self.delay or slow:
+                        await asyncio.sleep(self.delay + slow)
                     keep = await self._answer(writer, request, item)
                 finally:
                     self.in_flight -= 1
@@ -293,12 +332,20 @@ class FakeLLMServer:
                 await writer.drain()
                 await asyncio.sleep(item.delay)
             return False
+        if isinstance(item, CutStream):
+            events = self._openai_chunks(request, item.text, None)
+            await self._stream(writer, [e for e in events if b'"finish_reason": "stop"' not in e])
+            return True
         if isinstance(item, DropMidStream):
             events = (self._anthropic_events(request, item.text, None) if anthropic
                       else self._openai_chunks(request, item.text, None))
             await self._stream(writer, events[:2], finish=False)
             return False
         text, calls = (item.content, item.calls) if isinstance(item, ToolCalls) else (str(item), None)
+        if calls and (self.ignore_tools or not request.body.get("tools")):   # the model never saw the tools
+            text, calls = text or " ".join(["I will", *[f"{name} {_args_text(args)}" for name, args in calls]]), None
+        if calls and self.escape_quotes:
+            calls = [(name, _escaped(args) if isinstance(args, dict) else args) for name, args in calls]
         if anthropic:
             if stream:
                 await self._stream(writer, self._anthropic_events(request, text, calls))
@@ -333,6 +380,12 @@ class FakeLLMServer:
             writer.write(b"0\r\n\r\n")
         await writer.drain()
 
+    def _prompt_tokens(self, request: Received) -> int:
+        """What the server counts: the messages its template keeps, and the tools when it renders them."""
+        messages = [m for m in request.messages if not (self.drop_system and m.get("role") == "system")]
+        tools = request.body.get("tools") if not self.ignore_tools else None
+        return _tokens(messages) + (_tokens(tools) if tools else 0)
+
     # -- OpenAI chat completions -------------------------------------------------------
     @staticmethod
     def _openai_calls(calls) -> list[dict]:
@@ -348,8 +401,8 @@ class FakeLLMServer:
                 "model": request.body.get("model", "fake"), "system_fingerprint": "fp_fake",
                 "choices": [{"index": 0, "message": message, "logprobs": None,
                              "finish_reason": "tool_calls" if calls else "stop"}],
-                "usage": {"prompt_tokens": _tokens(request.messages), "completion_tokens": out,
-                          "total_tokens": _tokens(request.messages) + out}}
+                "usage": {"prompt_tokens": self._prompt_tokens(request), "completion_tokens": out,
+                          "total_tokens": self._prompt_tokens(request) + out}}
 
     def _openai_chunks(self, request: Received, text, calls) -> list[bytes]:
         base = {"id": f"chatcmpl-{next(_ids)}", "object": "chat.completion.chunk", "created": int(time.time()),
@@ -371,7 +424,7 @@ class FakeLLMServer:
         out.append(chunk({}, "tool_calls" if calls else "stop"))
         if (request.body.get("stream_options") or {}).get("include_usage") and self.strict not in ("llama.cpp",
                                                                                                  "ollama"):
-            p, c = _tokens(request.messages), _tokens([text, calls])
+            p, c = self._prompt_tokens(request), _tokens([text, calls])
             out.append(b"data: " + json.dumps({**base, "choices": [], "usage": {
                 "prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}}).encode() + b"\n\n")
         out.append(b"data: [DONE]\n\n")

@@ -24,7 +24,7 @@ from .catalog import expand, open_world as load_world
 from .engine.yamlpos import SourceErrors
 from .gamemaster.episode import ContextExhausted, Episode, play_turn
 from .gamemaster.voices import Voices
-from .players import make_player, recorder_options
+from .players import learned_note, make_player, recorder_options
 from .players.base import ModelBacked
 
 # Seconds between rewrites of an episode's records while it runs (see Recorder): a batch's turns
@@ -297,9 +297,9 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
         print(f"adventure run: {exc}", file=sys.stderr)
         return 2
     write_plan(Path(records), name or probe.name, len(files), shard)
-    warning = shared_local_server(probe, jobs * procs)
-    if warning:
-        print(warning, file=sys.stderr)
+    for warning in (shared_local_server(probe, jobs * procs), learned_note(probe)):
+        if warning:
+            print(warning, file=sys.stderr)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("success {task.fields[success]}"), TimeRemainingColumn()) as bar:
         task = bar.add_task(f"{spec}", total=len(files), success="0/0")

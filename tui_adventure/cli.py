@@ -125,6 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("list", help="the worlds and clembench experiments that ship with tui-adventure")
 
+    p = sub.add_parser("models", help="model servers: probe one before a long run (docs/models.md)")
+    kinds = p.add_subparsers(dest="action", metavar="{probe}", required=True)
+    q = kinds.add_parser("probe", help="ask an OpenAI-compatible server what a model player would otherwise learn"
+                         " the hard way (system role, tools, streams) and keep the answers for the next runs")
+    q.add_argument("url", metavar="URL", help="the server's OpenAI base URL, e.g. http://127.0.0.1:8080/v1")
+    q.add_argument("--model", metavar="NAME", help="the model id to ask (default: the first the server lists)")
+    q.add_argument("--key", default=None, help="the API key (default: $OPENAI_COMPATIBLE_API_KEY, else none)")
+    q.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
+
     p = sub.add_parser("export", help="a world for another planner (pddl), records for trainers (trajectories),"
                        " or worlds as a clembench game (clemgame)")
     kinds = p.add_subparsers(dest="format", metavar="{pddl,trajectories,clemgame}", required=True)
@@ -300,6 +309,22 @@ def _generate_clembench(args, out: Path) -> int:
     return 0
 
 
+def _probe(args) -> int:
+    import asyncio
+    import os
+
+    from .players.probe import Unreachable, probe
+
+    key = args.key or os.environ.get("OPENAI_COMPATIBLE_API_KEY") or "none"
+    try:
+        report = asyncio.run(probe(args.url, args.model, key, args.timeout))
+    except Unreachable as exc:
+        print(f"adventure models probe: {exc}", file=sys.stderr)
+        return 2
+    print(report.text())
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from . import headless
@@ -422,6 +447,8 @@ def main(argv: list[str] | None = None) -> int:
         return export(args.world, args.out)
     if args.command == "export":
         return _export_trajectories(args.root, args.out)
+    if args.command == "models":
+        return _probe(args)
     if args.command == "serve":
         try:
             from .agents.serve import ServeError, configure, serve

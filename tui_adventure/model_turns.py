@@ -23,7 +23,7 @@ class ModelTurn:
     said: tuple[str, ...]        # the reply as the model wrote it, then "call name(...)" per tool call;
     #                              () when it held nothing but the command
     extra: tuple[str, ...]       # ``said`` without the line the command was read from
-    figures: str                 # latency, tokens, finish reason
+    figures: str                 # latency (with the re-asks), tokens, finish reason, notes
 
 
 def is_model_turn(turn: Turn) -> bool:
@@ -102,13 +102,22 @@ def figures(answer: Reply) -> str:
     """``2.31 s · tokens 812 in, 14 out · finish: stop``; counts the server did not give are
     marked as ours, since a cost estimate read as a measurement misleads."""
     parts = [f"{answer.latency:.2f} s"] if answer.latency is not None else []
+    again = answer.attempts[:-1]
+    if again and parts:   # the turn's time counts the re-asks: say what they were
+        parts[0] += f" in all, {len(again)} re-ask{'s' if len(again) > 1 else ''} (" + "; ".join(
+            f"{a['seconds']:.1f} s: {_short(a['outcome'])}" for a in again) + ")"
     if answer.tokens_in is not None or answer.tokens_out is not None:
         mark = "≈" if answer.tokens_estimated else ""
         tokens = f"tokens {mark}{_count(answer.tokens_in)} in, {mark}{_count(answer.tokens_out)} out"
         parts.append(tokens + (" (estimated)" if answer.tokens_estimated else ""))
     if answer.finish_reason:
         parts.append(f"finish: {answer.finish_reason}")
-    return " · ".join(parts)
+    return " · ".join(parts + list(answer.notes))
+
+
+def _short(outcome: str, limit: int = 80) -> str:
+    text = outcome.removeprefix("asked again: ")
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _count(n: int | None) -> str:

@@ -33,6 +33,22 @@ def test_estimated_tokens_say_so():
     assert shown.figures == "2.00 s · tokens ≈100 in, ≈3 out (estimated)"
 
 
+def test_re_asks_are_in_the_turns_time_and_said():
+    attempts = ({"start": "2026-01-01T10:00:00.000", "seconds": 120.0, "outcome": "asked again: timed out:"
+                 " no answer within 120 s from http://127.0.0.1:8080/v1"},
+                {"start": "2026-01-01T10:02:01.000", "seconds": 3.1, "outcome": "asked again: the stream ended"
+                 " without a finish reason after 4 characters (cut off by the server)"},
+                {"start": "2026-01-01T10:02:05.000", "seconds": 4.57, "outcome": "answered"})
+    shown = model_turn(turn(Reply("look", latency=129.7, attempts=attempts,
+                                  notes=("asked as learned on 2026-01-01 09:00 (kept in the cache)",)), "look"))
+    assert shown.figures.startswith("129.70 s in all, 2 re-asks (120.0 s: timed out: no answer within 120 s from"
+                                    " http://127.0.0.1:8080/v1; 3.1 s: the stream ended without a finish reason"
+                                    " after 4 characters (cut off by the ser…)")
+    assert shown.figures.endswith(" · asked as learned on 2026-01-01 09:00 (kept in the cache)")
+    once = model_turn(turn(Reply("look", latency=4.57, attempts=attempts[2:]), "look"))
+    assert once.figures == "4.57 s"
+
+
 def test_a_refused_reply_is_shown_whole():
     shown = model_turn(turn(Reply("I would go north.", latency=0.1), None))
     assert shown.command == "(no command: the reply was refused)"

@@ -132,3 +132,23 @@ async def test_the_request_of_a_model_on_an_openai_server_from_the_palette(tmp_p
             assert ". tool (result of " in messages[said + 1] and "Kitchen" in messages[said + 1]
     finally:
         server.stop()
+
+
+async def test_a_stream_the_server_cut_off_is_asked_again_and_the_figures_say_so(tmp_path):
+    """llama-cpp-python ends a stream with no finish reason when another request comes: the fragment is
+    not played, and the turn's figures count the re-ask with its reason."""
+    from fake_llm_server import CutStream, FakeLLMServer
+
+    server = FakeLLMServer().start()
+    try:
+        server.script(CutStream("> ta"), "> go north")
+        app = app_for(tmp_path, player=f"openai_compatible:tiny@{server.url}")
+        async with app.run_test(size=(160, 40)) as pilot:
+            await pilot.press("f6")
+            await settle(pilot)
+            assert [t.command for t in app.session.episode.turns] == ["go north"]
+            shown = transcript(app)
+            assert re.search(r"\n  \d+\.\d\d s in all, 1 re-ask \(\d+\.\d s: the stream ended without a finish"
+                             r" reason", shown), shown
+    finally:
+        server.stop()

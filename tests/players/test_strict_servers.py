@@ -62,7 +62,9 @@ async def test_tool_mode_plays_on_llama_cpp(config, server, mini, tmp_path, stre
     options = [c["raw_response_obj"]["clem_player"]["request_options"] for c in calls_of(recorder.dir)]
     assert options[0] == {"tool_choice": NAMED_ACT, "stream": False, "system_message": True}
     spec = json.loads((recorder.dir / "interactions.json").read_text())["player_models"]["0"]["model_spec"]
-    assert (spec["mode"], spec["tools"], spec["tool_choice"]) == ("tool", ["act"], "required")
+    assert (spec["mode"], spec["tools"], spec["tool_choice_asked"]) == ("tool", ["act"], "required")
+    run = json.loads((tmp_path / "r" / player.name / "run.json").read_text())["player_models"]["0"]["model_spec"]
+    assert spec["tool_choice"] == run["tool_choice"] == NAMED_ACT   # what the calls used, not what was asked
 
 
 @in_loop
@@ -104,10 +106,10 @@ async def test_a_response_in_a_servers_own_dialect_is_played_and_kept_as_sent(co
     server.script(Raw({"id": "x1", "object": "chat.completion", "created": None, "model": "m",
                        "choices": [{"index": 0, "message": {"role": "assistant", "content": "> go east"},
                                     "finish_reason": "eos_token"}],
-                       "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+                       "usage": {"prompt_tokens": 407, "completion_tokens": 3, "total_tokens": 410},
                        "timings": {"predicted_ms": 12.5}}))
     answer = (await play_turn(Episode(mini), model(mini))).answer
-    assert answer.text == "> go east" and answer.finish_reason == "eos_token" and answer.tokens_in == 7
+    assert answer.text == "> go east" and answer.finish_reason == "eos_token" and answer.tokens_in == 407
     raw = answer.call["raw_response_obj"]
     assert raw["choices"][0]["finish_reason"] == "eos_token" and raw["timings"] == {"predicted_ms": 12.5}
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import time
 from pathlib import Path
@@ -147,7 +148,9 @@ class Recorder:
             return None
         if not isinstance(before, dict):
             return None
-        keys = [k for k in ("mode", "tool_choice") if k in before and k in self.model_spec
+        # the tool choice asked for tells runs apart; the one used is what the server took
+        choice = "tool_choice_asked" if "tool_choice_asked" in before else "tool_choice"
+        keys = [k for k in ("mode", choice) if k in before and k in self.model_spec
                 and before[k] != self.model_spec[k]]
         if not keys:
             return None
@@ -204,17 +207,34 @@ class Recorder:
         self.played_by.append(played_by)
         self.call_players.append(label)
         options = call.get("request_options")
+        if options and "tool_choice" in options and self.model_spec.get("tool_choice") != options["tool_choice"]:
+            self._used_tool_choice(options["tool_choice"])
+        extra = {k: call[k] for k in ("attempts", "usage_estimated") if call.get(k)}
+        if "usage_estimated" in extra:
+            extra["usage_estimated"] = {**extra["usage_estimated"], "estimated": True}
         self.calls.append({"round": round_index, "call": {
             "timestamp": now(),
             "manipulated_prompt_obj": scrub(call.get("manipulated_prompt_obj")
                                             or {"role": "user", "content": self._pending_context}, self.secrets),
             "raw_response_obj": scrub(raw_response or {}, self.secrets) | {"clem_player": {
                 **({"call_start": str(call_start), "call_duration": str(call_duration)} if call_start else {}),
-                **({"request_options": options} if options else {}),
+                **({"request_options": options} if options else {}), **extra,
                 "response": turn.reply, "model_name": played_by}}}})
         self._contexts.append(self._pending_context)
         self._pending_context = turn.observation or ""
         self._checkpoint()
+
+    def _used_tool_choice(self, choice) -> None:
+        """The tool choice the calls used (a server that refused ``required`` took the tool by name):
+        the model_spec of interactions.json, run.json and experiment.json says what was used."""
+        self.model_spec["tool_choice"] = choice
+        for path in (self.run_dir / "run.json", self.dir.parent / "experiment.json"):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                data["player_models"]["0"]["model_spec"]["tool_choice"] = choice
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            write_json(path, data, final=False)
 
     def undo(self, episode, turns: int, kind: str = "undo") -> None:
         """Take the last ``turns`` recorded turns out of the episode (taken back by hand: ``undo``,
@@ -291,6 +311,7 @@ class Recorder:
                   self._gm("game_result", {"goal_states_achieved": list(episode.goals),
                                            "game_successfully_finished": episode.finished})]
         self.ended_by = reason
+        self.meta_extra["ended_because"] = scrub(message, self.secrets)   # the server's words, even before a turn
         if self.turns:   # before the first reply there is no round to close: the meta says it alone
             self.turns[-1].extend(self._pending_events + events)
         self._pending_events = []

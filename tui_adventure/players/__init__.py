@@ -2,7 +2,7 @@
 
 from .backends.completion import ContextFull
 from .base import Player, recorder_options
-from .factory import make_player
+from .factory import learned_note, make_player
 from .reply import Reply
 
-__all__ = ["ContextFull", "Player", "Reply", "make_player", "recorder_options"]
+__all__ = ["ContextFull", "Player", "Reply", "learned_note", "make_player", "recorder_options"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .base import Player
+from .base import ModelBacked, Player
 
 
 def make_player(spec: str, world=None, mode: str = "text", **options) -> Player:
@@ -76,3 +76,13 @@ def model_player(spec: str, mode: str = "text", **overrides):
     if problem:
         raise ValueError(f"model {spec!r}: {problem}")
     return ModelPlayer(model, mode, retry_delay=retry_delay)
+
+
+def learned_note(player) -> str | None:
+    """What a run says before it starts when it will ask a server as the cache says it answered
+    (``backends/learned.py``), or None."""
+    if not isinstance(player, ModelBacked):
+        return None
+    from .backends.learned import note
+
+    return note(player.spec)

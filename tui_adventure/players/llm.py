@@ -22,16 +22,18 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from .backends import BACKENDS
-from .backends.completion import Completion, ModelError, ToolCall, Transient
+from .backends.learned import facts_for
+from .backends.completion import Completion, ModelError, ToolCall, ToolsIgnored, Transient
 from .base import as_reply
 from .registry import ModelSpec
 from .reply import Reply
-from .tools import MODES, command_of, tool_specs
+from .tools import MODES, command_of, read_arguments, tool_specs
 from ..engine.text import plural
 
 NOT_PLAYED = "(not played: only the first action of a turn is played)"
@@ -77,8 +79,13 @@ class ModelPlayer:
 
     def run_facts(self, episode) -> dict:
         """How this run asks: what its records say of it, so runs that ask differently stay apart."""
-        return {"mode": self.mode, "tools": [t["name"] for t in self.tools(episode)],
-                "tool_choice": (self.spec.config or {}).get("tool_choice", "required") if self.mode != "text" else None}
+        facts = {"mode": self.mode, "tools": [t["name"] for t in self.tools(episode)], "tool_choice": None}
+        if self.mode != "text":   # what is asked for, and what the calls use (the records update it: the
+            #                       recorder sets it to each call's own form when that differs)
+            asked = (self.spec.config or {}).get("tool_choice", "required")
+            facts.update(tool_choice=asked if asked != "required" else facts_for(self.spec).tool_choice or asked,
+                         tool_choice_asked=asked)
+        return facts
 
     def secrets(self) -> tuple:
         key = self.spec.api_key
@@ -130,45 +137,57 @@ class ModelPlayer:
 
     # -- one turn ------------------------------------------------------------------------
     async def reply(self, episode, stream=None) -> Reply:
+        """One answer. Every attempt is kept (start, seconds, outcome), and the turn's time runs from
+        the first one's start: a turn that waited out a timeout and asked twice more took minutes,
+        not the seconds of its last request."""
         messages = self.conversation(episode)
         tools = self.tools(episode)
-        attempt = 0
+        attempts: list[dict] = []
+        begun, first = time.perf_counter(), datetime.now()
         while True:
-            call_start = datetime.now()
-            started = time.perf_counter()
+            start, started = datetime.now(), time.perf_counter()
             try:
                 result = await self._complete(messages, tools, stream)
                 break
             except Transient as exc:
-                attempt += 1
-                if attempt > self.spec.max_retries:
-                    raise ModelError(f"{exc} (gave up after {plural(attempt, 'try', 'tries')})") from exc
+                attempts.append(_attempt(start, started, f"asked again: {exc}"))
+                if len(attempts) > self.spec.max_retries:
+                    raise ModelError(f"{exc} (gave up after {plural(len(attempts), 'try', 'tries')},"
+                                     f" {time.perf_counter() - begun:.1f} s in all)") from exc
                 if stream is not None:
                     stream(f"\n[{exc}: asking again]\n")
-                await asyncio.sleep(min(self.retry_delay * 2 ** (attempt - 1), MAX_BACKOFF))
+                await asyncio.sleep(min(self.retry_delay * 2 ** (len(attempts) - 1), MAX_BACKOFF))
             except ModelError as exc:
                 if _was_retried(exc.__cause__):
                     raise ModelError(f"{exc} (after {plural(self.spec.max_retries, 'retry', 'retries')})") from exc.__cause__
                 raise
-        elapsed = time.perf_counter() - started
+        attempts.append(_attempt(start, started, "answered"))
+        if tools and not result.tool_calls and result.options.get("tool_choice", "required") != "auto":
+            raise ToolsIgnored(_ignored(self.spec, result))
+        elapsed = time.perf_counter() - begun
         reply = self._reply_of(episode, result)
         if stream is not None and result.tool_calls and not result.text:
             stream(reply)
         call = {"manipulated_prompt_obj": result.sent, "raw_response_obj": result.raw,
-                "call_start": call_start, "call_duration": timedelta(seconds=elapsed),
-                "request_options": dict(result.options)}
+                "call_start": first, "call_duration": timedelta(seconds=elapsed),
+                "request_options": dict(result.options), "attempts": attempts}
+        if result.tokens_estimated:   # the counts shown with "≈", kept as what they are
+            call["usage_estimated"] = {"prompt_tokens": result.tokens_in, "completion_tokens": result.tokens_out}
         if result.tool_calls:
             # content "" and never null (llama.cpp's server rejects null); the model's own words, unescaped:
             # a chat template that HTML-escapes would otherwise escape its own escapes every turn
             message = {"role": "assistant", "content": _unescaped(result.text),
                        "tool_calls": [{"id": c.id, "type": "function",
-                                       "function": {"name": c.name, "arguments": _unescaped(c.arguments)}}
+                                       "function": {"name": c.name, "arguments": read_arguments(c.arguments)[1]}}
                                       for c in result.tool_calls]}
             self._said[len(episode.messages)] = _Said(reply, message, list(result.tool_calls))
+        notes = ()
+        if result.options.get("learned") and not episode.turns:
+            notes = (f"asked as learned on {result.options['learned']} (kept in the cache)",)
         return Reply(reply, call=call, tokens_in=result.tokens_in, tokens_out=result.tokens_out, latency=elapsed,
                      tokens_estimated=result.tokens_estimated, finish_reason=result.finish_reason,
                      tool_calls=tuple((c.name, c.arguments) for c in result.tool_calls), raw=result.text,
-                     secrets=self.secrets())
+                     secrets=self.secrets(), attempts=tuple(attempts), notes=notes)
 
     def _reply_of(self, episode, result: Completion) -> str:
         """The reply the episode judges: the text as clemcore strips it, or the tool calls as a command.
@@ -177,10 +196,24 @@ class ModelPlayer:
         words the model did not produce."""
         if self.mode == "text" or not result.tool_calls:
             return result.text.strip()
-        commands = [command_of(episode.world, c.name, _unescaped(c.arguments)) for c in result.tool_calls]
+        commands = [command_of(episode.world, c.name, read_arguments(c.arguments)[0]) for c in result.tool_calls]
         command, plan = commands[0]
         plan = plan or [c for c, _ in commands[1:]]
         return as_reply(episode, command, plan)
+
+
+def _attempt(start: datetime, started: float, outcome: str) -> dict:
+    return {"start": start.isoformat(timespec="milliseconds"), "seconds": round(time.perf_counter() - started, 3),
+            "outcome": outcome}
+
+
+def _ignored(spec, result: Completion) -> str:
+    choice = json.dumps(result.options.get("tool_choice", "required"))
+    said = result.text.strip().replace("\n", " ")
+    return (f"{spec.base_url or f'the {spec.backend} API'} ignores tools: asked for a tool call (tool_choice"
+            f" {choice}), the answer was text ({said[:80]!r}). Start the server with a tool-calling chat"
+            " format (llama-cpp-python: --chat_format chatml-function-calling; llama.cpp's llama-server:"
+            " --jinja), or play in --mode text")
 
 
 def _unescaped(text: str) -> str:

@@ -21,9 +21,11 @@ class Reply:
     #                                  raw_response_obj, call_start, call_duration (models only)
     tokens_in: int | None = None     # as the server reported them; None when it did not (or no model)
     tokens_out: int | None = None
-    latency: float | None = None     # seconds the answering request took (models only)
+    latency: float | None = None     # seconds the turn took, from its first attempt's start (models only)
     tokens_estimated: bool = False   # the server reported no usage: the counts are ours (about 4 characters a token)
     finish_reason: str | None = None   # why the model stopped ("stop", "length", "tool_calls"...), as the server said
     tool_calls: tuple = ()           # (name, arguments text) per tool call the model made, in order
     raw: str | None = None           # the model's own text before the episode's rules read it (unstripped)
     secrets: tuple = ()              # values the records must never hold (the model's key)
+    attempts: tuple = ()             # per request asked for this turn: {"start", "seconds", "outcome"}
+    notes: tuple = ()                # what a person watching should know of how this turn was asked

@@ -12,6 +12,7 @@ Schema parameters); each backend wraps them the way its API wants.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -98,6 +99,38 @@ def tool_specs(world, mode: str, planning: bool = False) -> list[dict]:
         out.append({"name": action.id, "description": desc,
                     "parameters": {"type": "object", "properties": props, "required": required}})
     return out
+
+
+def read_arguments(text: str) -> tuple[dict | str, str]:
+    """(the arguments, the JSON text to send back) of a tool call as the model wrote it.
+
+    A chat format that HTML-escapes (llama-cpp-python's chatml-function-calling) has the model write
+    ``&#34;`` for a quote inside a JSON string: the JSON is parsed first, then its values unescaped;
+    unescaping first would turn those quotes into JSON's own and break it. What goes back in the
+    history is JSON again (a strict server parses it), with the escapes gone so they do not compound.
+    Arguments that are no JSON object go back as a JSON string of what the model wrote."""
+    candidates = (text, html.unescape(text)) if "&" in text else (text,)
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate or "{}")
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            value = _unescaped(value)
+            return value, json.dumps(value, ensure_ascii=False)
+        break
+    plain = html.unescape(text) if "&" in text else text
+    return plain, json.dumps(plain, ensure_ascii=False)
+
+
+def _unescaped(value):
+    if isinstance(value, str):
+        return html.unescape(value) if "&" in value else value
+    if isinstance(value, list):
+        return [_unescaped(v) for v in value]
+    if isinstance(value, dict):
+        return {_unescaped(k): _unescaped(v) for k, v in value.items()}
+    return value
 
 
 def parse_arguments(arguments) -> dict | str:

@@ -116,6 +116,8 @@ async def complete(spec, messages: list[dict], tools: list[dict] | None = None, 
     text = "".join(b.text for b in blocks if getattr(b, "type", None) == "text")
     calls = [ToolCall(b.id, b.name, json.dumps(b.input)) for b in blocks if getattr(b, "type", None) == "tool_use"]
     usage = message.usage
+    # what was asked, so the player can tell a text answer the model chose from tools ignored
+    options = {"tool_choice": "required" if kwargs.get("tool_choice") == {"type": "any"} else "auto"} if tools else {}
     return Completion(text=text, tool_calls=calls, raw=message.model_dump(mode="json"), sent=kwargs["messages"],
                       tokens_in=usage.input_tokens if usage else None, tokens_out=usage.output_tokens if usage else None,
-                      finish_reason=message.stop_reason)
+                      finish_reason=message.stop_reason, options=options)

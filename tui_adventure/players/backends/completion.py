@@ -40,6 +40,11 @@ class ContextFull(ModelError):
     episode ends as its own outcome (``context_exhausted``), not as an error a rerun repeats."""
 
 
+class ToolsIgnored(ModelError):
+    """Tools were required and the answer holds no tool call: the server does not pass the tools to
+    the model (a chat format without tool calling), so the run would be a text run in disguise."""
+
+
 class Refused(ModelError):
     """The server refuses this form of request (a tool choice, streaming with tools, a system
     message): the caller may ask in another form."""

@@ -62,6 +62,15 @@ async def complete(spec, messages: list[dict], tools: list[dict] | None = None, 
     """One answer. With tools, the tool choice (and whether to stream) steps down on a refusal:
     ``required``, then ``act`` by name (one tool), then ``auto``; what worked is learned."""
     facts = facts_for(spec)
+    result = await _complete(spec, facts, messages, tools, tool_choice, stream)
+    if messages and messages[0].get("role") == "system":   # which form the prompt went in
+        result.options["system_message"] = result.sent[0].get("role") == "system"
+    if facts.learned:
+        result.options["learned"] = facts.learned
+    return result
+
+
+async def _complete(spec, facts, messages, tools, tool_choice, stream) -> Completion:
     if messages and messages[0].get("role") == "system" and facts.system is False:
         messages = merge_system(messages)
     streamed = stream is not None and not config_says_no_stream(spec)
@@ -85,10 +94,13 @@ async def complete(spec, messages: list[dict], tools: list[dict] | None = None, 
                 tried.append(f"tool_choice {json.dumps(choice)}{' streamed' if streaming else ''}: {exc}")
                 stream_refused = stream_refused or streaming
                 continue
+            learned = (configured is None and facts.tool_choice != choice) or (stream_refused and not streaming)
             if configured is None:
                 facts.tool_choice = choice
             if stream_refused and not streaming:
                 facts.stream_tools = False
+            if learned:
+                facts.remember()
             result.options.update(tool_choice=choice, stream=streaming)
             return result
     raise ModelError(f"{where(spec)} refused every way of asking for a tool call ({'; '.join(tried)}):"
@@ -121,18 +133,40 @@ def where(spec) -> str:
 
 async def _ask_with_system(spec, facts, messages, tools, choice, stream, probe: bool = False) -> Completion:
     system = bool(messages) and messages[0].get("role") == "system"
+    unknown = system and facts.system is None
     try:
-        result = await _ask(spec, messages, tools, choice, stream, probe or (system and facts.system is None))
+        result = await _ask(spec, messages, tools, choice, stream, probe or (unknown and not facts.unchecked))
     except Refused as exc:
-        if not (messages and messages[0].get("role") == "system" and "system" in str(exc).lower()):
+        if not (system and "system" in str(exc).lower()):
             raise
         facts.system = False   # this server's chat template has no system role: say it in the first message
-        messages = merge_system(messages)
-        result = await _ask(spec, messages, tools, choice, stream, probe)
-    if messages and messages[0].get("role") == "system":
-        facts.system = True
-        result.options["system_message"] = True
+        facts.remember()
+        return await _ask(spec, merge_system(messages), tools, choice, stream, probe)
+    if unknown and (result.tokens_estimated or result.tokens_in is None):
+        facts.unchecked = True   # no usage to tell by (a stream): asked as is until an answer says
+    elif unknown:
+        facts.system = not system_dropped(messages, tools, result.tokens_in)
+        facts.remember()
+        if not facts.system:   # the template dropped it without a word: the model never saw the prompt
+            result = await _ask(spec, merge_system(messages), tools, choice, stream, probe)
+            result.options["system_dropped"] = True
     return result
+
+
+def system_dropped(messages: list[dict], tools, prompt_tokens: int) -> bool:
+    """Whether the server counted a prompt without the system message (a template that drops the role
+    silently: Gemma's on llama-cpp-python counts 194 tokens where about 390 were sent).
+
+    Our count is about four characters a token; a real tokenizer is within a factor of about 1.4
+    of it either way, so the prompt counts as dropped when the server's count is below the geometric
+    mean of our counts with and without the system message. A system message too small a part of
+    the prompt (under a third) tells nothing either way: it counts as kept."""
+    counts = [estimate_tokens(str(m.get("content") or "")) for m in messages]
+    tool_count = estimate_tokens(tools) if tools else 0
+    whole, without = sum(counts) + tool_count, sum(counts[1:]) + tool_count
+    if whole < 1.5 * without:
+        return False
+    return prompt_tokens < (whole * without) ** 0.5
 
 
 async def _ask(spec, messages, tools, choice, stream, probe: bool = False) -> Completion:
@@ -150,6 +184,8 @@ async def _ask(spec, messages, tools, choice, stream, probe: bool = False) -> Co
     except openai.APIStatusError as exc:
         raise _status_error(spec, exc, tools, probe) from exc
     except openai.APIConnectionError as exc:
+        if probe and isinstance(exc, openai.APITimeoutError):   # a long prompt still being read, perhaps
+            raise Transient(f"timed out: no answer within {spec.timeout:g} s from {where(spec)}") from exc
         if probe:   # asked without the SDK's retries: the player waits and asks again
             raise Transient(f"cannot reach {where(spec)}: {type(exc).__name__}: {exc}") from exc
         raise ModelError(f"cannot reach {where(spec)}: {type(exc).__name__}: {exc}") from exc   # retried already
@@ -335,6 +371,8 @@ async def _from_stream(chunks, messages, stream, budget: float | None = None) ->
                 finish = choice.finish_reason
     if raw["id"] is None:
         raise Transient("the stream ended before any answer")
+    if finish is None:   # [DONE] with no finish reason: llama-cpp-python cut it off for another request
+        raise Transient(f"the stream ended without a finish reason after {size} characters (cut off by the server)")
     message: dict = {"role": "assistant", "content": "".join(text) or None}
     ordered = [calls[i] for i in sorted(calls)]
     for i, c in enumerate(ordered):

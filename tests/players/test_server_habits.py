@@ -1,0 +1,215 @@
+"""What SmolLM2 and Gemma 3 270M on llama-cpp-python showed, round 2 (issue 34), through the front ends.
+
+Each habit is a mode of the fake server (``tests/fake_llm_server.py``) and is
+met through ``adventure run`` (headless, unstreamed) and ``adventure repl``
+(piped: still streamed), as a researcher meets it: the records say what
+happened, the screen says it too, and the episode is played or ends as an
+error, never played as something it is not.
+"""
+
+import json
+import time
+
+import pytest
+
+from conftest import TEST_WORLDS, adventure
+from fake_llm_server import CutStream, ToolCalls
+from model_env import write_json
+from tui_adventure.players.backends.learned import cache_path
+
+pytestmark = pytest.mark.slow   # a subprocess per front end
+MINI = str(TEST_WORLDS / "mini.yaml")
+NAMED_ACT = {"type": "function", "function": {"name": "act"}}
+FRONTS = ["run", "repl"]
+
+
+def entry(cwd, **extra):
+    write_json(cwd / "model_registry.json", [{"model_name": "fake-gpt", "model_id": "qwen-test",
+                                              "backend": "openai_compatible", "timeout": 5, "max_retries": 2,
+                                              **extra}])
+
+
+def play(front, cwd, mode="text", records="records"):
+    out = adventure(front, MINI, "--player", "fake-gpt", "--mode", mode, "--records", records, cwd=cwd)
+    assert "Traceback" not in out.stderr, out.stderr
+    return out
+
+
+def folder(cwd, records="records"):
+    (path,) = (cwd / records).rglob("interactions.json")
+    return path.parent
+
+
+def calls(cwd, records="records"):
+    return [c["call"] for c in json.loads((folder(cwd, records) / "player_1.requests.json").read_text())["calls"]]
+
+
+def turns(cwd):
+    data = json.loads((folder(cwd) / "interactions.json").read_text())
+    return [next(e for e in t if e["from"] == "Player 1")["action"]["content"] for t in data["turns"]]
+
+
+# -- 1. quotes the chat format escaped -------------------------------------------------------------
+@pytest.mark.parametrize("front", FRONTS)
+def test_escaped_quotes_in_tool_arguments_stay_in_the_command(config, server, front):
+    """chatml-function-calling has the model write &#34; inside a JSON string: the command is the
+    value with its quotes, never the arguments' JSON, and what goes back is JSON a strict server takes."""
+    server.strict, server.escape_quotes = "llama.cpp", True
+    server.script(ToolCalls([("act", {"command": 'examine "book" & <shelf>'})]), ToolCalls([("act", {"command": "done"})]))
+    out = play(front, config, "tool")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert turns(config) == ['examine "book" & <shelf>', "done"]
+    sent = next(m for m in server.requests[-1].messages if m["role"] == "assistant")
+    assert json.loads(sent["tool_calls"][0]["function"]["arguments"]) == {"command": 'examine "book" & <shelf>'}
+    if front == "run":   # run.json says the tool choice the calls used (llama.cpp refuses "required")
+        run = json.loads(next((config / "records").rglob("run.json")).read_text())
+        spec = run["player_models"]["0"]["model_spec"]
+        assert spec["tool_choice"] == NAMED_ACT and spec["tool_choice_asked"] == "required"
+
+
+# -- 2. a stream the server cut off ------------------------------------------------------------------
+def test_a_stream_without_a_finish_reason_is_asked_again_not_played(config, server):
+    """``adventure run`` never streams; the REPL (and the app) do."""
+    server.script(CutStream("> ta"), "> go east", "> done")
+    out = play("repl", config)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert turns(config) == ["> go east", "> done"]           # the fragment "> ta" is never played
+    attempts = calls(config)[0]["raw_response_obj"]["clem_player"]["attempts"]
+    assert [a["outcome"].split(":")[0] for a in attempts] == ["asked again", "answered"]
+    assert "without a finish reason" in attempts[0]["outcome"]
+    assert "1 re-ask (" in out.stdout and "without a finish reason" in out.stdout
+
+
+# -- 3. the whole time of a turn ------------------------------------------------------------------
+@pytest.mark.parametrize("front", FRONTS)
+def test_a_slow_first_answer_counts_the_timeout_in_the_turns_time(config, server, front):
+    entry(config, timeout=0.5)
+    server.slow_first = 1.5
+    server.responder = lambda request: "> done"
+    out = play(front, config)
+    assert out.returncode == 0, out.stdout + out.stderr
+    player = calls(config)[0]["raw_response_obj"]["clem_player"]
+    first, last = player["attempts"]
+    assert first["outcome"].startswith("asked again") and "timed out" in first["outcome"].lower()
+    assert first["seconds"] >= 0.4 and last["outcome"] == "answered"
+    hours, minutes, seconds = player["call_duration"].split(":")
+    assert float(seconds) >= first["seconds"] + last["seconds"]      # the turn's time counts both
+    assert player["call_start"].replace(" ", "T").startswith(first["start"][:19])
+    if front == "repl":
+        assert "s in all, 1 re-ask" in out.stdout
+
+
+# -- 4. a system message dropped without a word ------------------------------------------------------
+@pytest.mark.parametrize("front", FRONTS)
+def test_a_dropped_system_message_is_found_and_the_prompt_moves_to_the_first_message(config, server, front):
+    server.drop_system = True
+    server.responder = lambda request: "> done"
+    out = play(front, config)
+    assert out.returncode == 0, out.stdout + out.stderr
+    first, again = server.requests[:2]
+    assert [m["role"] for m in first.messages] == ["system", "user"]
+    assert [m["role"] for m in again.messages] == ["user"]
+    assert again.messages[0]["content"].startswith(first.messages[0]["content"])   # the prompt, in front
+    options = calls(config)[0]["raw_response_obj"]["clem_player"]["request_options"]
+    assert options["system_message"] is False and options["system_dropped"] is True
+    kept = json.loads(cache_path().read_text())
+    assert [v["system"] for k, v in kept.items() if server.url in k] == [False]
+
+
+# -- 5. tools ignored ------------------------------------------------------------------------------
+@pytest.mark.parametrize("front", FRONTS)
+def test_a_server_that_ignores_tools_ends_a_tool_mode_episode_as_an_error(config, server, front):
+    server.ignore_tools = True
+    server.script(ToolCalls([("act", {"command": "go east"})]))
+    out = play(front, config, "tool")
+    assert out.returncode == 1
+    error = json.loads((folder(config) / "error.json").read_text())
+    assert error["error"] == "ToolsIgnored" and "ignores tools" in error["message"]
+    assert "--chat_format chatml-function-calling" in error["message"] and "--jinja" in error["message"]
+    assert not (folder(config) / "completed.json").exists()
+    shown = out.stdout + out.stderr
+    assert ("errors 1" in shown and "played 0" in shown) if front == "run" else "ignores tools" in shown
+
+
+# -- 6. what is learned is kept, and said --------------------------------------------------------------
+def test_learned_forms_are_kept_between_runs_said_and_expire(config, server):
+    server.strict = "llama.cpp"
+    server.responder = lambda request: ToolCalls([("act", {"command": "done"})])
+    assert play("run", config, "tool", "first").returncode == 0
+    assert [r.body["tool_choice"] for r in server.requests] == ["required", NAMED_ACT]
+    del server.requests[:]
+    second = play("run", config, "tool", "second")
+    assert [r.body["tool_choice"] for r in server.requests] == [NAMED_ACT]   # no refusal paid again
+    assert "asking as learned on" in second.stderr and str(cache_path()) in second.stderr
+    assert calls(config, "second")[0]["raw_response_obj"]["clem_player"]["request_options"]["learned"]
+    kept = json.loads(cache_path().read_text())
+    for value in kept.values():
+        value["at"] = time.time() - 8 * 86400   # past the expiry: asked afresh
+    cache_path().write_text(json.dumps(kept))
+    del server.requests[:]
+    third = play("run", config, "tool", "third")
+    assert [r.body["tool_choice"] for r in server.requests] == ["required", NAMED_ACT]
+    assert "asking as learned" not in third.stderr
+
+
+def test_a_streams_estimated_tokens_are_recorded_as_estimated(config, server):
+    server.strict = "llama.cpp"   # no usage in its streams
+    server.responder = lambda request: "> done"
+    out = play("repl", config)
+    assert out.returncode == 0 and "≈" in out.stdout
+    player = calls(config)[0]["raw_response_obj"]["clem_player"]
+    usage = player["usage_estimated"]
+    assert usage["estimated"] is True and usage["prompt_tokens"] > 50 and usage["completion_tokens"] >= 1
+
+
+@pytest.mark.parametrize("front", FRONTS)
+def test_a_full_contexts_words_are_kept_even_before_the_first_turn(config, server, front):
+    server.strict, server.n_ctx = "llama.cpp", 20
+    out = play(front, config)
+    meta = json.loads((folder(config) / "interactions.json").read_text())["meta"]
+    assert meta["ended_by"] == "context_exhausted"
+    assert "Requested tokens" in meta["ended_because"] and "exceed context window of 20" in meta["ended_because"]
+    assert out.returncode in (0, 1)
+
+
+# -- the probe ---------------------------------------------------------------------------------------
+PROBES = {
+    "standard": ({}, ["yes system message kept", 'yes tool_choice "required" accepted', "yes tools honoured",
+                      "yes streaming with tools", "yes usage in streams", "yes finish reason in streams"]),
+    "llama.cpp": ({"strict": "llama.cpp"}, ["yes system message kept", 'NO  tool_choice "required" accepted',
+                                            "yes tools honoured", "NO  streaming with tools",
+                                            "NO  usage in streams"]),
+    "no system": ({"no_system": True}, ["NO  system message kept              refused"]),
+    "drops system": ({"drop_system": True}, ["NO  system message kept              DROPPED"]),
+    "ignores tools": ({"ignore_tools": True}, ["NO  tools honoured                   IGNORED",
+                                               "--chat_format chatml-function-calling"]),
+}
+
+
+@pytest.mark.parametrize("case", list(PROBES))
+def test_the_probe_says_what_a_server_does(config, server, case):
+    flags, expected = PROBES[case]
+    for name, value in flags.items():
+        setattr(server, name, value)
+    server.responder = lambda request: ToolCalls([("act", {"command": "look"})]) if request.body.get("tools") else "ok"
+    out = adventure("models", "probe", server.url, cwd=config)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith(server.url) and "fake-model" in lines[0] and len(lines) <= 24   # one screen
+    for line in expected:
+        assert line in out.stdout, out.stdout
+
+
+def test_what_the_probe_found_is_what_the_next_run_asks(config, server):
+    server.strict = "llama.cpp"
+    server.responder = lambda request: ToolCalls([("act", {"command": "done"})]) if request.body.get("tools") else "ok"
+    assert adventure("models", "probe", server.url, "--model", "qwen-test", cwd=config).returncode == 0
+    del server.requests[:]
+    out = play("run", config, "tool")
+    assert out.returncode == 0 and "asking as learned on" in out.stderr
+    assert [r.body["tool_choice"] for r in server.requests] == [NAMED_ACT]
+
+
+def test_the_probe_of_no_server_is_one_line(config):
+    out = adventure("models", "probe", "http://127.0.0.1:9/v1", cwd=config)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "cannot reach" in out.stderr
