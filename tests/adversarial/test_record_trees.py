@@ -119,3 +119,59 @@ def test_a_replayed_model_name_that_leaves_the_records_is_refused(good_tree, tmp
     out = adventure("run", "tutorial", "--player", f"replay:{root / EPISODE}", "--records", str(tmp_path / "r2"))
     assert out.returncode == 1 and "cannot be a folder name" in out.stdout + out.stderr
     assert not (tmp_path / "victim").exists() and "Traceback" not in out.stderr
+
+
+# -- round 2 (issue 35): score, eval and export read every record through one reader -------------------
+DEEP = "[" * 100_000 + "]" * 100_000   # RecursionError in Python's own parser
+SHALLOWER = "[" * 900 + "]" * 900       # parses, then breaks whatever walks it
+
+
+@pytest.mark.parametrize("name", ["interactions.json", "instance.json", "player_1.requests.json"])
+@pytest.mark.parametrize("nesting", [DEEP, SHALLOWER], ids=["deep", "shallower"])
+def test_deep_nesting_in_a_record_is_one_bad_episode(good_tree, tmp_path, name, nesting):
+    root = copy(good_tree, tmp_path)
+    (root / EPISODE / name).write_text(nesting)
+    house = root / "oracle" / "house" / "house" / "instance_00000"
+    score = adventure("score", str(root))
+    assert "Traceback" not in score.stderr and (house / "scores.json").is_file()
+    if name == "interactions.json":
+        assert "nested more than 64 levels deep" in score.stderr and "not scored" in score.stderr
+    ev = adventure("eval", str(root))
+    assert ev.returncode == 0 and "Traceback" not in ev.stderr and (root / "results.csv").is_file()
+    export = adventure("export", "trajectories", str(root), "--out", str(tmp_path / "t.jsonl"))
+    assert export.returncode == 0 and "Traceback" not in export.stderr
+    lines = (tmp_path / "t.jsonl").read_text().splitlines()
+    assert any(json.loads(line)["game"] == "house" for line in lines)   # the rest are still exported
+    if name != "instance.json":   # an episode's instance.json is optional to both
+        assert len(lines) == 1 and "1 unreadable left out" in export.stderr
+
+
+@pytest.mark.parametrize("meta", ["[1, 2]", '"mixed"', "3", "null"])
+def test_eval_reads_a_meta_that_is_not_a_mapping(good_tree, tmp_path, meta):
+    root = copy(good_tree, tmp_path)
+    assert adventure("score", str(root)).returncode == 0
+    interactions = root / EPISODE / "interactions.json"
+    data = json.loads(interactions.read_text())
+    data["meta"] = json.loads(meta)
+    interactions.write_text(json.dumps(data))
+    ev = adventure("eval", str(root))
+    assert ev.returncode == 0 and "Traceback" not in ev.stderr
+    assert "oracle" in (root / "results.csv").read_text()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_eval_refuses_a_fifo_or_an_endless_file_as_score_and_export_do(good_tree, tmp_path, kind):
+    import os
+
+    root = copy(good_tree, tmp_path)
+    interactions = root / EPISODE / "interactions.json"
+    interactions.unlink()
+    if kind == "fifo":
+        os.mkfifo(interactions)
+    else:
+        interactions.symlink_to("/dev/zero")
+    for command in (["score"], ["eval"], ["export", "trajectories"]):
+        out = adventure(*command, str(root), timeout=30)   # a hang fails here as a timeout
+        assert "Traceback" not in out.stderr, (command, out.stderr)
+    ev = adventure("eval", str(root), timeout=30)
+    assert f"{interactions} is not a regular file" in ev.stdout

@@ -8,7 +8,6 @@ the game is built from, so the two can never disagree in play.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import yaml
@@ -18,6 +17,7 @@ from ..engine.loader import MAX_TURNS_LIMIT, load_world
 from ..engine.names import RULE as NAME_RULE, check_name, inside, is_safe_name
 from ..engine.ruleset import load_ruleset
 from ..engine.snapshot import write_atomic
+from ..engine.sources import parse_json, read_source
 from ..engine.world import Entity, Goal, World
 from ..engine.yamlpos import SourceError, SourceErrors, pos_of
 from ..engine.text import plural
@@ -39,13 +39,24 @@ def load_definitions(instances_path: Path, instance: dict) -> dict:
     room_names: dict[str, str] = {}
     adjectives: list[str] = []
     for name in instance.get("entity_definitions", ["home_entities.json"]):
-        for e in json.loads((base / name).read_text(encoding="utf-8")):
+        for e in _definitions(base, name):
             entity_names[e["repr_str"]] = e["type_name"]
             adjectives.extend(a for a in e.get("possible_adjs", ()) if a not in adjectives)
     for name in instance.get("room_definitions", ["home_rooms.json"]):
-        for r in json.loads((base / name).read_text(encoding="utf-8")):
+        for r in _definitions(base, name):
             room_names[r["repr_str"]] = r["type_name"]
     return {"entity_names": entity_names, "room_names": room_names, "adjectives": adjectives}
+
+
+def _definitions(base: Path, name) -> list:
+    """One definitions file an instance names: a plain file name in the definitions folder, nothing else
+    on the disk (an instances file comes from anywhere)."""
+    if not isinstance(name, str) or not is_safe_name(name):
+        raise ValueError(f"definitions file {name!r}: not a plain file name in {base.name}/")
+    data = parse_json(read_source(inside(base, name), "definitions"))
+    if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
+        raise ValueError(f"{name}: not a list of definitions")
+    return data
 
 
 def load_world_file(path: str | Path) -> World:
@@ -187,7 +198,7 @@ _Dumper.add_representer(str, _str)
 def import_instances(instances_path: str | Path, out_dir: str | Path) -> list[Path]:
     """One world file per instance at ``out/<experiment>/instance_<id:05d>.yaml``."""
     instances_path = Path(instances_path)
-    data = json.loads(instances_path.read_text(encoding="utf-8"))
+    data = parse_json(read_source(instances_path, "clembench instances"))   # bounded, regular, not too deep
     written = []
     names_cache: dict = {}
     for exp in data["experiments"]:

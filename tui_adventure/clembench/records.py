@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..engine.snapshot import write_atomic
+from ..engine.sources import parse_json
 
 CLEM_VERSION = "3.7.2"
 SECRET_KEYS = {"api_key", "authorization", "Authorization", "x-api-key", "headers"}
@@ -39,8 +40,9 @@ def read_json(path: Path, limit: int = RECORD_SIZE_LIMIT):
     """One record file (JSON): a regular file of at most ``limit`` bytes, or ``RecordsError``.
 
     Records come from runs that crashed, other tools and other people; a FIFO
-    named like a record would block a reader forever and a huge file would
-    exhaust memory, so every reader of records goes through here.
+    named like a record would block a reader forever, a huge file would
+    exhaust memory and deep nesting would stop the reader with RecursionError,
+    so every reader of records (score, eval, export, replay) goes through here.
     """
     path = Path(path)
     try:
@@ -50,7 +52,7 @@ def read_json(path: Path, limit: int = RECORD_SIZE_LIMIT):
             data = fh.read(limit + 1)
         if len(data) > limit:
             raise RecordsError(f"{path} is larger than {limit // (1024 * 1024)} MB")
-        return json.loads(data.decode("utf-8", "surrogateescape"))
+        return parse_json(data.decode("utf-8", "surrogateescape"))
     except OSError as exc:
         raise RecordsError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     except ValueError as exc:

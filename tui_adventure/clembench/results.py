@@ -10,13 +10,13 @@ Main Scores that are numbers, clemscore = % Played / 100 x Quality Score.
 from __future__ import annotations
 
 import html
-import json
 import math
 from pathlib import Path
 
 from ..engine.metrics import ABORTED, MAIN_SCORE
 from ..engine.snapshot import write_atomic
 from .csv_out import Ours, write_csv
+from .records import RecordsError, read_json
 
 
 def collect(root: Path, problems: list[str] | None = None) -> list[tuple[str, str, str, str, dict]]:
@@ -28,7 +28,7 @@ def collect(root: Path, problems: list[str] | None = None) -> list[tuple[str, st
             continue
         model, game, experiment, episode = parts[-5], parts[-4], parts[-3], parts[-2]
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = read_json(path)
             scores = data.get("episode scores", {})
             if not isinstance(scores, dict):
                 raise ValueError("'episode scores' is not a mapping")
@@ -56,7 +56,7 @@ def unscored(root: Path) -> dict[str, dict[str, int]]:
     return out
 
 
-def mixed(root: Path) -> dict[str, dict[str, int]]:
+def mixed(root: Path, problems: list[str] | None = None) -> dict[str, dict[str, int]]:
     """Per run: episodes played by more than one player (a person or the oracle took over from the
     run's model), by who played how many turns in all; they are scored, and must be read as such."""
     out: dict[str, dict[str, int]] = {}
@@ -64,11 +64,14 @@ def mixed(root: Path) -> dict[str, dict[str, int]]:
         parts = path.relative_to(root).parts
         if len(parts) < 5:
             continue
-        try:
-            meta = json.loads(path.read_text(encoding="utf-8")).get("meta") or {}
-        except (OSError, ValueError, AttributeError):
+        try:   # eval reads as score and export do: a FIFO, /dev/zero or deep nesting is a damaged episode
+            data = read_json(path)
+        except RecordsError as exc:
+            if problems is not None:
+                problems.append(f"{exc}; whether its episode was mixed is unknown")
             continue
-        if meta.get("mixed") is True and isinstance(meta.get("played_by"), dict):
+        meta = data.get("meta") if isinstance(data, dict) else None
+        if isinstance(meta, dict) and meta.get("mixed") is True and isinstance(meta.get("played_by"), dict):
             run = out.setdefault(parts[-5], {"episodes": 0})
             run["episodes"] += 1
             for who, n in meta["played_by"].items():
@@ -127,7 +130,7 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> list[Path]:
     for model, counts in left_out.items():
         said = [f"{n} {kind}" for kind, n in counts.items() if n]
         notes.append(f"{model}: {' and '.join(said)} episode(s) not counted as played")
-    for model, counts in mixed(root).items():
+    for model, counts in mixed(root, notes).items():
         turns = ", ".join(f"{who} {n}" for who, n in counts.items() if who != "episodes")
         notes.append(f"{model}: {counts['episodes']} mixed episode(s), played by more than one player"
                      f" (turns: {turns}); their scores are not the model's alone")

@@ -7,6 +7,7 @@ through here so each of those becomes a one-line error instead.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 WORLD_SIZE_LIMIT = 64 * 1024 * 1024   # far above any world written or imported; bounds the memory of a load
@@ -28,3 +29,53 @@ def _not_regular(path: Path):
     if not path.exists():
         raise FileNotFoundError(2, "No such file or directory", str(path))
     raise IsADirectoryError(21, "not a regular file (a folder, a pipe or a device)", str(path))
+
+
+JSON_DEPTH_LIMIT = 64   # records nest about 8 deep, an imported game about 6; a walk of this depth is always safe
+
+
+def parse_json(data: str | bytes, allow_nan: bool = True, max_depth: int = JSON_DEPTH_LIMIT):
+    """JSON from outside (records, imported games, a client's message), or ValueError saying what is wrong.
+
+    Python's parser fails on deep nesting with RecursionError, and a value a little shallower than that
+    parses but breaks whatever walks it next (a copy, a repr, a validator); a number of more than 4,300
+    digits raises from int(). So nesting is bounded here, below any of those, and every failure is one
+    ValueError. ``allow_nan=False`` refuses NaN and Infinity, which strict JSON does not have.
+    """
+    def constant(name: str):
+        if not allow_nan:
+            raise ValueError(f"{name} is not a JSON number")
+        return float(name.replace("Infinity", "inf"))
+
+    try:
+        value = json.loads(data, parse_constant=constant)
+    except RecursionError:
+        raise ValueError(f"nested more than {max_depth} levels deep") from None
+    except ValueError as exc:
+        if str(exc).startswith("Exceeds the limit"):   # int()'s own message tells a user to change Python
+            raise ValueError("a number with more than 4300 digits") from None
+        raise
+    if _brackets(data) > max_depth and _depth(value, max_depth) > max_depth:
+        raise ValueError(f"nested more than {max_depth} levels deep")
+    return value
+
+
+def _brackets(data: str | bytes) -> int:
+    """An upper bound on the nesting depth, counted in C: most values need no walk at all."""
+    return data.count(b"[" if isinstance(data, bytes) else "[") + data.count(b"{" if isinstance(data, bytes) else "{")
+
+
+def _depth(value, limit: int) -> int:
+    """How deep ``value`` nests (stopping once past ``limit``), without recursion."""
+    stack, deepest = [(value, 1)], 0
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, list):
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            break
+        stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return deepest

@@ -38,6 +38,7 @@ from pathlib import Path
 import yaml
 
 from ..engine import names
+from ..engine.sources import parse_json, read_source
 from ..engine.text import plural
 
 DIR_PREDICATES = {"north_of": ("north", "south"), "south_of": ("south", "north"),
@@ -84,19 +85,21 @@ def load_game(path: str | Path) -> dict:
     if path.is_dir():
         raise TextWorldError(f"{path}: is a folder, not a TextWorld game file (GAME.json, written by tw-make)")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_source(path, "TextWorld game")   # a regular file of bounded size: a FIFO never blocks
     except FileNotFoundError:
         raise TextWorldError(f"{path}: no such file (check the path)") from None
     except UnicodeDecodeError as exc:
         raise TextWorldError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}), so not a"
                              " TextWorld game file") from None
-    except OSError as exc:
-        raise TextWorldError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except (OSError, ValueError) as exc:
+        raise TextWorldError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
     try:
-        game = json.loads(text)
+        game = parse_json(text)
     except json.JSONDecodeError as exc:
         raise TextWorldError(f"{path}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg});"
                              " give the .json tw-make wrote beside the game") from None
+    except ValueError as exc:
+        raise TextWorldError(f"{path}: not a TextWorld game ({exc})") from None
     problem = shape_problem(game)
     if problem:
         raise TextWorldError(f"{path}: not a TextWorld game ({problem})")
@@ -131,6 +134,7 @@ def shape_problem(game) -> str | None:
         events = q.get("win_events") or []
         if not isinstance(events, list) or not all(
                 isinstance(e, dict) and isinstance(e.get("condition") or {}, dict)
+                and isinstance((e.get("condition") or {}).get("preconditions") or [], list)
                 and all(_is_prop(p) for p in (e.get("condition") or {}).get("preconditions") or []) for e in events):
             return "a quest's 'win_events' are not events with conditions"
         if not isinstance(q.get("commands") or [], list):
