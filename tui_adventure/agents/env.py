@@ -85,11 +85,11 @@ class AdventureEnv(gym.Env):
 
     # -- the world -------------------------------------------------------------------------
     def _generated(self, seed: int) -> World:
-        from ..engine.loader import load_world_text
-        from ..generate import Knobs, generate_world
+        from ..generate import Knobs, generated_world
 
-        made = generate_world(Knobs(**self._generate), seed)
-        return load_world_text(made.text, f"<generated {made.name}>")
+        # built from its document, no YAML round trip; solved only when its max_turns (made from par) is
+        # wanted: the par and progress infos ask the tracker, which solves the world itself when read
+        return generated_world(Knobs(**self._generate), seed, solve=self._max_turns is None)
 
     def _load(self, world: World) -> None:
         self.world = world
