@@ -116,3 +116,23 @@ def test_an_impossible_range_raises_a_knob_error_in_the_library():
 def test_yaml_text_has_no_python_specific_tags():
     text = dump(draft(Knobs().resolved(), 0).doc)
     assert "!!python" not in text and re.search(r"^rooms:$", text, re.M)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_world_built_from_its_document_is_the_world_its_file_holds(seed):
+    """What an env's reset builds (no YAML written and read back; unsolved unless its par is wanted) is the
+    world ``adventure generate`` writes for the same knobs and seed."""
+    from tui_adventure.generate import generated_world
+
+    knobs = Knobs(rooms=6, objects=12, goals=2, theme="castle" if seed % 2 else "house")
+    written = load_world_text(generate_world(knobs, seed).text, "w.yaml")
+    solved, unsolved = generated_world(knobs, seed), generated_world(knobs, seed, solve=False)
+    for world in (solved, unsolved):
+        assert world.initial.facts == written.initial.facts
+        assert [str(g) for g in world.goals] == [str(g) for g in written.goals]
+        assert {e: vars(x) for e, x in world.entities.items()} == {e: vars(x) for e, x in written.entities.items()}
+        assert (world.title, world.intro, world.start) == (written.title, written.intro, written.start)
+    without_pos = lambda meta: {k: v for k, v in meta.items() if not k.endswith("_pos")}   # noqa: E731
+    assert (solved.par, solved.max_turns, without_pos(solved.meta)) == (written.par, written.max_turns,
+                                                                       without_pos(written.meta))
+    assert unsolved.par is None and Planner(unsolved).solve().par == written.par

@@ -34,6 +34,7 @@ INFOS = ("admissible_commands", "goals", "goals_achieved", "goal_score", "turn",
 OPTIONAL_INFOS = ("facts",)
 OBSERVATION_CHARS = 16_384    # a room with its contents is a few hundred; the clembench prompt 2,000
 ACTION_CHARS = 200
+KEPT_TRANSITIONS = 32_768   # steps and parses remembered in the states' caches with admissible commands asked for
 # what a command may hold: the parser reads words, numbers and a little punctuation
 # (as sorted strings, not sets: a Text space indexes characters in charset order, and AsyncVectorEnv's
 # shared memory passes indices between processes, whose set orders differ with their hash seeds)
@@ -84,11 +85,11 @@ class AdventureEnv(gym.Env):
 
     # -- the world -------------------------------------------------------------------------
     def _generated(self, seed: int) -> World:
-        from ..engine.loader import load_world_text
-        from ..generate import Knobs, generate_world
+        from ..generate import Knobs, generated_world
 
-        made = generate_world(Knobs(**self._generate), seed)
-        return load_world_text(made.text, f"<generated {made.name}>")
+        # built from its document, no YAML round trip; solved only when its max_turns (made from par) is
+        # wanted: the par and progress infos ask the tracker, which solves the world itself when read
+        return generated_world(Knobs(**self._generate), seed, solve=self._max_turns is None)
 
     def _load(self, world: World) -> None:
         self.world = world
@@ -210,7 +211,14 @@ class AdventureEnv(gym.Env):
         if "admissible_commands" in want:
             if self._planner is None or self._planner.world is not self.world:   # one per world, not per step
                 self._planner = Planner(self.world)
-            info["admissible_commands"] = self._planner.admissible_commands(g.state)
+                # states recur (the canonical ones below): their memos are worth keeping longer
+                self.world.keep_memos(KEPT_TRANSITIONS)
+            # memoised on the state; the state a memo first met stands for the equal ones after it, so
+            # the game plays on from states whose actions' memos are filled (engine.admissible)
+            canonical, commands = self._planner.admissible.lookup(g.state)
+            if canonical is not g.state:
+                g.state = canonical
+            info["admissible_commands"] = list(commands)
         if "goals" in want:
             info["goals"] = list(self._goal_texts)
         if "goals_achieved" in want:

@@ -75,6 +75,12 @@ def load_world_text(text: str, path: str = "<world>", readers: Mapping[str, Sect
         data = load_yaml(text, path)
     except SourceError as exc:
         raise SourceErrors([exc]) from None
+    return load_world_data(data, path, readers)
+
+
+def load_world_data(data, path: str = "<world>", readers: Mapping[str, SectionReader] | None = None) -> World:
+    """A world from its document as the YAML reader makes it (a generated world's own, with no text
+    written and parsed back: the same checks, errors without positions)."""
     if data is None:
         raise SourceErrors([SourceError(path, Pos(1, 1), "the file is empty (a world is a mapping with at least"
                                         " rooms, start and goal; see docs/worlds.md)")])

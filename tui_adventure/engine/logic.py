@@ -29,9 +29,24 @@ Effect = Callable[[State, dict, set, set], None]
 MEMO_STATES = 1024  # transitions remembered per world (each may hold a state): see Compiler.attempt
 
 
+class Memo(list):
+    """The state caches an action's step wrote to, one list per world. ``limit``: how many are kept
+    before ``forget`` empties them; ``MEMO_STATES`` unless a caller that keeps its states (a trainer's
+    environment, see ``World.keep_memos``) raised it: the steps only call ``forget`` past
+    ``MEMO_STATES``, so the cold path pays nothing for it."""
+
+    __slots__ = ("limit",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.limit = MEMO_STATES
+
+
 def forget(memo: list) -> None:
     """Empty every state cache an action's step wrote to: a chain of remembered successors cannot
-    keep every state a long session saw alive."""
+    keep every state a long session saw alive (a ``Memo`` below its raised limit is kept)."""
+    if type(memo) is Memo and len(memo) < memo.limit:
+        return
     for cache in memo:
         cache.clear()
     memo.clear()

@@ -22,6 +22,8 @@ from .text import english_list
 DETERMINERS = frozenset({"the", "a", "an", "some", "my"})
 ALL_WORDS = frozenset({"all", "everything", "every thing"})
 PRONOUNS = frozenset({"it", "them", "him", "her"})
+_WORD_RE = re.compile(r"[a-z]+")
+_ANY_LAST = ("any",)   # a parse memo's "it" when its words hold no pronoun: the outcome holds for any
 _CLEAN_RE = re.compile(r"[^a-z0-9' -]+")
 MAX_INPUT = 500  # characters looked at; longer input is cut (a 100 kB line must not stall a turn)
 MEMO_TEXT = 200  # only inputs up to this long are memoised
@@ -189,6 +191,7 @@ class CommandParser:
             if ent.kind == "object" and not ent.hidden and " " in ent.name and ent.name not in self._named:
                 self._name(ent.name)
         self._memo: list = []   # the state caches holding parses
+        self.memo_limit = MEMO_PARSES   # how many before they are emptied (raised by World.keep_memos)
         self.once = self._read_once(set(self.by_first) | set(one_words))
 
     def _read_once(self, words) -> dict:
@@ -242,17 +245,19 @@ class CommandParser:
         key = (_PARSE, text)
         cache = st.cache
         hit = cache.get(key)
-        if hit is not None and (hit[0] is last or hit[0] == last):
+        if hit is not None and (hit[0] is last or hit[0] is _ANY_LAST or hit[0] == last):
             return Parsed(hit[1], hit[2].copy()) if len(hit) == 3 else hit[1]
         result = self._parse(text, st, last)
+        # "it" is read only for a pronoun: without one the outcome holds whatever was named last
+        seen = _ANY_LAST if PRONOUNS.isdisjoint(_WORD_RE.findall(text.lower())) else last
         if type(result) is Parsed:
             if result.all_slot:
                 return result
-            kept = (last, result.action, result.env.copy())   # the caller may change the env it is handed
+            kept = (seen, result.action, result.env.copy())   # the caller may change the env it is handed
         else:
-            kept = (last, result)   # a Failure or a Question, never changed
+            kept = (seen, result)   # a Failure or a Question, never changed
         held = self._memo
-        if len(held) > MEMO_PARSES:
+        if len(held) > self.memo_limit:
             for c in held:
                 c.clear()
             held.clear()

@@ -17,6 +17,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
+from .admissible import Admissible
 from .planning_view import PlanningView, planning_view
 from .facts import State
 from .world import World
@@ -86,6 +87,7 @@ class Planner:
         self.relevant = self.style.relevant_objects(self.goals) if own_rules and prune else None
         self._plans: list = []
         self._packing: _Packing | None = None   # the same for every search of this world: made once
+        self._admissible: Admissible | None = None
         for action in self.moves:
             things = [p for p in action.params if action.spec.params[p] == "thing"]
             mode = action.spec.plan if prune and own_rules and action.spec.plan in ("goal", "goal_object") else None
@@ -286,7 +288,22 @@ class Planner:
         return self.style.command_text(action, env, st)
 
     def admissible_commands(self, st: State) -> list[str]:
-        """Commands that change the state or give information, from ``st``."""
+        """Commands that change the state or give information, from ``st`` (memoised per state: see
+        ``engine.admissible``; the same answer as ``admissible_commands_reference``)."""
+        if self._admissible is None:
+            self._admissible = Admissible(self.world)
+        return self._admissible.commands(st)
+
+    @property
+    def admissible(self) -> Admissible:
+        """The memo behind ``admissible_commands`` (``lookup`` also hands back the canonical state)."""
+        if self._admissible is None:
+            self._admissible = Admissible(self.world)
+        return self._admissible
+
+    def admissible_commands_reference(self, st: State) -> list[str]:
+        """The slow, plain definition the fast path is tested against: every grounded action whose
+        successor differs from ``st``, or that gives information, rendered, without duplicates."""
         out = []
         domains = self.style.domains
         for action in self.world.actions:

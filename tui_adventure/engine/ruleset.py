@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from .facts import State
-from .logic import (MEMO_STATES, Atom, Compiler, LogicError, forget, effect_predicates, expanded_predicates, names_in,
+from .logic import (MEMO_STATES, Atom, Compiler, Memo, LogicError, forget, effect_predicates, expanded_predicates, names_in,
                     parse_condition, parse_effects)
 from .text import Later, TemplateError, compile_template
 from .yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
@@ -210,7 +210,7 @@ class Action:
         self.spec = spec
         self.where = where or (lambda st: None)
         self.where_key = where_key
-        self.memo: list = memo if memo is not None else []
+        self.memo: list = memo if memo is not None else Memo()
         self.id = spec.id
         self.params = tuple(spec.params)
         self.thing_params = tuple(p for p in self.params if spec.params[p] == "thing")   # what "it" may name
@@ -371,7 +371,7 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
     out = []
     errors = []
     static = None
-    memo: list = []
+    memo = Memo()
     dynamic = _changed_predicates(tuple(specs))
     compiler.changing = dynamic   # see Compiler.changing
     if initial is not None:

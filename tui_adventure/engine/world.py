@@ -121,6 +121,18 @@ class World:
 
             self.scene = Scene(self.scene_spec, self)
 
+    def keep_memos(self, transitions: int) -> None:
+        """Let the actions' and the parser's memos in the states' caches grow to ``transitions`` before
+        they are emptied (never below their defaults): for a caller that meets the same states again
+        and again and keeps them (``agents.env`` with the admissible commands)."""
+        if self.actions:
+            memo = self.actions[0].memo   # one per world, shared by its actions
+            memo.limit = max(memo.limit, transitions)
+        from .parser import CommandParser
+
+        if isinstance(self.parser, CommandParser):   # the clembench style's parser keeps no memo
+            self.parser.memo_limit = max(self.parser.memo_limit, transitions)
+
     # names -----------------------------------------------------------
     def name_of(self, eid: str) -> str:
         ent = self.entities.get(eid)

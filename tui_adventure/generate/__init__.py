@@ -13,14 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.loader import MAX_TURNS_LIMIT, load_world_text
+from ..engine.loader import MAX_TURNS_LIMIT, load_world_data
 from ..engine.planner import Planner, PlannerLimit
 from ..engine.snapshot import write_atomic
 from .classic import VERSION, Knobs, KnobError, draft, dump
 from . import clembench_flavour
 from .clembench_flavour import ClemKnobs, generate_clembench
 
-__all__ = ["Generated", "KnobError", "Knobs", "ClemKnobs", "FLAVOURS", "generate_world", "generate",
+__all__ = ["Generated", "KnobError", "Knobs", "ClemKnobs", "FLAVOURS", "generate_world", "generated_world", "generate",
            "generate_clembench", "generate_flavour"]
 
 FLAVOURS = ("classic", "clembench")   # clembench: adventuregame instances in upstream's home domain and schema
@@ -38,15 +38,32 @@ class Generated:
     features: dict
 
 
-def generate_world(knobs: Knobs, seed: int, par: tuple[int, int] | None = None, name: str | None = None
-                   ) -> Generated:
-    """The world of ``knobs`` and ``seed`` (with par within ``par`` when given); KnobError when the
-    knobs cannot make one."""
+def generated_world(knobs: Knobs, seed: int, solve: bool = True):
+    """The World of ``generate_world(knobs, seed)`` built from its document, no YAML written and read
+    back (a trainer's env makes one per reset). ``solve=False`` leaves par (and the max_turns made from
+    it, and the difficulty features) out: no planner search, the first draft, which is winnable by
+    construction (``generate_world`` redraws only when its planner gives up, on worlds far larger)."""
     knobs = knobs.resolved()
+    if not solve:
+        d = draft(knobs, seed, 0)
+        doc = {**d.doc, "generated": _making(knobs, None, seed, 0)}
+        return load_world_data(doc, f"<generated {knobs.theme} {seed}>")
+    ordered = _solved(knobs, seed, None, None)[0]
+    return load_world_data(ordered, f"<generated {knobs.theme} {seed}>")
+
+
+def _making(knobs: Knobs, par, seed: int, attempt: int, **more) -> dict:
+    return {"generator": GENERATOR, "version": VERSION, "experiment": experiment_of(knobs, par), "seed": seed,
+            "attempt": attempt, "knobs": {k: v for k, v in knobs.as_dict().items() if v is not None},
+            **({"par_range": list(par)} if par else {}), **more}
+
+
+def _solved(knobs: Knobs, seed: int, par, name):
+    """(the document, its par, its features) of the first draft solved within ``par``."""
     seen: list[int] = []
     for attempt in range(MAX_ATTEMPTS if par else 8):
         d = draft(knobs, seed, attempt)
-        world = load_world_text(dump(d.doc), f"<generated {knobs.theme} {seed}>")
+        world = load_world_data(d.doc, f"<generated {knobs.theme} {seed}>")
         try:
             plan = Planner(world, max_nodes=PLAN_NODES).solve()
         except PlannerLimit:
@@ -63,18 +80,23 @@ def generate_world(knobs: Knobs, seed: int, par: tuple[int, int] | None = None, 
         ordered = {k: doc[k] for k in ("game", "title", "ruleset", "intro", "start")}
         ordered["max_turns"] = min(MAX_TURNS_LIMIT, max(30, 4 * plan.par))
         ordered["par"] = plan.par
-        ordered["generated"] = {"generator": GENERATOR, "version": VERSION, "experiment": experiment_of(knobs, par),
-                                "seed": seed, "attempt": attempt,
-                                "knobs": {k: v for k, v in knobs.as_dict().items() if v is not None},
-                                **({"par_range": list(par)} if par else {}), "features": features}
+        ordered["generated"] = _making(knobs, par, seed, attempt, features=features)
         ordered.update({k: doc[k] for k in ("rooms", "objects", "goal")})
-        return Generated(ordered["game"], dump(ordered), plan.par, features)
+        return ordered, plan.par, features
     if par is not None:
         span = f"par ranged {min(seen)}..{max(seen)}" if seen else "no draft was solved within the planner's budget"
         raise KnobError(f"no world with par in {par[0]}..{par[1]} after {MAX_ATTEMPTS} drafts with these knobs"
                         f" ({span}): widen --par, or change --rooms, --goals, --locked")
     raise KnobError("the planner could not solve any draft of these knobs within its budget: fewer rooms,"
                     " objects or goals")
+
+
+def generate_world(knobs: Knobs, seed: int, par: tuple[int, int] | None = None, name: str | None = None
+                   ) -> Generated:
+    """The world of ``knobs`` and ``seed`` (with par within ``par`` when given); KnobError when the
+    knobs cannot make one. Drafts are read as documents; only the chosen one is written as YAML."""
+    ordered, par_found, features = _solved(knobs.resolved(), seed, par, name)
+    return Generated(ordered["game"], dump(ordered), par_found, features)
 
 
 def experiment_of(knobs: Knobs, par: tuple[int, int] | None = None) -> str:

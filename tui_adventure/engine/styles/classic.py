@@ -40,6 +40,8 @@ class ClassicStyle(ClassicPlanning):
                 self.room_names.setdefault(e.id.replace("_", " "), e.id)
         self._descriptions: dict = {}
         self._scopes: dict = {}
+        self._command_words: dict = {}   # action -> its words (command_text)
+        self._thing_words: dict = {}     # (thing, things in sight) -> the words that name it (command_text)
         self.builtins = {"visible": self.visible, "encloses": self.encloses}   # names: BUILTINS
         self.functions = {
             "room_description": self.room_description,
@@ -399,30 +401,48 @@ class ClassicStyle(ClassicPlanning):
         return "The way"
 
     def command_text(self, action, env: dict, st) -> str:
-        """A command the parser reads back as exactly this action (names told apart where needed)."""
-        want = set(action.params)
-        syntax = next((s for s in action.spec.syntax if set(_slots(s)) == want), action.spec.syntax[0])
+        """A command the parser reads back as exactly this action (names told apart where needed).
+
+        The planner and the admissible commands ask for thousands a second: an action's words are
+        worked out once (``_words``), and a thing's name once per set of things in sight."""
+        plan = self._command_words.get(action)
+        if plan is None:
+            plan = self._command_words[action] = _words(action)
         words = []
-        for word in syntax.split():
-            if word.startswith("{"):
-                slot = word[1:-1]
-                value = env.get(slot)
-                kind = action.spec.params.get(slot)
-                if kind == "thing":
+        for item in plan:
+            if type(item) is str:
+                words.append(item)
+                continue
+            slot, kind = item
+            value = env.get(slot)
+            if kind == "thing":
+                key = (value, self.scope(st))
+                word = self._thing_words.get(key)
+                if word is None:
                     scope = [o for o in self.scope_list(st) if o != value]
                     same = [o for o in scope if self.world.entities[value].name.split()[-1] in self.world.entities[o].words()]
-                    words.append(self.distinct_name(value, [value, *same]) if same else self.world.name_of(value))
-                elif kind == "room":
-                    words.append(self.world.name_of(value))
-                else:
-                    words.append(str(value).replace("_", " "))
+                    word = self.distinct_name(value, [value, *same]) if same else self.world.name_of(value)
+                    if len(self._thing_words) > 65_536:
+                        self._thing_words.clear()
+                    self._thing_words[key] = word
+                words.append(word)
+            elif kind == "room":
+                words.append(self.world.name_of(value))
             else:
-                words.append(word.split("|")[0])
+                words.append(str(value).replace("_", " "))
         return " ".join(words)
 
     # for the panels ------------------------------------------------------
     def held(self, st) -> list[str]:
         return self.world.sort_ids(st.firsts("held", ""))
+
+
+def _words(action) -> tuple:
+    """An action's command as words: a fixed word, or (slot, kind) to fill in (``command_text``)."""
+    want = set(action.params)
+    syntax = next((s for s in action.spec.syntax if set(_slots(s)) == want), action.spec.syntax[0])
+    return tuple((w[1:-1], action.spec.params.get(w[1:-1])) if w.startswith("{") else w.split("|")[0]
+                 for w in syntax.split())
 
 
 def _slots(syntax: str) -> list[str]:

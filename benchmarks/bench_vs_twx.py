@@ -1,0 +1,276 @@
+"""A random agent on valid actions, against TextWorldExpress, side by side in one driver.
+
+    python benchmarks/bench_vs_twx.py [--rounds 3] [--steps 20000] [--no-twx]
+
+What a trainer pays for: every step the agent picks uniformly among the
+valid actions (ours: ``info["admissible_commands"]`` from the Gymnasium
+environment; TWX: ``validActions``), episodes end on a win, a loss, a
+``done`` or 100 steps, and every reset is counted in the time. The pairs:
+TWX ``coin`` (6 locations, doors) against a generated 6-room world
+(``adventure generate --rooms 6 --objects 12 --goals 2 --seed 1``), and TWX
+``cookingworld`` (6 locations) against ``house``. Each world is the same
+every episode on both sides (TWX regenerates its game from the seed at each
+reset: that is its reset). Configurations:
+
+- ``valid``: our env with ``infos=("admissible_commands",)`` against TWX's
+  native loop (a small Java program calling TWX's own ``PythonInterface``
+  in the JVM, no Python between steps: the loop behind TWX's speed figures);
+- ``progress``: our env with its default infos (admissible commands, exact
+  par and progress, ...), against our ``valid`` row;
+- ``bare``: ``Game.step`` with a command drawn from the admissible commands
+  of the state, read from the planner's memo (what a loop that asks for no
+  info pays on top of choosing);
+- ``generate``: a new generated world per reset (``generate=``) against
+  TWX's Python ``reset(seed)`` with a new seed each time.
+
+Rounds alternate the engines in one process (the JVM runs beside it and
+plays one round when told), so a busy machine slows both alike; wall clock
+and CPU time are both printed (for the JVM: the whole process's CPU, its
+compiler and collector threads included).
+
+TWX is optional and never a dependency of tui-adventure::
+
+    pip install textworld-express        # the jar and its Python API (py4j)
+    apt-get install default-jdk-headless # java and javac (Debian's JDK) for the native loop
+
+Without it (or without ``java``), our side runs alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tui_adventure.agents.env import AdventureEnv
+from tui_adventure.catalog import open_world
+from tui_adventure.engine.game import Game
+from tui_adventure.engine.loader import load_world_text
+from tui_adventure.engine.planner import Planner
+from tui_adventure.generate import Knobs, generate_world
+
+CAP = 100
+GEN = dict(rooms=6, objects=12, goals=2)
+PAIRS = {"coin": ("coin", "numLocations=6,includeDoors=1", "generated 6 rooms"),
+         "cooking": ("cookingworld", "numLocations=6", "house")}
+
+JAVA_LOOP = r"""
+import textworldexpress.runtime.PythonInterface;
+import textworldexpress.struct.StepResult;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.util.Random;
+
+public class TwxLoop {
+    public static void main(String[] args) throws Exception {
+        com.sun.management.OperatingSystemMXBean os =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        Random rng = new Random(0);
+        PythonInterface twx = null;
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] a = line.trim().split(" ");
+            if (a[0].equals("quit")) break;
+            // a[0] game, a[1] params, a[2] seed, a[3] steps
+            twx = new PythonInterface();
+            String msg = twx.load(a[0], a[1]);
+            if (msg != null && !msg.isEmpty()) { System.out.println("error " + msg); System.out.flush(); continue; }
+            int seed = Integer.parseInt(a[2]);
+            long steps = Long.parseLong(a[3]), n = 0, resets = 0;
+            long w0 = System.nanoTime(), c0 = os.getProcessCpuTime();
+            while (n < steps) {
+                StepResult s = twx.generateNewGame(seed, "train", false);
+                resets++;
+                for (int t = 0; t < %d && n < steps; t++) {
+                    String[] valid = s.validActions();
+                    s = twx.step(valid[rng.nextInt(valid.length)]);
+                    n++;
+                    if (s.taskSuccess() || s.taskFailure()) break;
+                }
+            }
+            double wall = (System.nanoTime() - w0) / 1e9, cpu = (os.getProcessCpuTime() - c0) / 1e9;
+            System.out.println(n + " " + resets + " " + wall + " " + cpu);
+            System.out.flush();
+        }
+    }
+}
+""" % CAP
+
+
+class Figures:
+    """Rates per configuration, one per round: (wall, cpu)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list[tuple[float, float]]] = {}
+
+    def add(self, name: str, count: int, wall: float, cpu: float) -> None:
+        self.rows.setdefault(name, []).append((count / wall, count / max(cpu, 1e-9)))
+
+    def line(self, name: str) -> str:
+        vals = self.rows.get(name) or []
+        if not vals:
+            return f"  {name:44} (not run)"
+        walls = [w for w, _ in vals]
+        cpus = [c for _, c in vals]
+        rounds = "  ".join(f"{w:,.0f}/{c:,.0f}" for w, c in vals)
+        return (f"  {name:44} wall {statistics.median(walls):>11,.0f}  cpu {statistics.median(cpus):>11,.0f}"
+                f"   rounds (wall/cpu): {rounds}")
+
+
+def timed(fn):
+    w, c = time.perf_counter(), time.process_time()
+    n = fn()
+    return n, time.perf_counter() - w, time.process_time() - c
+
+
+# -- our side ---------------------------------------------------------------------------------
+def generated_world():
+    made = generate_world(Knobs(**GEN), 1)
+    return load_world_text(made.text, "<generated 6 rooms seed 1>")
+
+
+def random_agent(env: AdventureEnv, rng: random.Random, steps: int) -> int:
+    n = 0
+    while n < steps:
+        _, info = env.reset()
+        for _ in range(CAP):
+            _, _, terminated, truncated, info = env.step(rng.choice(info["admissible_commands"]))
+            n += 1
+            if terminated or truncated or n >= steps:
+                break
+    return n
+
+
+def bare_agent(world, planner: Planner, rng: random.Random, steps: int) -> int:
+    n = 0
+    while n < steps:
+        game = Game(world)
+        for _ in range(CAP):
+            result = game.step(rng.choice(planner.admissible_commands(game.state)))
+            n += 1
+            if result.done or n >= steps:
+                break
+    return n
+
+
+def generate_resets(env: AdventureEnv, count: int) -> int:
+    for _ in range(count):
+        env.reset()
+    return count
+
+
+# -- TWX --------------------------------------------------------------------------------------
+def twx_home() -> Path | None:
+    try:
+        import textworld_express.constants as c
+    except ImportError:
+        return None
+    return Path(c.BASEPATH)
+
+
+class JvmLoop:
+    """TWX's native loop in a JVM beside us, told to play one round at a time."""
+
+    def __init__(self, home: Path) -> None:
+        self.dir = tempfile.mkdtemp(prefix="twx-loop-")
+        src = Path(self.dir) / "TwxLoop.java"
+        src.write_text(JAVA_LOOP)
+        jar = str(home / "textworld-express.jar")
+        subprocess.run(["javac", "-cp", jar, "-d", self.dir, str(src)], check=True)
+        self.proc = subprocess.Popen(["java", "-cp", os.pathsep.join([jar, self.dir]), "TwxLoop"], cwd=home,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def round(self, game: str, params: str, seed: int, steps: int) -> tuple[int, float, float]:
+        self.proc.stdin.write(f"{game} {params} {seed} {steps}\n")
+        self.proc.stdin.flush()
+        out = self.proc.stdout.readline().split()
+        if not out or out[0] == "error":
+            raise RuntimeError(f"TWX: {' '.join(out)}")
+        return int(out[0]), float(out[2]), float(out[3])
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.write("quit\n")
+            self.proc.stdin.flush()
+            self.proc.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def twx_python_resets(env, seeds: list[int]) -> int:
+    for s in seeds:
+        env.reset(seed=s)
+    return len(seeds)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=20_000, help="random-agent steps a round, per configuration")
+    ap.add_argument("--progress-steps", type=int, default=5_000)
+    ap.add_argument("--resets", type=int, default=300, help="generated worlds a round")
+    ap.add_argument("--pairs", default="coin,cooking")
+    ap.add_argument("--no-twx", action="store_true", help="our side only")
+    args = ap.parse_args()
+
+    home = None if args.no_twx else twx_home()
+    jvm = None
+    twx_py = None
+    if home is None and not args.no_twx:
+        print("textworld-express is not installed (pip install textworld-express): our side only")
+    elif home is not None:
+        if shutil.which("java") and shutil.which("javac"):
+            jvm = JvmLoop(home)
+        else:
+            print("java/javac not found (apt-get install default-jdk-headless): no native TWX loop")
+        from textworld_express import TextWorldExpressEnv
+        twx_py = TextWorldExpressEnv(envStepLimit=CAP)
+        twx_py.load("coin", PAIRS["coin"][1])
+
+    worlds = {"coin": generated_world(), "cooking": open_world("house")}
+    pairs = [p for p in args.pairs.split(",") if p]
+    figs = Figures()
+    envs = {p: AdventureEnv(world=worlds[p], infos=("admissible_commands",), max_turns=CAP) for p in pairs}
+    full = {p: AdventureEnv(world=worlds[p], max_turns=CAP) for p in pairs}
+    planners = {p: Planner(worlds[p]) for p in pairs}
+    gen_env = AdventureEnv(generate=GEN, infos=(), max_turns=CAP)
+    gen_env.reset(seed=1)
+    if jvm is not None:   # the JIT's warm-up, not reported
+        for p in pairs:
+            jvm.round(PAIRS[p][0], PAIRS[p][1], 1, args.steps // 2)
+    for r in range(args.rounds):
+        for p in pairs:
+            game, params, ours = PAIRS[p]
+            if jvm is not None:
+                n, wall, cpu = jvm.round(game, params, 1, args.steps)
+                figs.add(f"{p}: TWX native JVM loop ({game})", n, wall, cpu)
+            rng = random.Random(r)
+            figs.add(f"{p}: ours, valid actions ({ours})", *timed(lambda: random_agent(envs[p], rng, args.steps)))
+            figs.add(f"{p}: ours, bare Game.step", *timed(lambda: bare_agent(worlds[p], planners[p], rng, args.steps)))
+            figs.add(f"{p}: ours, default infos (progress)",
+                     *timed(lambda: random_agent(full[p], rng, args.progress_steps)))
+        if twx_py is not None:
+            seeds = [random.randrange(1, 10_000) for _ in range(args.resets)]
+            figs.add("reset: TWX Python reset(seed), coin", *timed(lambda: twx_python_resets(twx_py, seeds)))
+        figs.add("reset: ours, generate= (6 rooms)", *timed(lambda: generate_resets(gen_env, args.resets)))
+        print(f"round {r + 1} done", file=sys.stderr)
+    print(f"random agent on valid actions, {args.rounds} rounds, medians (steps or resets per second)")
+    for name in figs.rows:
+        print(figs.line(name))
+    if jvm is not None:
+        jvm.close()
+    if twx_py is not None:
+        twx_py.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""The fast admissible commands (memoised, canonical states, grounding without successors) answer exactly
+what the plain definition, ``Planner.admissible_commands_reference``, answers."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from conftest import TEST_WORLDS, WORLDS
+from tui_adventure.clembench import packaged
+from tui_adventure.engine.admissible import Admissible
+from tui_adventure.engine.facts import State
+from tui_adventure.engine.game import Game
+from tui_adventure.engine.loader import load_world, load_world_text
+from tui_adventure.engine.planner import Planner
+from tui_adventure.generate import Knobs, generate_world
+
+
+def _worlds():
+    made = generate_world(Knobs(rooms=6, objects=12, goals=2), 1)
+    yield "generated", load_world_text(made.text, "<generated>")
+    yield "house", load_world(WORLDS / "house.yaml")
+    yield "manor", load_world(WORLDS / "manor.yaml")
+    yield "candle", load_world(TEST_WORLDS / "candle.yaml")   # a world with actions of its own
+    yield "clembench", packaged.world(packaged.names()[0])   # the clembench style's own command texts
+
+
+def _walk(world, count: int, seed: int) -> list:
+    """Distinct states a random agent meets (a planner of its own picks the moves: its memo is not the one
+    under test)."""
+    planner = Planner(world)
+    rng = random.Random(seed)
+    seen: dict = {}
+    while len(seen) < count:
+        game = Game(world)
+        for _ in range(60):
+            seen.setdefault(game.state.facts, game.state)
+            commands = planner.admissible_commands(game.state)
+            if game.step(rng.choice(commands)).done:
+                break
+    return list(seen.values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, world", list(_worlds()), ids=lambda x: x if isinstance(x, str) else "")
+def test_the_fast_commands_are_the_references_on_random_states(name, world):
+    planner = Planner(world)
+    fast = Admissible(world)
+    states = _walk(world, 800, seed=len(name))
+    for st in states:
+        want = planner.admissible_commands_reference(State.of(st.facts))
+        assert list(fast.compute(State.of(st.facts))) == want   # a fresh state: nothing cached
+        assert planner.admissible_commands(st) == want           # the memo, on the walk's own state objects
+    assert planner.admissible.misses == len(states)              # each state worked out once
+
+
+def test_equal_states_share_one_canonical_state_and_its_answer():
+    world = load_world(WORLDS / "house.yaml")
+    fast = Admissible(world)
+    game = Game(world)
+    first, commands = fast.lookup(game.state)
+    exit_word = next(c for c in commands if c.split()[0] in ("north", "south", "east", "west", "go"))
+    game.step(exit_word)
+    back = next(c for c in fast.lookup(game.state)[1] if c.split()[0] in ("north", "south", "east", "west", "go")
+                and Game(world).state != game.state)
+    game.step(back)
+    if game.state == world.initial:   # walked back to the start: a new object, the same facts
+        canonical, again = fast.lookup(game.state)
+        assert canonical is first and again == commands
+    assert fast.misses <= 3
+
+
+def test_a_pronoun_is_read_afresh_whatever_the_memo_holds():
+    """The parse memo ignores what "it" means only for words without a pronoun."""
+    world = load_world(WORLDS / "house.yaml")
+    parser = world.parser
+    st = world.initial
+    things = [x for x in world.style.scope_list(st) if x != "player"][:2]
+    if len(things) < 2:
+        pytest.skip("house has fewer than two things in sight at the start")
+    a = parser.parse("examine it", st, [things[0]])
+    b = parser.parse("examine it", st, [things[1]])
+    assert a.env[next(iter(a.action.params))] == things[0]
+    assert b.env[next(iter(b.action.params))] == things[1]
