@@ -142,6 +142,13 @@ def test_learned_forms_are_kept_between_runs_said_and_expire(config, server):
     assert [r.body["tool_choice"] for r in server.requests] == [NAMED_ACT]   # no refusal paid again
     assert "asking as learned on" in second.stderr and str(cache_path()) in second.stderr
     assert calls(config, "second")[0]["raw_response_obj"]["clem_player"]["request_options"]["learned"]
+    run_file = next((config / "first").rglob("run.json"))   # as records from before issue 34 said it
+    run = json.loads(run_file.read_text())
+    spec = run["player_models"]["0"]["model_spec"]
+    spec["tool_choice"] = spec.pop("tool_choice_asked")
+    run_file.write_text(json.dumps(run))
+    again = play("run", config, "tool", "first")          # resumed: asked alike, so not another run
+    assert again.returncode == 0 and "skipped 1 (already done)" in again.stdout, again.stdout + again.stderr
     kept = json.loads(cache_path().read_text())
     for value in kept.values():
         value["at"] = time.time() - 8 * 86400   # past the expiry: asked afresh

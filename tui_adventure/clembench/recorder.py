@@ -148,15 +148,16 @@ class Recorder:
             return None
         if not isinstance(before, dict):
             return None
-        # the tool choice asked for tells runs apart; the one used is what the server took
-        choice = "tool_choice_asked" if "tool_choice_asked" in before else "tool_choice"
-        keys = [k for k in ("mode", choice) if k in before and k in self.model_spec
-                and before[k] != self.model_spec[k]]
+        # the tool choice asked for tells runs apart (records before issue 34 name only that one);
+        # the one used is what the server took
+        before, mine = ({**spec, **({"tool_choice": spec["tool_choice_asked"]} if "tool_choice_asked" in spec else {})}
+                        for spec in (before, self.model_spec))
+        keys = [k for k in ("mode", "tool_choice") if k in before and k in mine and before[k] != mine[k]]
         if not keys:
             return None
         def said(spec):
             return ", ".join(f"{k} {spec.get(k)!r}" for k in keys)
-        return (f"{self.run_dir} holds a run with {said(before)}; this one has {said(self.model_spec)}:"
+        return (f"{self.run_dir} holds a run with {said(before)}; this one has {said(mine)}:"
                 " give it another name (--name) or --records folder")
 
     def refuse_other_run(self) -> None:
