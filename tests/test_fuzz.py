@@ -259,6 +259,7 @@ def test_scripts_reach_their_goals():
 
 
 # sequences, then undo of all of them ---------------------------------------------------------
+@pytest.mark.slow
 @fuzz_settings(1200)
 @given(w=st.integers(0, len(WORLDS) - 1), commands=st.lists(st.sampled_from(SEQ_COMMANDS), min_size=1, max_size=25))
 def test_random_commands_then_undo_all_returns_to_start(w, commands):

@@ -110,6 +110,7 @@ def test_procs_with_a_cluster_address_is_refused(in_tmp):
     assert out.returncode == 2 and "--procs" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_a_registry_entry_per_server_sends_its_extra_body(tmp_path, monkeypatch):
     """The vLLM-per-node recipe (docs/batches.md): one entry per server, vLLM's sampling options in
     ``model_config.extra_body``, merged into every request's body as the server expects them."""

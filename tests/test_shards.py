@@ -11,6 +11,7 @@ def episodes(root: Path) -> set[str]:
     return {str(p.parent.relative_to(root)) for p in root.rglob("completed.json")}
 
 
+@pytest.mark.slow
 def test_shards_together_play_each_episode_exactly_once(in_tmp):
     counts = []
     for i in (1, 2, 3):

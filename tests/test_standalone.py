@@ -62,6 +62,7 @@ def test_run_score_eval_on_one_packaged_experiment(tmp_path):
     assert replayed.returncode == 0
 
 
+@pytest.mark.slow
 def test_import_without_a_path_uses_the_packaged_instances(tmp_path):
     out = adventure("import", "clembench", "--out", str(tmp_path / "w"))
     assert out.returncode == 0, out.stderr

@@ -42,6 +42,7 @@ def test_an_alias_bomb_is_refused_small_and_fast(tmp_path, key):
         assert "expand to more than 10,000 values" in text and len(text) < 2000
 
 
+@pytest.mark.slow
 def test_an_alias_bomb_inside_an_imported_instance_never_reaches_the_records(tmp_path):
     out = adventure("import", "clembench", "--out", str(tmp_path / "imp"))
     assert out.returncode == 0

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 
 def spawn(*args, cwd):
@@ -16,6 +18,7 @@ def spawn(*args, cwd):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_two_runs_on_one_root_play_each_episode_once(tmp_path):
     args = ("run", "clembench/home_deliver_three_basic_easy", "clembench/home_deliver_three_planning_easy",
             "--player", "random:7", "--records", "r")

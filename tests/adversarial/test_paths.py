@@ -56,6 +56,7 @@ def imported_world(tmp_path: Path, experiment: str) -> Path:
     return target
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("experiment", ["../../victim", "/abs/victim"])
 def test_an_imported_experiment_name_cannot_steer_a_run(sandbox, experiment):
     work, victim = sandbox

@@ -61,6 +61,7 @@ print(json.dumps(trail))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id, kwargs", [("tui_adventure/house-v0", {}),
                                             ("tui_adventure/World-v0", {"generate": {"rooms": 5, "objects": 10,
                                                                                      "goals": 2}})])

@@ -363,6 +363,7 @@ async def test_watching_a_model_through_the_openai_sdk(tmp_path):
         server.stop()
 
 
+@pytest.mark.slow
 async def test_replay_of_an_imported_clembench_episode(tmp_path):
     """Imported worlds record where their world file is, so replay needs no --world."""
     from clem_helpers import INSTANCES

@@ -225,6 +225,7 @@ def test_the_cruder_tour_bound_never_exceeds_the_exact_one(monkeypatch):
     assert 0 < crude <= exact
 
 
+@pytest.mark.slow
 def test_the_estimate_never_exceeds_the_turns_left_on_generated_houses():
     """Doors everywhere, some locked: the door tree's opens, the keys' prices and the walk all add
     up, and one turn counted twice would show as an estimate above what BFS needs."""

@@ -338,6 +338,7 @@ json_values = st.recursive(
     max_leaves=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(key=st.sampled_from(snapshot.REQUIRED + ("extra",)), value=json_values, drop=st.booleans())
 def test_any_field_mutation_loads_or_raises_save_error(mini, tmp_path, key, value, drop):

@@ -55,7 +55,7 @@ def test_the_same_command_gives_the_same_bytes_in_any_process(in_tmp):
     b = sorted(p.relative_to(in_tmp / "b") for p in (in_tmp / "b").rglob("*") if p.is_file())
     assert a == b and len(a) == 2 + 12
     assert all((in_tmp / "a" / p).read_bytes() == (in_tmp / "b" / p).read_bytes() for p in a)
-    assert "wrote a/instances.json and 12 world file(s)" in one.stdout
+    assert "wrote a/instances.json and 12 world files" in one.stdout
 
 
 def test_instances_have_upstreams_schema_and_share_adventures_across_variants():
@@ -169,6 +169,7 @@ def test_a_thing_on_two_places_is_taken_from_one_named_and_a_floor_is_never_name
     assert typed_plan(world, onto_floor) is None
 
 
+@pytest.mark.slow
 def test_world_files_check_import_and_play(in_tmp):
     out = adventure("generate", "--flavour", "clembench", "--count", "3", "--seed", "5", "--inventory-limit", "2",
                     "--variant", "planning", "--out", "g")
@@ -203,6 +204,7 @@ def test_world_files_check_import_and_play(in_tmp):
         assert episode["par_given"] == episode["par_exact"]
 
 
+@pytest.mark.slow
 def test_par_ranges_are_honoured_or_refused_clearly():
     doc, made = generate_clembench(4, 0, ClemKnobs(), par=(17, 19))
     assert all(17 <= a["par"] <= 19 for a in made["adventures"])
