@@ -160,7 +160,8 @@ async def live_app(root: Path, seconds: float) -> tuple[list, float]:
     real = WatchScreen.show_picture
 
     def spy(self, picture):
-        shown.append((time.time(), {key: int(cells[3]) for key, cells in picture.episodes if "live-model" in key}))
+        split = self.board.episode_columns.split
+        shown.append((time.time(), {key: int(split(line)[3]) for key, line in picture.episodes if "live-model" in key}))
         real(self, picture)
 
     WatchScreen.show_picture = spy
