@@ -102,11 +102,14 @@ async def app_open(root: Path, n: int) -> float:
 
     app = AdventureApp(watch=root)
     start, cpu = time.perf_counter(), time.process_time()
+    counted = None
     async with app.run_test(headless=True, size=(150, 50)):
         while True:
             picture = getattr(app.screen, "picture", None)
-            if picture is not None and picture.status.startswith(f"{n} episodes") and "to read" not in picture.status:
-                return time.perf_counter() - start, time.process_time() - cpu
+            if picture is not None and picture.status.startswith(f"{n} episodes") and counted is None:
+                counted = time.perf_counter() - start   # on screen: every episode, counted by status
+            if counted is not None and "to read" not in picture.status:
+                return counted, time.perf_counter() - start, time.process_time() - cpu
             await asyncio.sleep(0.01)
 
 
@@ -160,7 +163,8 @@ async def live_app(root: Path, seconds: float) -> tuple[list, float]:
     real = WatchScreen.show_picture
 
     def spy(self, picture):
-        shown.append((time.time(), {key: int(cells[3]) for key, cells in picture.episodes if "live-model" in key}))
+        split = self.board.episode_columns.split
+        shown.append((time.time(), {key: int(split(line)[3]) for key, line in picture.episodes if "live-model" in key}))
         real(self, picture)
 
     WatchScreen.show_picture = spy
@@ -264,10 +268,12 @@ def main() -> None:
         else:   # the app's cache, made as the first opening makes it
             open_tree(root, SummaryCache.for_root(root).path)
         if not args.no_cold_app:
-            wall, cpu = asyncio.run(app_open(root, args.episodes))
-            print(f"the app, cold: its status line shows every episode read after {wall:.2f} s ({cpu:.2f} s CPU)")
-        wall, cpu = asyncio.run(app_open(root, args.episodes))
-        print(f"the app, warm: after {wall:.2f} s ({cpu:.2f} s CPU, Textual's start included)")
+            counted, wall, cpu = asyncio.run(app_open(root, args.episodes))
+            print(f"the app, cold: every episode on screen, counted by status, after {counted:.2f} s; every one"
+                  f" read after {wall:.2f} s ({cpu:.2f} s CPU)")
+        counted, wall, cpu = asyncio.run(app_open(root, args.episodes))
+        print(f"the app, warm: every episode counted after {counted:.2f} s, read after {wall:.2f} s ({cpu:.2f} s CPU,"
+              " Textual's start included)")
 
         log = tmp / "writes.log"
         proc = subprocess.Popen([sys.executable, __file__, "--live", str(args.live), "--writer", str(root),
