@@ -109,6 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--par", metavar="A..B", help="only worlds whose exact par lies in this range")
     p.add_argument("--theme", help="house, castle or ship (default house)")
     p.add_argument("--split", choices=["train", "dev", "test"], help="words of this split only (held out from the others)")
+    p.add_argument("--budget", metavar="SECONDS", help="classic flavour: the time one world may take (60, 60s, 5m;"
+                   " default 60 s); past it, the message names the knob to lower")
 
     p = sub.add_parser("solve", help="the exact optimal plan (par)")
     p.add_argument("world")
@@ -184,15 +186,21 @@ def _generate_problem(args, out: Path) -> str | None:
     """What is wrong with the arguments both flavours share, or None."""
     if out.exists() and not out.is_dir():
         return f"--out {out} is a file, not a folder"
-    if not 1 <= args.count <= 100_000 or args.seed < 0:
-        return "--count must be from 1 to 100000 and --seed at least 0"
+    from .generate import KnobError, check_seeds
+
+    if not 1 <= args.count <= 100_000:
+        return "--count must be from 1 to 100000"
+    try:
+        check_seeds(args.seed, args.count)
+    except KnobError as exc:
+        return str(exc)
     return None
 
 
 def _generate(args) -> int:
     import time
 
-    from .generate import Knobs, KnobError, generate, parse_par
+    from .generate import DEFAULT_SECONDS, Knobs, KnobError, generate, parse_par
 
     out = Path(args.out)
     problem = _generate_problem(args, out)
@@ -204,6 +212,15 @@ def _generate(args) -> int:
     if args.inventory_limit is not None or args.variant is not None:
         print("adventure generate: --inventory-limit and --variant need the clembench flavour (the classic"
               " ruleset has no inventory limit and no prompt variants)", file=sys.stderr)
+        return 2
+    from .headless import parse_budget
+
+    try:
+        seconds, states = parse_budget(args.budget) if args.budget is not None else (DEFAULT_SECONDS, None)
+    except ValueError as exc:
+        seconds, states = None, str(exc)
+    if states is not None:
+        print(f"adventure generate: --budget {args.budget}: give seconds (60, 60s, 5m)", file=sys.stderr)
         return 2
     knobs = Knobs(rooms=8 if args.rooms is None else args.rooms, objects=20 if args.objects is None else args.objects,
                   goals=3 if args.goals is None else args.goals, doors=args.doors, locked=args.locked,
@@ -217,7 +234,8 @@ def _generate(args) -> int:
               f" branching {f['branching']}, {plural(f['states_expanded'], 'state')} expanded")
 
     try:
-        written = generate(args.count, args.seed, knobs, out, parse_par(args.par), progress=said)
+        written = generate(args.count, args.seed, knobs, out, parse_par(args.par), progress=said, seconds=seconds,
+                           note=lambda text: print(text, file=sys.stderr, flush=True))
     except KnobError as exc:
         print(f"adventure generate: {exc}", file=sys.stderr)
         return 2
@@ -285,7 +303,7 @@ def _generate_clembench(args, out: Path) -> int:
 
     given = {"--objects": args.objects, "--doors": args.doors, "--locked": args.locked,
              "--containers": args.containers, "--supports": args.supports, "--distractors": args.distractors,
-             "--theme": args.theme, "--split": args.split}
+             "--theme": args.theme, "--split": args.split, "--budget": args.budget}
     classic = [flag for flag, value in given.items() if value is not None]
     if classic:
         print(f"adventure generate: {', '.join(classic)}: classic knobs; the clembench flavour uses upstream's"

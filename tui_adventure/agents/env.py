@@ -23,6 +23,7 @@ from gymnasium import spaces
 
 from ..catalog import open_world
 from ..engine.game import Game
+from ..engine.loader import MAX_TURNS_LIMIT
 from ..engine.metrics import ProgressTracker
 from ..engine.planner import Planner
 from ..engine.world import World
@@ -61,6 +62,18 @@ class AdventureEnv(gym.Env):
                  generate: dict | None = None, render_mode: str | None = None) -> None:
         if (world is None) == (generate is None):
             raise ValueError("give world= (a file or packaged name) or generate= (the knobs of adventure generate)")
+        if world is not None and not isinstance(world, (str, World)):
+            raise TypeError(f"world= is a file, a packaged name or a World, not {type(world).__name__}")
+        if generate is not None and not isinstance(generate, dict):
+            raise TypeError(f"generate= is a mapping of adventure generate's knobs, not {type(generate).__name__}")
+        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, int)
+                                      or not 1 <= max_turns <= MAX_TURNS_LIMIT):
+            raise ValueError(f"max_turns must be a whole number from 1 to {MAX_TURNS_LIMIT}, or None for the"
+                             f" world's own; not {max_turns!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if infos is not None and (isinstance(infos, str) or not all(isinstance(k, str) for k in infos)):
+            raise TypeError("infos= is a list of names, e.g. ['goals', 'turn']")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
         if rules not in RULES:
@@ -89,13 +102,13 @@ class AdventureEnv(gym.Env):
 
         # built from its document, no YAML round trip; solved only when its max_turns (made from par) is
         # wanted: the par and progress infos ask the tracker, which solves the world itself when read
-        return generated_world(Knobs(**self._generate), seed, solve=self._max_turns is None)
+        return generated_world(Knobs.of(self._generate), seed, solve=self._max_turns is None)
 
     def _load(self, world: World) -> None:
         self.world = world
         self.game = Game(world)
         self.episode = Episode(world, strict=True) if self.rules == "clembench" else None
-        self.max_turns = self._max_turns or world.max_turns
+        self.max_turns = world.max_turns if self._max_turns is None else self._max_turns
         if self._tracker is not None and self._tracker.world is not world:
             self._tracker = None   # a tracker's solved states belong to its world: kept across resets
         self._ended = False
@@ -116,6 +129,9 @@ class AdventureEnv(gym.Env):
             self.action_space.seed(seed)
         options = options or {}
         if "world" in options:
+            if not isinstance(options["world"], (str, World)):
+                raise TypeError(f"options['world'] is a file, a packaged name or a World, not"
+                                f" {type(options['world']).__name__}")
             self._world = open_world(options["world"]) if isinstance(options["world"], str) else options["world"]
             self.observation_space = spaces.Text(OBSERVATION_CHARS, min_length=0, charset=_charset(self._world))
         elif self._generate is not None:   # a world drawn from the seeded generator: the seed fixes it

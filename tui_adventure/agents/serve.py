@@ -29,9 +29,8 @@ and a server's surface should not change with its environment's variables.
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import json
+import logging
 import signal
 import sys
 import uuid
@@ -53,10 +52,12 @@ from ..clembench import packaged
 from ..engine.world import World
 from ..engine.yamlpos import SourceErrors
 from .env import ACTION_CHARS, INFOS, REWARDS, RULES, AdventureEnv
+from .serve_bounds import MAX_MESSAGE_BYTES, Bounds, QuietLog, ReapingH11
 
 CHEAP_INFOS = ("goals", "goals_achieved", "goal_score", "turn", "max_turns")   # no planner search per step
-MAX_MESSAGE_BYTES = 16_384    # a step is ~60 bytes, a reset with every option ~400
 MAX_NAME_CHARS = 512
+MAX_PART_BYTES = 255          # a file name's limit on every common file system
+MAX_SEED = 2 ** 63 - 1
 RESET_OPTIONS = ("world", "seed", "episode_id", "rules", "reward", "infos")
 
 
@@ -121,23 +122,33 @@ class ServeConfig:
                 return name, open_world(path)
         except SourceErrors as exc:
             raise ServeError(f"world {name!r}: {exc}") from None
-        where = f", or a .yaml file under {self.worlds_dir}/ by its relative path" if self.worlds_dir else ""
+        where = ", or a .yaml file under the server's --worlds folder by its relative path" if self.worlds_dir else ""
         raise ServeError(f"unknown world {name!r}: name a packaged world ({', '.join(sorted(self.native))},"
                          f" clembench/<experiment>/<game_id>; adventure list shows them), the server's"
                          f" {self.world!r}{where}")
 
     def _served_file(self, name: str) -> Path | None:
-        if self.worlds_dir is None:
+        """The file ``name`` names under ``--worlds``: a plain relative path (no ``..``, not absolute, each part a
+        file name the system can hold) to a .yaml file that, links resolved, still lies in the folder. Anything
+        else is None, whatever the disk holds: an error from the file system would tell the client where the
+        folder is (an over-long name answered "[Errno 36] File name too long: '/abs/path/...'")."""
+        if self.worlds_dir is None or not _plain_relative(name):
             return None
-        root = self.worlds_dir.resolve()
         try:
+            root = self.worlds_dir.resolve()
             path = (root / name).resolve()
+            # symlinks are resolved first, so a link inside the folder cannot lead out of it
+            if path.is_relative_to(root) and path.suffix in (".yaml", ".yml") and path.is_file():
+                return path
         except (OSError, RuntimeError, ValueError):
-            return None
-        # symlinks are resolved first, so a link inside the folder cannot lead out of it
-        if path.is_relative_to(root) and path.suffix in (".yaml", ".yml") and path.is_file():
-            return path
+            pass
         return None
+
+
+def _plain_relative(name: str) -> bool:
+    parts = name.split("/")
+    return not name.startswith("/") and "\\" not in name and "\0" not in name and all(
+        part not in ("", ".", "..") and len(part.encode("utf-8", "surrogatepass")) <= MAX_PART_BYTES for part in parts)
 
 
 # -- the environment ------------------------------------------------------------------------------
@@ -158,8 +169,8 @@ class AdventureEnvironment(Environment[AdventureAction, AdventureObservation, Ad
         unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:
             raise ServeError(f"unknown reset option {unknown[0]!r} (known: {', '.join(RESET_OPTIONS)})")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise ServeError("seed must be a whole number, 0 or more")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+            raise ServeError(f"seed must be a whole number from 0 to {MAX_SEED}")
         if episode_id is not None and (not isinstance(episode_id, str) or len(episode_id) > 255):
             raise ServeError("episode_id must be a string of at most 255 characters")
         rules, reward = options.get("rules", "game"), options.get("reward", "goal")
@@ -177,7 +188,8 @@ class AdventureEnvironment(Environment[AdventureAction, AdventureObservation, Ad
             self.env = AdventureEnv(world=world, reward=reward, rules=rules, infos=tuple(infos))
             self._world_name, self._settings = name, settings
         text, info = self.env.reset(seed=seed)
-        self._state = AdventureState(episode_id=episode_id or str(uuid.uuid4()), step_count=0, world=name)
+        self._state = AdventureState(episode_id=episode_id or str(uuid.uuid4()), step_count=0,
+                                     world=self._world_name)
         return self._observation(text, 0.0, False, False, info)
 
     def step(self, action: AdventureAction, timeout_s: float | None = None, **kwargs: Any) -> AdventureObservation:
@@ -237,118 +249,6 @@ class AdventureClient(EnvClient[AdventureAction, AdventureObservation, Adventure
         return AdventureState(**payload)
 
 
-# -- the bounds OpenEnv leaves open ---------------------------------------------------------------
-class Bounds:
-    """ASGI middleware: request and message sizes, the shape of a WebSocket message, the idle timeout.
-
-    It sits outside FastAPI so that an oversized body is refused before anything parses it, and so
-    that the idle timeout can close the connection itself rather than only the environment.
-    """
-
-    def __init__(self, app, max_bytes: int = MAX_MESSAGE_BYTES, idle_timeout: float | None = None) -> None:
-        self.app, self.max_bytes, self.idle_timeout = app, max_bytes, idle_timeout
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http":
-            await self._http(scope, receive, send)
-        elif scope["type"] == "websocket":
-            await self._websocket(scope, receive, send)
-        else:
-            await self.app(scope, receive, send)
-
-    async def _http(self, scope, receive, send) -> None:
-        declared = dict(scope["headers"]).get(b"content-length", b"0")
-        if not declared.isdigit() or int(declared) > self.max_bytes:
-            await _refuse(send, 413, f"a request body holds at most {self.max_bytes} bytes")
-            return
-        body, more = bytearray(), True
-        while more:   # a chunked body has no length up front: counted as it comes
-            message = await receive()
-            if message["type"] != "http.request":
-                return
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > self.max_bytes:
-                await _refuse(send, 413, f"a request body holds at most {self.max_bytes} bytes")
-                return
-        replayed = False
-
-        async def replay():
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": bytes(body), "more_body": False}
-
-        await self.app(scope, replay, send)
-
-    async def _websocket(self, scope, receive, send) -> None:
-        closed, heard, refusal = False, False, None
-
-        async def guarded_receive():
-            nonlocal closed, heard
-            while True:
-                try:
-                    message = await asyncio.wait_for(receive(), self.idle_timeout)
-                except asyncio.TimeoutError:
-                    closed = True
-                    await send({"type": "websocket.close", "code": 1001,
-                                "reason": f"idle for more than {self.idle_timeout:g} s"})
-                    return {"type": "websocket.disconnect", "code": 1001}
-                if message["type"] == "websocket.disconnect":
-                    closed = True
-                if message["type"] != "websocket.receive":
-                    return message
-                heard = True
-                problem = self._problem(message)
-                if problem is None:
-                    return message
-                await send({"type": "websocket.send", "text": json.dumps(
-                    {"type": "error", "data": {"message": problem, "code": "VALIDATION_ERROR"}})})
-
-        async def guarded_send(message):
-            nonlocal refusal
-            if closed:   # after a disconnect or an idle close, OpenEnv's own goodbye has nowhere to go (and
-                return   # uvicorn would raise it back through OpenEnv's handler, which catches only RuntimeError)
-            if message["type"] == "websocket.send" and not heard and '"CAPACITY_REACHED"' in message.get("text", ""):
-                refusal = json.loads(message["text"])["data"]["message"]
-            elif message["type"] == "websocket.close":
-                if refusal is not None:
-                    # OpenEnv refuses a session over the limit with an error frame, then closes at once: a client
-                    # whose first send meets the closed socket never reads the frame, so the close says it too
-                    message = {**message, "code": 1013, "reason": refusal[:120]}
-                try:
-                    await send(message)
-                except OSError:   # the client left first (it closes right after its "close" message)
-                    pass
-                return
-            await send(message)
-
-        await self.app(scope, guarded_receive, guarded_send)
-
-    def _problem(self, message: dict) -> str | None:
-        """Why a WebSocket message is refused here (OpenEnv answers malformed JSON itself)."""
-        text = message.get("text")
-        if text is None:
-            return 'messages are JSON text frames, e.g. {"type": "step", "data": {"command": "look"}}'
-        if len(text) > self.max_bytes or len(text.encode("utf-8", "surrogatepass")) > self.max_bytes:
-            return f"a message holds at most {self.max_bytes} bytes"
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            return None
-        if not isinstance(parsed, dict):
-            return 'a message is a JSON object, e.g. {"type": "step", "data": {"command": "look"}}'
-        return None
-
-
-async def _refuse(send, status: int, message: str) -> None:
-    body = json.dumps({"detail": message}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
-
-
 # -- the app and the command ----------------------------------------------------------------------
 def build_app(config: ServeConfig) -> Bounds:
     """The OpenEnv app for ``config``, wrapped in its bounds (an ASGI app for uvicorn or a test client)."""
@@ -361,7 +261,10 @@ def build_app(config: ServeConfig) -> Bounds:
 
     @app.exception_handler(Exception)
     async def server_fault(request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"detail": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500)
+        # the server's own fault: the traceback goes to its log, the client learns nothing of its disk
+        logging.getLogger("uvicorn.error").error("internal error answering %s", request.url.path, exc_info=exc)
+        return JSONResponse({"detail": f"internal error ({type(exc).__name__}); the server's log has the details"},
+                            status_code=500)
 
     return Bounds(app, idle_timeout=config.idle_timeout)
 
@@ -378,8 +281,10 @@ def serve(config: ServeConfig, host: str = "127.0.0.1", port: int = 8000) -> int
     print(f"adventure serve: {config.world} on http://{host}:{port} (WebSocket sessions at ws://{host}:{port}/ws),"
           f" at most {config.max_sessions} sessions, idle timeout {timeout}", file=sys.stderr, flush=True)
     server = uvicorn.Server(uvicorn.Config(
-        app, host=host, port=port, log_level="warning", ws_max_size=4 * MAX_MESSAGE_BYTES,
+        app, host=host, port=port, log_level="warning", ws_max_size=4 * MAX_MESSAGE_BYTES, http=ReapingH11,
         limit_concurrency=config.max_sessions + 64, timeout_graceful_shutdown=5))
+    quiet = QuietLog()
+    logging.getLogger("uvicorn.error").addFilter(quiet)   # configured by Config above, so added after it
     stopped: list[int] = []
     # uvicorn shuts down gracefully, then raises the signal again: caught here, it ends the run, not the process
     previous = signal.signal(signal.SIGTERM, lambda sig, frame: stopped.append(sig))
@@ -387,6 +292,7 @@ def serve(config: ServeConfig, host: str = "127.0.0.1", port: int = 8000) -> int
         server.run()
     finally:
         signal.signal(signal.SIGTERM, previous)
+        logging.getLogger("uvicorn.error").removeFilter(quiet)
     if stopped:
         print("adventure serve: stopped", file=sys.stderr)
     return 0 if server.started else 1

@@ -16,11 +16,13 @@ from pathlib import Path
 from ..engine.loader import MAX_TURNS_LIMIT, load_world_data
 from ..engine.planner import Planner, PlannerLimit
 from ..engine.snapshot import write_atomic
+from .budget import DEFAULT_SECONDS, MAX_SEED, Budget, OutOfTime, check_seeds, too_slow
 from .classic import VERSION, Knobs, KnobError, draft, dump
 from . import clembench_flavour
 from .clembench_flavour import ClemKnobs, generate_clembench
 
-__all__ = ["Generated", "KnobError", "Knobs", "ClemKnobs", "FLAVOURS", "generate_world", "generated_world", "generate",
+__all__ = ["Generated", "KnobError", "Knobs", "MAX_SEED", "DEFAULT_SECONDS", "check_seeds", "ClemKnobs", "FLAVOURS",
+           "generate_world", "generated_world", "generate",
            "generate_clembench", "generate_flavour"]
 
 FLAVOURS = ("classic", "clembench")   # clembench: adventuregame instances in upstream's home domain and schema
@@ -38,18 +40,41 @@ class Generated:
     features: dict
 
 
-def generated_world(knobs: Knobs, seed: int, solve: bool = True):
+def generated_world(knobs: Knobs, seed: int, solve: bool = True, seconds: float | None = DEFAULT_SECONDS):
     """The World of ``generate_world(knobs, seed)`` built from its document, no YAML written and read
     back (a trainer's env makes one per reset). ``solve=False`` leaves par (and the max_turns made from
     it, and the difficulty features) out: no planner search, the first draft, which is winnable by
     construction (``generate_world`` redraws only when its planner gives up, on worlds far larger)."""
     knobs = knobs.resolved()
+    check_seeds(seed, what="seed")
     if not solve:
         d = draft(knobs, seed, 0)
         doc = {**d.doc, "generated": _making(knobs, None, seed, 0)}
         return load_world_data(doc, f"<generated {knobs.theme} {seed}>")
-    ordered = _solved(knobs, seed, None, None)[0]
+    ordered = _within(knobs, seed, None, None, seconds, None)[0]
     return load_world_data(ordered, f"<generated {knobs.theme} {seed}>")
+
+
+def generate_world(knobs: Knobs, seed: int, par: tuple[int, int] | None = None, name: str | None = None,
+                   seconds: float | None = DEFAULT_SECONDS, note=None) -> Generated:
+    """The world of ``knobs`` and ``seed`` (with par within ``par`` when given), made within ``seconds``
+    (None: no limit); KnobError when the knobs cannot make one, or not in time (naming the knob to
+    lower). ``note(text)`` hears how it goes, every few seconds, while a world takes long. Drafts are
+    read as documents; only the chosen one is written as YAML."""
+    knobs = knobs.resolved()
+    check_seeds(seed, what="seed")
+    ordered, par_found, features = _within(knobs, seed, par, name, seconds, note)
+    return Generated(ordered["game"], dump(ordered), par_found, features)
+
+
+def _within(knobs: Knobs, seed: int, par, name, seconds: float | None, note):
+    budget = Budget(seconds, note)
+    try:
+        with budget.enforced():
+            return _solved(knobs, seed, par, name, budget)
+    except OutOfTime:
+        raise too_slow(seed, seconds, {"goals": (knobs.goals, 3), "objects": (knobs.objects, 20),
+                                       "rooms": (knobs.rooms, 8)}, budget.tried) from None
 
 
 def _making(knobs: Knobs, par, seed: int, attempt: int, **more) -> dict:
@@ -58,15 +83,22 @@ def _making(knobs: Knobs, par, seed: int, attempt: int, **more) -> dict:
             **({"par_range": list(par)} if par else {}), **more}
 
 
-def _solved(knobs: Knobs, seed: int, par, name):
+def _solved(knobs: Knobs, seed: int, par, name, budget: Budget):
     """(the document, its par, its features) of the first draft solved within ``par``."""
     seen: list[int] = []
     for attempt in range(MAX_ATTEMPTS if par else 8):
+        budget.left()
+        budget.tried += 1
+        found = f", par {min(seen)}..{max(seen)} so far, looking for {par[0]}..{par[1]}" if seen and par else ""
+        budget.progress(f"seed {seed}: drafting world {attempt + 1}{found}")
         d = draft(knobs, seed, attempt)
         world = load_world_data(d.doc, f"<generated {knobs.theme} {seed}>")
+        budget.progress(f"seed {seed}: solving draft {attempt + 1}{found}")
         try:
-            plan = Planner(world, max_nodes=PLAN_NODES).solve()
+            plan = Planner(world, max_nodes=PLAN_NODES, max_seconds=budget.left()).solve()
         except PlannerLimit:
+            budget.progress(f"seed {seed}: draft {attempt + 1} not solved within the planner's budget;"
+                            " drawing another", say=True)
             continue
         if plan is None:   # cannot happen by construction; redraw rather than write an unwinnable world
             continue
@@ -89,14 +121,6 @@ def _solved(knobs: Knobs, seed: int, par, name):
                         f" ({span}): widen --par, or change --rooms, --goals, --locked")
     raise KnobError("the planner could not solve any draft of these knobs within its budget: fewer rooms,"
                     " objects or goals")
-
-
-def generate_world(knobs: Knobs, seed: int, par: tuple[int, int] | None = None, name: str | None = None
-                   ) -> Generated:
-    """The world of ``knobs`` and ``seed`` (with par within ``par`` when given); KnobError when the
-    knobs cannot make one. Drafts are read as documents; only the chosen one is written as YAML."""
-    ordered, par_found, features = _solved(knobs.resolved(), seed, par, name)
-    return Generated(ordered["game"], dump(ordered), par_found, features)
 
 
 def experiment_of(knobs: Knobs, par: tuple[int, int] | None = None) -> str:
@@ -138,21 +162,24 @@ def parse_par(text: str | None) -> tuple[int, int] | None:
         a, b = int(low), int(high if sep else low)
     except ValueError:
         raise KnobError(f"--par {text!r}: write a range such as 10..20 (or one number)") from None
-    if a < 0 or b < a:
-        raise KnobError(f"--par {text!r}: the range must run from a smaller to a larger par, both >= 0")
+    if a < 0 or b < a or b > MAX_TURNS_LIMIT:
+        raise KnobError(f"--par {text!r}: the range must run from a smaller to a larger par, both from 0 to"
+                        f" {MAX_TURNS_LIMIT} (a world's turn limit)")
     return a, b
 
 
 def generate(count: int, seed: int, knobs: Knobs, out: Path, par: tuple[int, int] | None = None,
-             progress=None) -> list[Path]:
-    """``count`` worlds from seeds ``seed``, ``seed+1``, ... written to ``out/<name>.yaml``."""
+             progress=None, seconds: float | None = DEFAULT_SECONDS, note=None) -> list[Path]:
+    """``count`` worlds from seeds ``seed``, ``seed+1``, ... written to ``out/<name>.yaml``, each made
+    within ``seconds`` (see ``generate_world``)."""
+    resolved = knobs.resolved()
+    check_seeds(seed, count)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    resolved = knobs.resolved()
     for i in range(count):
         s = seed + i
         name = f"{experiment_of(resolved, par)}_s{s}"
-        world = generate_world(knobs, s, par, name=f"generated_{resolved.theme}")
+        world = generate_world(knobs, s, par, name=f"generated_{resolved.theme}", seconds=seconds, note=note)
         world.name = name
         path = out / f"{name}.yaml"
         write_atomic(path, world.text.encode("utf-8"))
@@ -163,11 +190,13 @@ def generate(count: int, seed: int, knobs: Knobs, out: Path, par: tuple[int, int
 
 
 def generate_flavour(flavour: str, count: int, seed: int, knobs, out: Path, par: tuple[int, int] | None = None,
-                     progress=None) -> list[Path]:
+                     progress=None, seconds: float | None = DEFAULT_SECONDS, note=None) -> list[Path]:
     """``generate`` for either flavour: classic worlds from ``Knobs``, or clembench instances
-    (``out/instances.json`` plus their world files) from ``ClemKnobs``."""
+    (``out/instances.json`` plus their world files) from ``ClemKnobs`` (small enough by its knobs'
+    own limits, the home domain's size, to need no budget: its largest takes a second)."""
+    check_seeds(seed, count)
     if flavour == "clembench":
         return clembench_flavour.generate(count, seed, knobs, out, par, progress)
     if flavour == "classic":
-        return generate(count, seed, knobs, out, par, progress)
+        return generate(count, seed, knobs, out, par, progress, seconds, note)
     raise KnobError(f"unknown flavour {flavour!r} (use {' or '.join(FLAVOURS)})")

@@ -16,7 +16,7 @@ import hashlib
 import json
 import random
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 
 import yaml
 
@@ -47,6 +47,13 @@ class Knobs:
 
     def resolved(self) -> "Knobs":
         """Defaults filled in and every knob checked against the others."""
+        for name in ("rooms", "objects", "goals", "doors", "locked", "containers", "supports", "distractors"):
+            value = getattr(self, name)
+            if (value is not None or name in ("rooms", "objects", "goals")) and (
+                    isinstance(value, bool) or not isinstance(value, int)):
+                raise KnobError(f"--{name} must be a whole number, not {value!r}")
+        if not isinstance(self.theme, str) or not (self.split is None or isinstance(self.split, str)):
+            raise KnobError("--theme and --split are names (adventure generate --help lists them)")
         if self.theme not in THEMES:
             raise KnobError(f"unknown theme {self.theme!r} (themes: {', '.join(THEMES)})")
         if self.split is not None and self.split not in SPLITS:
@@ -74,6 +81,15 @@ class Knobs:
                             f" (they add up to {fixed + max(distractors, 0)}): raise --objects or lower the others")
         return replace(self, doors=doors, locked=locked, containers=containers, supports=supports,
                        distractors=distractors)
+
+    @classmethod
+    def of(cls, knobs: dict) -> "Knobs":
+        """Knobs from a mapping (a study's generate: block, the gym's generate=), its keys checked."""
+        known = [f.name for f in fields(cls)]
+        unknown = [k for k in knobs if k not in known]
+        if unknown:
+            raise KnobError(f"unknown knob {unknown[0]!r} (knobs: {', '.join(known)})")
+        return cls(**knobs)
 
     def as_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items()}

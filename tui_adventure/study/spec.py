@@ -81,6 +81,8 @@ class _Reader:
         self.name = name
         self.folder = folder
         self.errors: list[SourceError] = []
+        self.counted = 0        # worlds named so far: counted before any is loaded
+        self.too_many = False
 
     def error(self, container, key, message: str, at_key: bool = False) -> None:
         pos = key_pos_of(container, key) if at_key else pos_of(container, key)
@@ -122,8 +124,10 @@ class _Reader:
         else:
             for i in range(len(doc["worlds"])):
                 worlds += self.entries(doc["worlds"], i, limit)
-            if len(worlds) > MAX_WORLDS:
-                self.error(doc, "worlds", f"{len(worlds)} worlds: a study holds at most {MAX_WORLDS}")
+                if self.too_many:   # said once; nothing past the limit is loaded or generated
+                    self.error(doc, "worlds", f"more than {MAX_WORLDS} worlds (counted before loading them):"
+                                              f" a study holds at most {MAX_WORLDS}")
+                    break
         if self.errors:
             raise SourceErrors(self.errors)
         return Study(self.name, title, worlds, instructions, practice, order, show, consent, code, url)
@@ -214,6 +218,13 @@ class _Reader:
         return Visibility.blind(**given)
 
     # -- worlds -----------------------------------------------------------------------------
+    def room_for(self, n: int) -> bool:
+        """Whether ``n`` more worlds fit the study's limit; asked before they are loaded or generated
+        (thousands of them took minutes and gigabytes before a refusal counted after loading)."""
+        self.counted += n
+        self.too_many = self.too_many or self.counted > MAX_WORLDS
+        return not self.too_many
+
     def entries(self, container, key, limit: float | None) -> list[Entry]:
         """The worlds one item names: a file or packaged name, a folder or ``clembench/EXPERIMENT`` (all
         of it), ``{world: NAME, time_limit: S}``, or ``{generate: {knobs..., seeds: [...]}}``."""
@@ -235,6 +246,8 @@ class _Reader:
             return []
         local = self.folder / item
         names = expand([str(local)] if local.exists() else [item])
+        if not self.room_for(len(names)):
+            return []
         out = []
         for name in names:
             try:
@@ -254,7 +267,7 @@ class _Reader:
     def generated(self, item: PosDict, limit: float | None) -> list[Entry]:
         """Worlds from ``adventure generate``'s knobs, one per seed: the same knobs and seeds make the
         same worlds for ``adventure generate``, so models can play exactly what participants played."""
-        from ..generate import Knobs, KnobError, generate_world, parse_par
+        from ..generate import Knobs, KnobError, check_seeds, generate_world, parse_par
 
         block = item["generate"]
         for k in item:
@@ -271,9 +284,17 @@ class _Reader:
             elif k not in ("seed", "seeds", "par"):
                 knobs[k] = v
         seeds = block.get("seeds", [block.get("seed", 0)])
-        if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool)
-                                                               for s in seeds):
-            self.error(block, "seeds" if "seeds" in block else "seed", "seeds: is a list of whole numbers")
+        where = "seeds" if "seeds" in block else "seed"
+        if not isinstance(seeds, list) or not seeds:
+            self.error(block, where, "seeds: is a list of whole numbers")
+            return []
+        try:   # the seeds adventure generate takes, so models can replay exactly what participants played
+            for seed in seeds:
+                check_seeds(seed, what=f"{where}:")
+        except KnobError as exc:
+            self.error(block, where, str(exc))
+            return []
+        if not self.room_for(len(seeds)):
             return []
         try:
             par = parse_par(str(block["par"])) if "par" in block else None
