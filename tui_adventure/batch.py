@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import gc
 import hashlib
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -207,12 +208,50 @@ def shared_local_server(player, jobs: int) -> str | None:
             " (docs/models.md, 'Several jobs, one server')")
 
 
-def _worker(worker: int, files: list, spec: str, records: str, jobs: int, mode: str, name, max_turns, queue) -> None:
+PR_SET_PDEATHSIG = 1   # linux/prctl.h
+
+
+def die_with_parent(parent: int, lifeline) -> None:
+    """End this worker when its parent ends, however it ends.
+
+    A parent stopped by SIGKILL (or by SIGTERM before it could end its workers) left them playing the
+    whole queue as orphans, still calling the model server. Two ways, so that neither alone has to be
+    trusted: on Linux the kernel sends SIGTERM when the parent dies (``PR_SET_PDEATHSIG``); anywhere, a
+    thread waits on a pipe whose only writing end the parent holds, and the pipe's end means the
+    parent's. Finished episodes are on disk already, the one in flight is played again by the next run.
+    """
+    import ctypes
+    import os
+    import signal
+    import threading
+
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:   # it died before the line above took effect
+        os._exit(143)
+
+    def watch() -> None:
+        try:
+            lifeline.recv()   # the parent never sends: this returns only when its end closes
+        except (EOFError, OSError):
+            pass
+        os._exit(143)
+
+    threading.Thread(target=watch, name="lifeline", daemon=True).start()
+
+
+def _worker(worker: int, files: list, spec: str, records: str, jobs: int, mode: str, name, max_turns, queue,
+            parent: int | None = None, lifeline=None) -> None:
     """One process of ``--procs``: its share of the episodes on its own event loop; it reports to the
     parent, which owns the progress bar (Ctrl-C is the parent's to handle: it ends the workers)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if lifeline is not None:
+        die_with_parent(parent, lifeline)
 
     class Reporter:
         def advance(self, s: Summary) -> None:
@@ -235,11 +274,15 @@ def run_in_processes(files: list, spec: str, records: str, jobs: int, procs: int
     (requests, records, the engine) no longer queues behind one interpreter."""
     import multiprocessing
 
+    import os
+
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
+    lifeline, held = ctx.Pipe(duplex=False)   # the workers read; only this process holds the writing end
     shares = [files[i::procs] for i in range(procs)]
     workers = [ctx.Process(target=_worker, args=(i, share, spec, records, jobs, options.get("mode", "text"),
-                                                 options.get("name"), options.get("max_turns"), queue),
+                                                 options.get("name"), options.get("max_turns"), queue,
+                                                 os.getpid(), lifeline),
                            daemon=True) for i, share in enumerate(shares) if share]
     latest: dict[int, dict] = {}
     for w in workers:
@@ -266,7 +309,9 @@ def run_in_processes(files: list, spec: str, records: str, jobs: int, procs: int
         for w in workers:
             if w.is_alive():
                 w.terminate()
+        for w in workers:
             w.join(5)
+        held.close()
     return total
 
 
@@ -300,6 +345,15 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
     for warning in (shared_local_server(probe, jobs * procs), learned_note(probe)):
         if warning:
             print(warning, file=sys.stderr)
+    # SIGTERM (timeout, systemd, Slurm) ends a run as Ctrl-C does: the same interrupt, so asyncio cancels the
+    # episodes in flight, their turns reach the disk and the workers of --procs are ended
+    stopped: list[int] = []
+
+    def stop(signum, frame) -> None:
+        stopped.append(signum)
+        signal.raise_signal(signal.SIGINT)
+
+    previous = signal.signal(signal.SIGTERM, stop)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("success {task.fields[success]}"), TimeRemainingColumn()) as bar:
         task = bar.add_task(f"{spec}", total=len(files), success="0/0")
@@ -328,8 +382,11 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
                 summary = asyncio.run(run_all(files, spec, Path(records), jobs, Reporter(), mode=mode, name=name,
                                               max_turns=max_turns))
         except KeyboardInterrupt:
-            bar.console.print("interrupted: finished episodes are kept; run again to resume")
-            return 130
+            bar.console.print(f"{'stopped' if stopped else 'interrupted'}: finished episodes are kept;"
+                              " run again to resume")
+            return 143 if stopped else 130
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     busy = f", {summary.busy} left to another run on the same records" if summary.busy else ""
     full = (f" ({summary.context_full} ended when the model's context was full: played, scored as aborted)"
             if summary.context_full else "")

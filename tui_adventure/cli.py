@@ -345,6 +345,16 @@ def _probe(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        return _main(args)
+    except OSError as exc:   # a file or folder this user may not write or read: the place and the reason
+        if exc.filename is None or isinstance(exc, BrokenPipeError):
+            raise
+        print(f"adventure {args.command}: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+
+
+def _main(args) -> int:
     from . import headless
 
     records = getattr(args, "records", None)

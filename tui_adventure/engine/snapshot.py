@@ -191,7 +191,11 @@ def write_atomic(path: Path, data: bytes, durable: bool = True, sync_dir: bool =
     The file gets the mode ``open()`` would give it (0666 less the umask).
     """
     path = Path(path)
-    fd, tmp = _open_tmp(path)
+    try:
+        fd, tmp = _open_tmp(path)
+    except PermissionError as exc:   # named by the file asked for, not the hidden temporary one
+        raise PermissionError(exc.errno, exc.strerror, str(path) if exc.filename != str(path.parent) else
+                              exc.filename) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -1,0 +1,89 @@
+"""``adventure run --procs N`` stopped from outside: SIGTERM (timeout, systemd, Slurm) and SIGKILL of the
+parent, with a real process tree and a model server that takes its time (issue 35).
+
+Workers must die with their parent within seconds, stop calling the model, leave every completed
+episode intact, and a rerun must play exactly what is left.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fake_llm_server import FakeLLMServer, done_after
+
+EXPERIMENT = "clembench/home_deliver_three_basic_easy"   # 16 instances
+TURNS = 4
+
+
+def children(pid: int) -> list[int]:
+    kids = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        kids += [int(k) for k in (task / "children").read_text().split()]
+    return kids
+
+
+def alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status   # a zombie has stopped; only its reaping is left
+
+
+def completed(root: Path) -> list[Path]:
+    return sorted(p.parent for p in root.rglob("completed.json"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree from /proc (Linux)")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
+def test_workers_die_with_a_stopped_parent_and_a_rerun_resumes(tmp_path, sig):
+    records = tmp_path / "r"
+    with FakeLLMServer(responder=done_after(TURNS), delay=0.15) as server:
+        command = [sys.executable, "-m", "tui_adventure.cli", "run", EXPERIMENT, "--player",
+                   f"openai_compatible:fake@{server.url}", "--records", str(records), "--procs", "2"]
+        # files, not pipes: orphaned workers would hold a pipe open, and reading it would wait for them
+        said = (tmp_path / "out.txt").open("w+"), (tmp_path / "err.txt").open("w+")
+        run = subprocess.Popen(command, stdout=said[0], stderr=said[1], text=True, cwd=tmp_path,
+                               start_new_session=True)
+        try:
+            deadline = time.monotonic() + 180
+            while len(completed(records)) < 2:   # some episodes done, most still to play
+                assert run.poll() is None and time.monotonic() < deadline, (tmp_path / "err.txt").read_text()
+                time.sleep(0.1)
+            workers = children(run.pid)
+            assert len(workers) >= 2, workers
+            run.send_signal(sig)
+            run.wait(timeout=30)
+            out, err = (tmp_path / "out.txt").read_text(), (tmp_path / "err.txt").read_text()
+            gone = time.monotonic() + 5
+            while any(alive(w) for w in workers) and time.monotonic() < gone:
+                time.sleep(0.1)
+            assert not any(alive(w) for w in workers), "workers outlived their parent"
+            asked = len(server.requests)
+            time.sleep(1.0)
+            assert len(server.requests) == asked   # nobody is calling the model any more
+        finally:
+            for pid in [run.pid, *[w for w in locals().get("workers", []) if alive(w)]]:
+                try:
+                    os.killpg(pid, signal.SIGKILL) if pid == run.pid else os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        if sig == signal.SIGTERM:   # as cleanly as Ctrl-C: said, and an exit status that says so
+            assert run.returncode == 143 and "stopped: finished episodes are kept" in out + err, out + err
+            assert "Traceback" not in err
+        done = completed(records)
+        assert 2 <= len(done) < 16
+        for episode in done:        # every completed episode is whole: its last reply ended it
+            turns = json.loads((episode / "interactions.json").read_text())["turns"]
+            assert len(turns) == TURNS
+        again = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"skipped {len(done)} (already done)" in again.stdout and f"played {16 - len(done)}," in again.stdout
+    assert len(completed(records)) == 16
