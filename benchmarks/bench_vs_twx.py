@@ -17,9 +17,9 @@ reset: that is its reset). Configurations:
   in the JVM, no Python between steps: the loop behind TWX's speed figures);
 - ``progress``: our env with its default infos (admissible commands, exact
   par and progress, ...), against our ``valid`` row;
-- ``bare``: ``Game.step`` with a command drawn from the admissible commands
-  of the state, read from the planner's memo (what a loop that asks for no
-  info pays on top of choosing);
+- ``no env``: ``Game.step`` with a command drawn from the planner's
+  admissible commands (memoised, the game played on from the canonical
+  state, as the env does), without the Gymnasium layer;
 - ``generate``: a new generated world per reset (``generate=``) against
   TWX's Python ``reset(seed)`` with a new seed each time.
 
@@ -151,10 +151,13 @@ def random_agent(env: AdventureEnv, rng: random.Random, steps: int) -> int:
 
 def bare_agent(world, planner: Planner, rng: random.Random, steps: int) -> int:
     n = 0
+    lookup = planner.admissible.lookup
     while n < steps:
         game = Game(world)
         for _ in range(CAP):
-            result = game.step(rng.choice(planner.admissible_commands(game.state)))
+            canonical, commands = lookup(game.state)   # as the env does: play on from the canonical state
+            game.state = canonical
+            result = game.step(rng.choice(commands))
             n += 1
             if result.done or n >= steps:
                 break
@@ -206,10 +209,19 @@ class JvmLoop:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def twx_python_resets(env, seeds: list[int]) -> int:
+def twx_python_resets(env, seeds: list[int]) -> tuple[int, float, float]:
+    """(resets, wall, CPU): the CPU of both processes, ours (py4j) and the JVM serving it."""
+    jvm = env._gateway.java_process.pid
+    w, c, j = time.perf_counter(), time.process_time(), _cpu_of(jvm)
     for s in seeds:
         env.reset(seed=s)
-    return len(seeds)
+    return len(seeds), time.perf_counter() - w, time.process_time() - c + _cpu_of(jvm) - j
+
+
+def _cpu_of(pid: int) -> float:
+    """A process's user + system CPU seconds (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
@@ -255,12 +267,12 @@ def main() -> None:
                 figs.add(f"{p}: TWX native JVM loop ({game})", n, wall, cpu)
             rng = random.Random(r)
             figs.add(f"{p}: ours, valid actions ({ours})", *timed(lambda: random_agent(envs[p], rng, args.steps)))
-            figs.add(f"{p}: ours, bare Game.step", *timed(lambda: bare_agent(worlds[p], planners[p], rng, args.steps)))
+            figs.add(f"{p}: ours, Game.step on valid actions, no env", *timed(lambda: bare_agent(worlds[p], planners[p], rng, args.steps)))
             figs.add(f"{p}: ours, default infos (progress)",
                      *timed(lambda: random_agent(full[p], rng, args.progress_steps)))
         if twx_py is not None:
             seeds = [random.randrange(1, 10_000) for _ in range(args.resets)]
-            figs.add("reset: TWX Python reset(seed), coin", *timed(lambda: twx_python_resets(twx_py, seeds)))
+            figs.add("reset: TWX Python reset(seed), coin (CPU: both processes)", *twx_python_resets(twx_py, seeds))
         figs.add("reset: ours, generate= (6 rooms)", *timed(lambda: generate_resets(gen_env, args.resets)))
         print(f"round {r + 1} done", file=sys.stderr)
     print(f"random agent on valid actions, {args.rounds} rounds, medians (steps or resets per second)")

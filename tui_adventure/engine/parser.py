@@ -22,7 +22,6 @@ from .text import english_list
 DETERMINERS = frozenset({"the", "a", "an", "some", "my"})
 ALL_WORDS = frozenset({"all", "everything", "every thing"})
 PRONOUNS = frozenset({"it", "them", "him", "her"})
-_WORD_RE = re.compile(r"[a-z]+")
 _ANY_LAST = ("any",)   # a parse memo's "it" when its words hold no pronoun: the outcome holds for any
 _CLEAN_RE = re.compile(r"[^a-z0-9' -]+")
 MAX_INPUT = 500  # characters looked at; longer input is cut (a 100 kB line must not stall a turn)
@@ -192,6 +191,7 @@ class CommandParser:
                 self._name(ent.name)
         self._memo: list = []   # the state caches holding parses
         self.memo_limit = MEMO_PARSES   # how many before they are emptied (raised by World.keep_memos)
+        self._read_last = False   # set when a parse read what "it" means
         self.once = self._read_once(set(self.by_first) | set(one_words))
 
     def _read_once(self, words) -> dict:
@@ -247,9 +247,10 @@ class CommandParser:
         hit = cache.get(key)
         if hit is not None and (hit[0] is last or hit[0] is _ANY_LAST or hit[0] == last):
             return Parsed(hit[1], hit[2].copy()) if len(hit) == 3 else hit[1]
+        self._read_last = False
         result = self._parse(text, st, last)
-        # "it" is read only for a pronoun: without one the outcome holds whatever was named last
-        seen = _ANY_LAST if PRONOUNS.isdisjoint(_WORD_RE.findall(text.lower())) else last
+        # what "it" means is read only for a pronoun (``_referent``): without one the outcome holds for any
+        seen = last if self._read_last else _ANY_LAST
         if type(result) is Parsed:
             if result.all_slot:
                 return result
@@ -462,6 +463,7 @@ class CommandParser:
     # Apart from ``_slot``, as ``_which``: a comprehension there would cost every call cells.
     def _referent(self, word: str, st, env, last):
         """What a pronoun names: the last thing named that no other slot names, if still in sight."""
+        self._read_last = True   # the parse depends on ``last`` (see ``parse``'s memo)
         if not last:
             return Failure("parsing", "no_referent", f"I'm not sure what '{word}' refers to.")
         named = set(env.values()) if env else set()
