@@ -113,7 +113,7 @@ def test_an_unreadable_record_is_one_bad_episode(place):
     ev = adventure(place, "eval", str(tree))
     assert ev.returncode == 0 and "Traceback" not in ev.stderr and (tree / "results.csv").is_file()
     export = adventure(place, "export", "trajectories", str(tree), "--out", str(tree / "t.jsonl"))
-    assert export.returncode == 0 and "1 episode(s) exported (1 unreadable left out)" in export.stderr
+    assert export.returncode == 0 and "from 1 episode exported (1 unreadable left out)" in export.stderr
 
 
 @pytest.mark.parametrize("command", [
