@@ -52,7 +52,7 @@ class Server:
                                       *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                                      cwd=cwd)
 
-    def wait_ready(self, timeout: float = 60) -> "Server":
+    def wait_ready(self, timeout: float = 180) -> "Server":   # importing OpenEnv: 25 s alone on a busy machine
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, self.proc.communicate()[1]
