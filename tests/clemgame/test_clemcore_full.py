@@ -149,9 +149,10 @@ def test_clem_runs_records_replay_and_score_the_same_with_adventure(played, tmp_
         assert len(recorded.replies) == len(json.loads((episode / "interactions.json").read_text())["turns"])
 
 
-def test_a_scripted_model_plays_the_same_under_both_runners(played, tmp_path):
-    """The same replies through ``clem run`` (a model on a scripted server) and ``adventure run``: the same
-    prompts reach the model, and the turns and the scores come out the same."""
+def test_a_scripted_model_plays_the_same_under_both_runners(played, clem_venv, tmp_path):
+    """The same replies through ``clem run`` (a model on a scripted server) and ``adventure run`` (the
+    script itself, and the model on a server with the same script, with openai 2.x from clemcore's venv):
+    the same prompts reach the model, and the turns and the scores come out the same."""
     from tui_adventure.gamemaster.scoring import score_tree
 
     ours = tmp_path / "ours"
@@ -163,9 +164,9 @@ def test_a_scripted_model_plays_the_same_under_both_runners(played, tmp_path):
     with FakeLLMServer().script(*SCRIPT) as server:
         (tmp_path / "key.json").write_text(json.dumps({"openai_compatible": {"api_key": "sk-test-4711",
                                                                              "base_url": server.url}}))
-        model = adventure("run", str(TEST_WORLDS / "mini.yaml"), "--player", "fake-gpt", "--records",
-                          str(tmp_path / "model"), cwd=tmp_path)
-        assert model.returncode == 0, model.stderr
+        (tmp_path / "home").mkdir()
+        in_venv(clem_venv, "adventure", "run", str(TEST_WORLDS / "mini.yaml"), "--player", "fake-gpt",
+                "--records", str(tmp_path / "model"), cwd=tmp_path)
     assert [r.messages for r in server.requests] == played["requests"]   # the prompts, turn by turn
     assert played["requests"][0][0]["role"] == "system"                  # a native world's prompt
     score_tree(ours)
