@@ -14,6 +14,7 @@ import dataclasses
 import gc
 import hashlib
 import signal
+import threading
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -353,7 +354,9 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
         stopped.append(signum)
         signal.raise_signal(signal.SIGINT)
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    # only the main thread may set a handler; batch.run called from a thread (the app's tests) keeps the default
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, stop) if main else None
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("success {task.fields[success]}"), TimeRemainingColumn()) as bar:
         task = bar.add_task(f"{spec}", total=len(files), success="0/0")
@@ -386,7 +389,8 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
                               " run again to resume")
             return 143 if stopped else 130
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            if main:
+                signal.signal(signal.SIGTERM, previous)
     busy = f", {summary.busy} left to another run on the same records" if summary.busy else ""
     full = (f" ({summary.context_full} ended when the model's context was full: played, scored as aborted)"
             if summary.context_full else "")

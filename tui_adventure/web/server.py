@@ -76,11 +76,14 @@ class Limits:
     max_message_bytes: int = MAX_MESSAGE_BYTES
 
     @classmethod
-    def checked(cls, max_sessions: int, idle_timeout: float, spares: int = SPARES) -> "Limits":
+    def checked(cls, max_sessions: int, idle_timeout: float, spares: int | None = None) -> "Limits":
+        """``spares`` left unsaid is the default, capped at ``max_sessions`` (a one-seat study needs no two)."""
         if not 1 <= max_sessions <= 10_000:
             raise WebError("--max-sessions must be from 1 to 10000")
         if not 0 <= idle_timeout <= 7 * 24 * 3600:
             raise WebError("--idle-timeout must be 0 (never) or up to a week of seconds")
+        if spares is None:
+            spares = min(SPARES, max(max_sessions, 0))
         if not 0 <= spares <= max_sessions:
             raise WebError("--spares must be from 0 to --max-sessions")
         return cls(max_sessions, idle_timeout or None, spares)
