@@ -87,3 +87,22 @@ def test_workers_die_with_a_stopped_parent_and_a_rerun_resumes(tmp_path, sig):
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"skipped {len(done)} (already done)" in again.stdout and f"played {16 - len(done)}," in again.stdout
     assert len(completed(records)) == 16
+
+
+@pytest.mark.slow
+def test_sigterm_ends_a_single_process_run_as_ctrl_c_does(tmp_path):
+    records = tmp_path / "r"
+    with FakeLLMServer(responder=done_after(TURNS), delay=0.15) as server:
+        command = [sys.executable, "-m", "tui_adventure.cli", "run", EXPERIMENT, "--player",
+                   f"openai_compatible:fake@{server.url}", "--records", str(records), "--jobs", "2"]
+        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        deadline = time.monotonic() + 180
+        while len(completed(records)) < 2:
+            assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+            time.sleep(0.1)
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=30)
+        assert run.returncode == 143 and "stopped: finished episodes are kept" in out + err and "Traceback" not in err
+        done = completed(records)
+        again = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert f"skipped {len(done)} (already done)" in again.stdout and f"played {16 - len(done)}," in again.stdout
