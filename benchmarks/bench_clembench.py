@@ -21,7 +21,7 @@ from pathlib import Path
 from tui_adventure.clembench.instances import import_instances
 from tui_adventure.engine.game import Game
 from tui_adventure.clembench.instances import load_world_file as load_world
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.planning import Planner
 
 ROOT = Path(__file__).resolve().parent.parent
 from tui_adventure.clembench.packaged import INSTANCES as DEFAULT  # noqa: E402  (the copy that ships)

@@ -43,7 +43,7 @@ from types import ModuleType
 
 from tui_adventure.clembench import packaged
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world
+from tui_adventure.engine.loading import load_world
 
 ROOT = Path(__file__).resolve().parent.parent
 HINT = ("set CLEMBENCH_HOME to a clembench checkout (git clone https://github.com/clp-research/clembench)"

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.loading import load_world
+from tui_adventure.engine.planning import Planner
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ import time
 from tui_adventure.agents.env import AdventureEnv
 from tui_adventure.catalog import open_world
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.planning import Planner
 
 
 def commands_for(world) -> list[str]:

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = """
 import gc, os, sys
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world
+from tui_adventure.engine.loading.loader import load_world
 path, solution, n, play = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 commands = [c.strip() for c in open(solution, encoding="utf-8").read().split("\\n") if c.strip()]
 load_world(path)   # the process's first world fills the per-ruleset caches every later one shares

@@ -4,7 +4,7 @@ A fake OpenAI-compatible server (``tests/fake_llm_server.py``, in a process
 of its own so it does not share the client's GIL) answers every request
 after 50 ms, with ``> done`` on the tenth reply. Episodes are clembench
 instances (distinct, so none is skipped as already done), played through
-``batch.run_all`` (one process) or ``batch.run_in_processes`` (``--procs``)
+``batches.episodes.run_all`` (one process) or ``batches.processes.run_in_processes`` (``--procs``)
 exactly as the command does, records and all. The sequential time per
 episode comes from a ``--jobs 1`` run. For each jobs x procs the grid plays
 ``--per-slot`` episodes for every episode in flight and reports turns per
@@ -56,7 +56,8 @@ def timed_run(files: list[Path], spec: str, jobs: int, procs: int = 1) -> tuple[
     """(wall seconds, client CPU seconds: this process and the worker processes it ended) for one run."""
     import resource
 
-    from tui_adventure.batch import run_all, run_in_processes
+    from tui_adventure.batches.episodes import run_all
+    from tui_adventure.batches.processes import run_in_processes
 
     def children() -> float:
         use = resource.getrusage(resource.RUSAGE_CHILDREN)   # the server is not waited for: never counted

@@ -31,8 +31,8 @@ SIZES = "8/20/3,16/30/4,25/45/5,36/60/5,42/70/6,49/80/6,64/120/8"
 
 CHILD = r"""
 import json, resource, sys, time
-from tui_adventure.engine.loader import load_world_text
-from tui_adventure.engine.planner import Planner, PlannerLimit
+from tui_adventure.engine.loading.loader import load_world_text
+from tui_adventure.engine.planning.planner import Planner, PlannerLimit
 world = load_world_text(open(sys.argv[1]).read(), sys.argv[1])
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.perf_counter()

@@ -65,7 +65,7 @@ def prepare(directory: Path | None = None):
 
 def load_ours(world_path: Path):
     from tui_adventure.engine.game import Game
-    from tui_adventure.engine.loader import load_world
+    from tui_adventure.engine.loading import load_world
     world = load_world(world_path)
     return world, Game(world)
 
@@ -88,7 +88,7 @@ def verify_ours(world, commands: list[str]) -> dict:
 
 def run_ours(world, commands: list[str], steps: int, full: bool = False) -> dict:
     from tui_adventure.engine.game import Game
-    from tui_adventure.engine.planner import Planner
+    from tui_adventure.engine.planning import Planner
     game = Game(world)
     planner = Planner(world) if full else None
     sent = episodes = wins = 0
@@ -126,7 +126,7 @@ def compare_admissible(z8: Path, world, conv) -> list[str]:
     """Differences in admissible commands at each state along the walkthrough (empty: none)."""
     import textworld
     from tui_adventure.engine.game import Game
-    from tui_adventure.engine.planner import Planner
+    from tui_adventure.engine.planning import Planner
     env = textworld.start(str(z8), request_infos=textworld.EnvInfos(admissible_commands=True))
     game, planner = Game(world), Planner(world)
     out = []

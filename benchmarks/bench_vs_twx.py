@@ -52,8 +52,8 @@ from pathlib import Path
 from tui_adventure.agents.env import AdventureEnv
 from tui_adventure.catalog import open_world
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world_text
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.loading import load_world_text
+from tui_adventure.engine.planning import Planner
 from tui_adventure.generate import Knobs, generate_world
 
 CAP = 100

@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def template(out: Path) -> Path:
     """One ended episode (the oracle on a packaged clembench instance), as a batch writes it."""
-    from tui_adventure.batch import run_all
+    from tui_adventure.batches.episodes import run_all
     from tui_adventure.catalog import expand
 
     world = expand(["clembench/home_deliver_three_basic_easy"])[0]

@@ -55,7 +55,7 @@ def in_tmp(tmp_path, monkeypatch):
 
 @pytest.fixture
 def mini():
-    from tui_adventure.engine.loader import load_world
+    from tui_adventure.engine.loading.loader import load_world
 
     return load_world(TEST_WORLDS / "mini.yaml")
 

@@ -18,12 +18,11 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import clem_helpers
 from tui_adventure.engine.game import Game, StepResult
-from tui_adventure.engine.loader import load_world
+from tui_adventure.engine.loading.loader import load_world
 
 from conftest import ROOT
 MINI_SCRIPT = ["take book", "go east", "open box", "take key", "brass", "x it", "go west",

@@ -99,7 +99,7 @@ def test_a_worker_killed_mid_episode_is_played_again_from_scratch(in_tmp, ray_in
 
 
 def test_ray_is_imported_only_for_ray(ray_installed):
-    probe = ("import sys, tui_adventure.cli, tui_adventure.batch; from tui_adventure.cli import main;"
+    probe = ("import sys, tui_adventure.cli, tui_adventure.batches.run; from tui_adventure.cli import main;"
              "print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "False", out.stderr

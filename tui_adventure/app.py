@@ -15,7 +15,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from .session import Session
+from .keyboard.session import Session
 from .widgets.panels import PANEL_IDS
 
 
@@ -225,8 +225,8 @@ def make_app(world: str | Path, player: str = "human", records: str | Path = "re
              saves: str | Path = "saves", mode: str = "text", paused: bool = False,
              cursor_blink: bool = True, blind: bool = False, new: bool = False) -> AdventureApp:
     from .config import load_config
-    from .figures import BLIND, RESEARCHER
-    from .session import open_session
+    from .keyboard.figures import BLIND, RESEARCHER
+    from .keyboard.session import open_session
 
     session = open_session(world, player, records, name, mode, saves=saves, show=BLIND if blind else RESEARCHER,
                            resume=not new)

@@ -14,8 +14,8 @@ def play(args) -> int:
     """``play`` and ``repl``: a broken world or player is reported in plain text before any screen opens."""
     from .engine.yamlpos import SourceErrors
     from .catalog import open_world
-    from .figures import BLIND, RESEARCHER
-    from .session import open_session
+    from .keyboard.figures import BLIND, RESEARCHER
+    from .keyboard.session import open_session
 
     if getattr(args, "serve", False):
         return _serve_play(args)
@@ -33,7 +33,7 @@ def play(args) -> int:
         return 1
     try:
         if args.command == "repl":
-            from .repl import run_repl
+            from .repl.loop import run_repl
 
             return run_repl(session)
         from .app import run_app
@@ -122,7 +122,7 @@ def study(args) -> int:
     try:
         run.hold()
         if args.repl:
-            from .repl import run_study
+            from .repl.loop import run_study
 
             return run_study(run)
         from .app import run_study_app

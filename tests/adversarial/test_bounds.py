@@ -87,7 +87,7 @@ def test_a_world_that_is_not_a_regular_file_never_blocks(tmp_path, kind):
 
 def test_a_fifo_in_the_saves_folder_never_blocks_restore(tmp_path):
     from tui_adventure.catalog import open_world
-    from tui_adventure.history import world_key
+    from tui_adventure.keyboard.history import world_key
 
     saves = tmp_path / "saves" / world_key(open_world("house"))
     saves.mkdir(parents=True)

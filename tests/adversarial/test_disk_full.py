@@ -7,7 +7,7 @@ import json
 
 from conftest import WORLDS
 
-from tui_adventure.session import open_session
+from tui_adventure.keyboard.session import open_session
 
 
 def test_a_full_disk_mid_session_loses_nothing(tmp_path, monkeypatch):

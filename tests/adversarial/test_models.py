@@ -11,8 +11,8 @@ from conftest import TEST_WORLDS
 from fake_llm_server import Status, Trickle
 from model_env import MODEL_KEY, clean_config, configure_fake_gpt, in_loop, write_json
 
-from tui_adventure.batch import play_episode
-from tui_adventure.engine.loader import load_world
+from tui_adventure.batches.episodes import play_episode
+from tui_adventure.engine.loading.loader import load_world
 from tui_adventure.gamemaster.episode import PlayerFailed
 from tui_adventure.players import make_player
 

@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 
 import tui_adventure  # noqa: F401  (registers the ids)
 from tui_adventure.agents.env import AdventureEnv
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.planning.planner import Planner
 
 
 @pytest.mark.parametrize("world", ["house", "clembench/home_deliver_three_planning_easy/3"])

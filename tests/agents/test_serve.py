@@ -99,7 +99,7 @@ def servers(openenv, tmp_path_factory):
 def house():
     from tui_adventure.agents.env import AdventureEnv
     from tui_adventure.catalog import open_world
-    from tui_adventure.engine.planner import Planner
+    from tui_adventure.engine.planning.planner import Planner
 
     plan = Planner(open_world("house")).solve().commands
     env = AdventureEnv(world="house", infos=["turn", "goal_score"])

@@ -8,9 +8,9 @@ import pytest
 
 from fake_llm_server import ToolCalls
 from model_env import clean_config, in_loop, write_json
-from tui_adventure.batch import run_all
+from tui_adventure.batches.episodes import run_all
 from tui_adventure.gamemaster.scoring import score_root
-from tui_adventure.trajectories import export
+from tui_adventure.export.trajectories import export
 
 
 def lines(root):

@@ -231,7 +231,7 @@ async def test_debug_screen_runs_an_admissible_command_and_jumps_back(tmp_path):
 
 async def oracle_replay(tmp_path) -> AdventureApp:
     """The app replaying the oracle's tutorial episode."""
-    from tui_adventure.batch import run_all
+    from tui_adventure.batches.episodes import run_all
 
     await run_all([WORLDS / "tutorial.yaml"], "oracle", tmp_path / "rec", 1)
     return AdventureApp(replay=next((tmp_path / "rec").rglob("interactions.json")).parent)
@@ -368,7 +368,7 @@ async def test_replay_of_an_imported_clembench_episode(tmp_path):
     """Imported worlds record where their world file is, so replay needs no --world."""
     from clem_helpers import INSTANCES
 
-    from tui_adventure.batch import run_all
+    from tui_adventure.batches.episodes import run_all
     from tui_adventure.clembench.instances import import_instances
 
     written = import_instances(INSTANCES, tmp_path / "imp")

@@ -69,7 +69,7 @@ def test_midgame_120x40(snap_compare, tmp_path):
 
 def test_won_tutorial_80x24(snap_compare, tmp_path):
     async def run_before(pilot):
-        from tui_adventure.engine.planner import solve_world
+        from tui_adventure.engine.planning.planner import solve_world
 
         plan = solve_world(pilot.app.session.world)
         await play(pilot, *plan.commands, "done")
@@ -128,7 +128,7 @@ def _replay_app(tmp_path):
     import asyncio
 
     from tui_adventure.app import AdventureApp
-    from tui_adventure.batch import run_all
+    from tui_adventure.batches.episodes import run_all
 
     asyncio.run(run_all([WORLDS / "tutorial.yaml"], "oracle", tmp_path / "rec", 1))
     episode = next((tmp_path / "rec").rglob("interactions.json")).parent
@@ -172,7 +172,7 @@ def test_blind_midgame_80x24(snap_compare, tmp_path):
 
 def test_hot_seat_midgame_80x24(snap_compare, tmp_path, monkeypatch):
     """Two seats at one keyboard: after Ava's move the transcript and the panels are Bo's."""
-    monkeypatch.setattr("tui_adventure.session.PROGRESS_SECONDS", 600)   # par by nodes, never by a busy clock
+    monkeypatch.setattr("tui_adventure.keyboard.session.PROGRESS_SECONDS", 600)   # par by nodes, never by a busy clock
 
     async def run_before(pilot):
         await play(pilot, "take button")

@@ -1,7 +1,7 @@
 """How a model's turn reads in both front ends: the command, what else the model wrote, the figures."""
 
 from tui_adventure.gamemaster.episode import Turn
-from tui_adventure.model_turns import format_call, model_turn, request_messages
+from tui_adventure.keyboard.model_turns import format_call, model_turn, request_messages
 from tui_adventure.players import Reply
 
 

@@ -5,9 +5,9 @@ import re
 
 from conftest import WORLDS, adventure
 
-from tui_adventure.engine.loader import load_world
+from tui_adventure.engine.loading.loader import load_world
 from tui_adventure.engine.text import plural
-from tui_adventure.session import Session
+from tui_adventure.keyboard.session import Session
 
 
 def session_for(tmp_path, world="tutorial.yaml", **kw) -> Session:

@@ -6,8 +6,8 @@ import json
 
 import asyncio
 
-from tui_adventure.figures import par_label
-from tui_adventure.session import open_session
+from tui_adventure.keyboard.figures import par_label
+from tui_adventure.keyboard.session import open_session
 
 
 def run_oracle(world, records=None):
@@ -80,7 +80,7 @@ async def test_par_of_the_start_is_computed_in_a_worker_and_says_computing_meanw
     from tui_adventure.app import make_app
     from tui_adventure.widgets.panels import ScorePanel
 
-    monkeypatch.setattr("tui_adventure.session.PROGRESS_SECONDS", 600)   # by nodes, not by a busy clock
+    monkeypatch.setattr("tui_adventure.keyboard.session.PROGRESS_SECONDS", 600)   # by nodes, not by a busy clock
     app = make_app(WORLDS / "labyrinth.yaml", records=tmp_path / "r", saves=tmp_path / "s", cursor_blink=False)
     app.session._search.acquire()   # the search waits until the test lets it go: "meanwhile" is certain
     released = False
@@ -102,10 +102,10 @@ async def test_par_of_the_start_is_computed_in_a_worker_and_says_computing_meanw
 
 
 def test_the_repl_toolbar_says_computing_until_par_is_known(monkeypatch):
-    from tui_adventure.figures import BLIND
-    from tui_adventure.repl import toolbar_text
+    from tui_adventure.keyboard.figures import BLIND
+    from tui_adventure.repl.loop import toolbar_text
 
-    monkeypatch.setattr("tui_adventure.session.PROGRESS_SECONDS", 600)
+    monkeypatch.setattr("tui_adventure.keyboard.session.PROGRESS_SECONDS", 600)
 
     s = open_session("labyrinth", records=None)
     assert "par computing…" in toolbar_text(s.panels())

@@ -21,10 +21,10 @@ from prompt_toolkit.output import DummyOutput
 
 from conftest import ROOT, WORLDS, adventure
 
-from tui_adventure.engine.loader import load_world
-from tui_adventure.repl import Repl, SessionCompleter
-from tui_adventure.history import state_dir
-from tui_adventure.session import Session
+from tui_adventure.engine.loading.loader import load_world
+from tui_adventure.repl.loop import Repl, SessionCompleter
+from tui_adventure.keyboard.history import state_dir
+from tui_adventure.keyboard.session import Session
 
 CTRL_C, CTRL_D, F1, UP = "\x03", "\x04", "\x1bOP", "\x1b[A"
 TUTORIAL_WIN = ["take letter", "north", "open mailbox", "put letter in mailbox"]
@@ -207,9 +207,9 @@ def test_a_player_that_fails_is_reported_not_raised(tmp_path):
 
 SLOW_PLAYER = """
 import asyncio, sys
-from tui_adventure.engine.loader import load_world
-from tui_adventure.repl import Repl
-from tui_adventure.session import Session
+from tui_adventure.engine.loading.loader import load_world
+from tui_adventure.repl.loop import Repl
+from tui_adventure.keyboard.session import Session
 
 class Slow:
     name = "slow"
@@ -279,7 +279,7 @@ def test_a_broken_world_or_player_is_reported_in_one_line(tmp_path):
 def test_at_a_terminal_text_wraps_at_words_never_inside_one(tmp_path):
     import io
 
-    from tui_adventure.repl import Repl
+    from tui_adventure.repl.loop import Repl
 
     out = io.StringIO()
     s = session_for(tmp_path, "house.yaml")

@@ -62,7 +62,7 @@ async def until(pilot, check, timeout=30.0, what="the condition"):
 
 @pytest.mark.slow
 async def test_a_batch_is_watched_running_then_done_and_one_episode_followed(tmp_path, server, monkeypatch):
-    from tui_adventure import batch
+    from tui_adventure.batches import run as batch
 
     configure_fake_gpt(monkeypatch, tmp_path, server)
     server.responder = model

@@ -5,9 +5,9 @@ import asyncio
 from clem_helpers import world
 from clemcore_check import evaluate, require_clemcore, transcribe_all
 from conftest import WORLDS
-from tui_adventure.batch import play_episode
+from tui_adventure.batches.episodes import play_episode
 from tui_adventure.gamemaster.scoring import score_tree
-from tui_adventure.engine.loader import load_world
+from tui_adventure.engine.loading.loader import load_world
 from tui_adventure.players import make_player
 from tui_adventure.players.programmatic import ScriptedPlayer
 

@@ -29,7 +29,7 @@ def run(records: Path, player: str, *worlds: str, name: str | None = None) -> No
 
 
 def participant(records: Path, study: Path, pid: str, text: str) -> None:
-    from tui_adventure.repl import run_study
+    from tui_adventure.repl.loop import run_study
     from tui_adventure.study import StudyRun, load_study
 
     run_study(StudyRun(load_study(study), pid, records), interactive=False, lines=io.StringIO(text),

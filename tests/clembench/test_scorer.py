@@ -32,7 +32,7 @@ def test_upstream_scores_from_upstream_records(path):
 def _play(world_, player, root):
     import asyncio
 
-    from tui_adventure.batch import play_episode
+    from tui_adventure.batches.episodes import play_episode
 
     asyncio.run(play_episode(world_, player, root))
     return next(root.rglob("interactions.json")).parent
@@ -70,7 +70,7 @@ def test_progress_rate_of_every_turn_for_an_imported_world(tmp_path):
 def test_progress_rate_for_a_native_world_and_none_without_a_world(tmp_path):
     from conftest import WORLDS
     from tui_adventure.gamemaster.scoring import score_interactions, score_tree
-    from tui_adventure.engine.loader import load_world
+    from tui_adventure.engine.loading.loader import load_world
     from tui_adventure.players import make_player
 
     w = load_world(WORLDS / "house.yaml")

@@ -9,11 +9,11 @@ import pytest
 
 from conftest import TEST_WORLDS, WORLDS
 from tui_adventure.clembench import packaged
-from tui_adventure.engine.admissible import Admissible
+from tui_adventure.engine.planning.admissible import Admissible
 from tui_adventure.engine.facts import State
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world, load_world_text
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.loading.loader import load_world, load_world_text
+from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.generate import Knobs, generate_world
 
 

@@ -6,7 +6,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tui_adventure.engine.clem_parser import ClemParser, ParsedAction, ParseFailure
+from tui_adventure.engine.parsers.clem_parser import ClemParser, ParsedAction, ParseFailure
 
 from conftest import jsonl
 from tui_adventure.clembench.packaged import HOME

@@ -12,7 +12,7 @@ from pathlib import Path
 from tui_adventure.clembench import packaged
 from tui_adventure.engine.facts import State
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world, load_world_text
+from tui_adventure.engine.loading.loader import load_world, load_world_text
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,8 +4,8 @@ wrong), and, within its work budget, no fewer (the search would be slower)."""
 import random
 from itertools import combinations
 
-from tui_adventure.engine import door_tree
-from tui_adventure.engine.door_tree import DoorTree
+from tui_adventure.engine.planning import door_tree
+from tui_adventure.engine.planning.door_tree import DoorTree
 
 
 def _fewest_doors(graph, doors, here, rooms, free) -> int:

@@ -8,9 +8,9 @@ import random
 from pathlib import Path
 
 from tui_adventure.engine.facts import OVERLAY_LIMIT, State, pairs
-from tui_adventure.engine.logic import MEMO_STATES
+from tui_adventure.engine.rules.logic import MEMO_STATES
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world_text
+from tui_adventure.engine.loading.loader import load_world_text
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,11 +4,11 @@ rewriting is hygienic, compiled closures agree with the facts, and bad text is a
 import pytest
 
 from tui_adventure.engine.facts import State
-from tui_adventure.engine.logic import Compiler
-from tui_adventure.engine.logic_ast import (Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall,
-                                            LogicError, Not, Or, When, atoms_in, effect_predicates,
-                                            expanded_predicates, fresh, names_in, parse_condition, parse_effects,
-                                            substitute, walk)
+from tui_adventure.engine.rules.logic import Compiler
+from tui_adventure.engine.rules.logic_ast import (
+    Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, LogicError, Not, Or, When, atoms_in,
+    effect_predicates, expanded_predicates, fresh, names_in, parse_condition, parse_effects, substitute, walk,
+)
 
 
 def a(pred, *args):

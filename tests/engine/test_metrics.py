@@ -6,12 +6,13 @@ import random
 import pytest
 
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world_text
-from tui_adventure.engine.metrics import (EpisodeMetrics, ProgressTracker, TurnData, achieved_goal_ratio,
-                                          episode_metrics, full_rating, goal_score_total, invalid_count,
-                                          main_score, normalise_command, progress_rate,
-                                          repeated_flags, repetition_rate, turn_ratio, turns_over_par)
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.loading.loader import load_world_text
+from tui_adventure.engine.metrics import (
+    EpisodeMetrics, ProgressTracker, TurnData, achieved_goal_ratio, episode_metrics, full_rating, goal_score_total,
+    invalid_count, main_score, normalise_command, progress_rate, repeated_flags, repetition_rate, turn_ratio,
+    turns_over_par,
+)
+from tui_adventure.engine.planning.planner import Planner
 
 PLAN = ["take book", "go east", "open box", "take brass key", "go west",
         "unlock door with key", "open door", "go north", "put book on shelf"]

@@ -1,7 +1,7 @@
 """What a player notices about the classic parser: it understands them, and never leaks."""
 
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world_text
+from tui_adventure.engine.loading.loader import load_world_text
 
 TWO_KEYS = """
 start: hall

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world
-from tui_adventure.engine.parser import Parsed
+from tui_adventure.engine.loading.loader import load_world
+from tui_adventure.engine.parsers.parser import Parsed
 from tui_adventure.engine.styles.classic import DIRECTIONS
 
 ROOT = Path(__file__).resolve().parents[2]

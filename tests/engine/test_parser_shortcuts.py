@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tui_adventure.engine import parser as P
+from tui_adventure.engine.parsers import parser as P
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world
+from tui_adventure.engine.loading.loader import load_world
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ["house", "manor", "tutorial", "labyrinth"]
@@ -151,7 +151,7 @@ def test_the_plain_line_test_is_the_regex_it_was():
 @pytest.mark.parametrize("name", NAMES)
 def test_lines_cut_without_the_regex_are_read_as_the_regex_reads_them(name):
     """Patterns of the shapes "verb {a}" and "verb {a} word {b}" cut a line with a find and slices
-    (``_Pattern.sep``): the parse, and each phrase handed on, must be the regex's, on random lines in
+    (``Pattern.sep``): the parse, and each phrase handed on, must be the regex's, on random lines in
     states along the way."""
     world = load_world(ROOT / "worlds" / f"{name}.yaml")
     p = world.parser

@@ -19,8 +19,8 @@ import pytest
 
 from conftest import TEST_WORLDS, adventure
 from tui_adventure.catalog import open_world
-from tui_adventure.engine.loader import load_world_text
-from tui_adventure.engine.planner import Planner, PlannerLimit
+from tui_adventure.engine.loading.loader import load_world_text
+from tui_adventure.engine.planning.planner import Planner, PlannerLimit
 from tui_adventure.export.pddl import Inexpressible, to_pddl, write_pddl
 
 FD_REQUIREMENT = "up-fast-downward>=1.0"   # the `fd` extra of pyproject.toml

@@ -3,8 +3,8 @@
 import pytest
 
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world_text
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.loading.loader import load_world_text
+from tui_adventure.engine.planning.planner import Planner
 
 BASE = """
 start: a
@@ -125,7 +125,7 @@ def test_a_world_action_that_cannot_matter_keeps_the_search_fast_and_exact():
 
 def test_a_world_action_goal_is_planned_exactly_with_the_heuristic():
     from conftest import TEST_WORLDS
-    from tui_adventure.engine.planning_view import planning_view
+    from tui_adventure.engine.planning.planning_view import planning_view
 
     world = load_world_text((TEST_WORLDS / "candle.yaml").read_text(), "candle.yaml")
     view = planning_view(world)
@@ -137,7 +137,7 @@ def test_a_world_action_goal_is_planned_exactly_with_the_heuristic():
 
 def test_a_world_action_that_moves_things_turns_the_heuristic_off():
     from conftest import TEST_WORLDS
-    from tui_adventure.engine.planning_view import planning_view
+    from tui_adventure.engine.planning.planning_view import planning_view
 
     text = (TEST_WORLDS / "candle.yaml").read_text().replace('effects: ["add lit(obj)"]',
                                                                'effects: ["add lit(obj)", "add held(obj)"]')
@@ -150,7 +150,7 @@ def test_a_search_over_its_time_budget_gives_up_promptly():
     import time
 
     from conftest import WORLDS
-    from tui_adventure.engine.planner import PlannerLimit
+    from tui_adventure.engine.planning.planner import PlannerLimit
 
     world = load_world_text((WORLDS / "manor.yaml").read_text(), "manor.yaml")
     t0 = time.perf_counter()
@@ -184,7 +184,7 @@ def test_a_search_stores_states_packed_in_a_few_hundred_bytes():
 
 def test_a_search_that_gives_up_says_how_short_a_plan_cannot_be():
     from conftest import WORLDS
-    from tui_adventure.engine.planner import PlannerLimit
+    from tui_adventure.engine.planning.planner import PlannerLimit
 
     world = load_world_text((WORLDS / "house.yaml").read_text(), "house.yaml")
     par = Planner(world).solve().par
@@ -200,7 +200,7 @@ def test_a_time_budget_holds_on_a_world_whose_estimates_are_costly():
     """64 rooms, 120 things, 8 goals: one exact estimate once took 7 s, so a 1 s budget took 25."""
     import time
 
-    from tui_adventure.engine.planner import PlannerLimit
+    from tui_adventure.engine.planning.planner import PlannerLimit
     from tui_adventure.generate import Knobs
     from tui_adventure.generate.classic import draft, dump
 
@@ -215,7 +215,7 @@ def test_a_time_budget_holds_on_a_world_whose_estimates_are_costly():
 
 
 def test_the_cruder_tour_bound_never_exceeds_the_exact_one(monkeypatch):
-    from tui_adventure.engine import walk
+    from tui_adventure.engine.planning import walk
 
     line = {f"r{i}": {f"r{j}": abs(i - j) for j in range(12)} for i in range(12)}
     tasks = [("r3", "r11"), ("r9", None), (None, "r0"), ("r6", "r2")]

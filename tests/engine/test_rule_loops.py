@@ -14,10 +14,11 @@ import pytest
 
 from tui_adventure.clembench import packaged
 from tui_adventure.engine.facts import State
-from tui_adventure.engine.loader import load_world
-from tui_adventure.engine.logic import parse_condition, parse_effects
-from tui_adventure.engine.logic_ast import (Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall,
-                                            Not, Or, When)
+from tui_adventure.engine.loading.loader import load_world
+from tui_adventure.engine.rules.logic import parse_condition, parse_effects
+from tui_adventure.engine.rules.logic_ast import (
+    Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 _OPS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,

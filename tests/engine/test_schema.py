@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from tui_adventure.engine import loader, ruleset, world_actions
+from tui_adventure.engine.loading import loader
+from tui_adventure.engine.rules import ruleset, world_actions
 from tui_adventure.engine.yamlpos import load_yaml
 
 from conftest import ROOT

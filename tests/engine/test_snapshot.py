@@ -4,14 +4,14 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tui_adventure.engine import snapshot
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world, load_world_text
-from tui_adventure.engine.snapshot import (FORMAT, VERSION, Save, SaveError, list_saves, load_save,
-                                           restore_game, save_file_name, save_game, world_digest)
+from tui_adventure.engine.loading.loader import load_world, load_world_text
+from tui_adventure.engine.snapshot import (
+    FORMAT, VERSION, Save, SaveError, list_saves, load_save, restore_game, save_file_name, save_game, world_digest,
+)
 
 from conftest import TEST_WORLDS
 

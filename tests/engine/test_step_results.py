@@ -11,7 +11,7 @@ import pytest
 
 from tui_adventure.clembench import packaged
 from tui_adventure.engine.game import Game, StepResult
-from tui_adventure.engine.loader import load_world
+from tui_adventure.engine.loading.loader import load_world
 
 ROOT = Path(__file__).resolve().parents[2]
 FIELDS = ("command", "observation", "fail", "done", "goals_achieved", "goal_score", "changed", "action", "args",

@@ -23,11 +23,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tui_adventure import headless
-from tui_adventure.engine.loader import OBJECT_KEYS, ROOM_KEYS, TOP_KEYS, load_world, load_world_text
+from tui_adventure.batches import headless
+from tui_adventure.engine.loading.loader import OBJECT_KEYS, ROOM_KEYS, TOP_KEYS, load_world, load_world_text
 from tui_adventure.engine.world import World
 from tui_adventure.engine.yamlpos import SourceErrors
 

@@ -3,7 +3,7 @@
 import heapq
 import random
 
-from tui_adventure.engine import walk
+from tui_adventure.engine.planning import walk
 
 
 def _reference(graph, doors, here, tasks, keys) -> int:

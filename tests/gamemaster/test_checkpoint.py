@@ -14,9 +14,9 @@ import json
 import pytest
 
 from conftest import WORLDS
-from tui_adventure import batch
-from tui_adventure.batch import play_episode
-from tui_adventure.engine.loader import load_world
+from tui_adventure.batches import episodes as batch
+from tui_adventure.batches.episodes import play_episode
+from tui_adventure.engine.loading.loader import load_world
 from tui_adventure.players.programmatic import ScriptedPlayer
 
 SCRIPT = ["go west", "take red book", "go east", "go north", "look", "done"]

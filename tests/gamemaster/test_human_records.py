@@ -6,7 +6,7 @@ import json
 
 from conftest import WORLDS
 
-from tui_adventure.session import open_session
+from tui_adventure.keyboard.session import open_session
 
 
 def play(session, *lines):

@@ -18,9 +18,9 @@ from tui_adventure.clembench.instances import load_world_file, world_from_instan
 from tui_adventure.clembench.packaged import INSTANCES, names_for
 from tui_adventure.engine.facts import parse_fact
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.generate import ClemKnobs, KnobError, generate_clembench
-from tui_adventure.engine.planner import Plan
+from tui_adventure.engine.planning.planner import Plan
 from tui_adventure.generate.clembench_flavour import Adventure, definitions, instance, layouts, solve, typed_plan
 
 UPSTREAM = json.loads(INSTANCES.read_text(encoding="utf-8"))

@@ -7,8 +7,8 @@ import pytest
 import yaml
 
 from conftest import adventure
-from tui_adventure.engine.loader import load_world, load_world_text
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.loading.loader import load_world, load_world_text
+from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.generate import Knobs, KnobError, generate_world
 from tui_adventure.generate.classic import draft, dump
 from tui_adventure.generate.vocab import THEMES, split_of

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import DATA, adventure
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world
+from tui_adventure.engine.loading.loader import load_world
 from tui_adventure.textworld import TextWorldError, convert, import_game, load_game
 
 GAME = DATA / "textworld" / "tw_small.json"

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from model_env import clean_config, in_loop, write_json
-from tui_adventure.batch import run_all
+from tui_adventure.batches.episodes import run_all
 from tui_adventure.catalog import open_world
 from tui_adventure.gamemaster.episode import Episode, play_turn
 from tui_adventure.players import make_player

@@ -11,7 +11,7 @@ from clem_helpers import world as clem_world  # noqa: E402
 from clemcore_check import evaluate, require_clemcore, transcribe_all  # noqa: E402
 from fake_llm_server import DropMidStream, Malformed, Status, ToolCalls  # noqa: E402
 from model_env import clean_config, in_loop, write_json  # noqa: E402
-from tui_adventure.batch import play_episode  # noqa: E402
+from tui_adventure.batches.episodes import play_episode  # noqa: E402
 from tui_adventure.gamemaster.scoring import score_tree  # noqa: E402
 from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn  # noqa: E402
 from tui_adventure.players import make_player  # noqa: E402

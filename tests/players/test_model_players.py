@@ -15,7 +15,7 @@ from clemcore_check import evaluate, require_clemcore, transcribe_all
 from conftest import TEST_WORLDS
 from fake_llm_server import Drop, DropMidStream, Malformed, Stall, Status, ToolCalls
 from model_env import MODEL_KEY, in_loop, write_json
-from tui_adventure.batch import play_episode, run_all
+from tui_adventure.batches.episodes import play_episode, run_all
 from tui_adventure.clembench.recorder import Recorder
 from tui_adventure.gamemaster.scoring import score_tree
 from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn

@@ -3,8 +3,7 @@
 import pytest
 
 from model_env import clean_config, write_json
-from tui_adventure.players import make_player
-from tui_adventure.players import registry
+from tui_adventure.players import make_player, registry
 
 LOCAL = {"model_name": "local-qwen", "model_id": "qwen2.5:7b", "backend": "openai_compatible",
          "model_config": {"extra_body": {"top_k": 1}}}

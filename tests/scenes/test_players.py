@@ -9,8 +9,8 @@ import pytest
 from conftest import TEST_WORLDS, adventure
 
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world, load_world_text
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.loading.loader import load_world, load_world_text
+from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.engine.yamlpos import SourceErrors
 
 TWO = TEST_WORLDS / "scene_two.yaml"

@@ -10,8 +10,8 @@ import pytest
 from conftest import TEST_WORLDS, adventure
 
 from tui_adventure.engine.game import Game
-from tui_adventure.engine.loader import load_world, load_world_text
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.loading.loader import load_world, load_world_text
+from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.engine.yamlpos import SourceErrors
 
 BRIDGE = TEST_WORLDS / "scene_bridge.yaml"
@@ -99,7 +99,7 @@ def test_timed_events_and_losing_keep_par_exact_against_bfs(at):
 
 
 def test_records_say_the_game_was_lost_and_score_it(tmp_path):
-    from tui_adventure.batch import play_episode
+    from tui_adventure.batches.episodes import play_episode
     from tui_adventure.gamemaster.scoring import score_tree
     from tui_adventure.players.programmatic import ScriptedPlayer
 

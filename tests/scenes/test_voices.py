@@ -12,8 +12,8 @@ from conftest import TEST_WORLDS, adventure
 from fake_llm_server import FakeLLMServer, ToolCalls
 from model_env import MODEL_KEY, clean_config, in_loop, write_json
 
-from tui_adventure.engine.loader import load_world, load_world_text
-from tui_adventure.engine.planner import Planner
+from tui_adventure.engine.loading.loader import load_world, load_world_text
+from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.engine.yamlpos import SourceErrors
 from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn
 from tui_adventure.gamemaster.voices import Voices

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import WORLDS, adventure
 
-from tui_adventure.repl import run_study
+from tui_adventure.repl.loop import run_study
 from tui_adventure.study import StudyRun, load_study
 from tui_adventure.study.visit import VisitError, await_hello, browser, from_link, hello
 

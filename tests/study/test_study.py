@@ -12,7 +12,7 @@ import pytest
 from conftest import WORLDS, adventure
 
 from tui_adventure.engine.yamlpos import SourceErrors
-from tui_adventure.repl import run_study
+from tui_adventure.repl.loop import run_study
 from tui_adventure.study import StudyRun, latin_row, load_study
 
 TUTORIAL = (WORLDS / "solutions" / "tutorial.txt").read_text().split()
@@ -89,7 +89,7 @@ def test_timing_is_in_every_human_turn(tmp_path):
 def test_a_time_limit_ends_the_world_as_aborted(tmp_path, monkeypatch):
     path = study_file(tmp_path, "title: Quick\nworlds:\n  - world: tutorial\n    time_limit: 30\n")
     run = StudyRun(load_study(path), "p04", tmp_path / "records")
-    import tui_adventure.session as session_module
+    import tui_adventure.keyboard.session as session_module
 
     clock = [1000.0]
     monkeypatch.setattr(session_module.time, "monotonic", lambda: clock[0])

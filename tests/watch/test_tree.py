@@ -20,7 +20,7 @@ from tui_adventure.watch.tree import RecordsTree, root_problem
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
     """One finished episode of the oracle on mini, as a batch writes it."""
-    from tui_adventure.batch import run_all
+    from tui_adventure.batches.episodes import run_all
 
     root = tmp_path_factory.mktemp("played")
     asyncio.run(run_all([TEST_WORLDS / "mini.yaml"], "oracle", root, 1))

@@ -23,9 +23,9 @@ from gymnasium import spaces
 
 from ..catalog import open_world
 from ..engine.game import Game
-from ..engine.loader import MAX_TURNS_LIMIT
+from ..engine.loading import MAX_TURNS_LIMIT
 from ..engine.metrics import ProgressTracker
-from ..engine.planner import Planner
+from ..engine.planning import Planner
 from ..engine.world import World
 from ..gamemaster.episode import Episode
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..engine.clem_parser import ParsedAction, ParseFailure
+from ..engine.parsers import ParsedAction, ParseFailure
 from ..engine.game import StepResult
 
 PLAYER = "player1"        # upstream's ids of the player and of the inventory

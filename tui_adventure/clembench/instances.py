@@ -13,9 +13,9 @@ from pathlib import Path
 import yaml
 
 from ..engine.facts import parse_fact
-from ..engine.loader import MAX_TURNS_LIMIT, load_world
+from ..engine.loading import MAX_TURNS_LIMIT, load_world
 from ..engine.names import RULE as NAME_RULE, check_name, inside, is_safe_name
-from ..engine.ruleset import load_ruleset
+from ..engine.rules import load_ruleset
 from ..engine.snapshot import write_atomic
 from ..engine.sources import parse_json, read_source
 from ..engine.world import Entity, Goal, World

@@ -20,8 +20,10 @@ from pathlib import Path
 
 from ..engine.names import check_name, inside
 from ..engine.snapshot import write_atomic
-from .records import (CLEM_VERSION, DISCARDED, MARKERS, POINTER, Busy, FolderLock, RecordsError, dumps_compact,
-                      encode_json, now, real_path, run_json, scrub, write_json)
+from .records import (
+    CLEM_VERSION, DISCARDED, MARKERS, POINTER, Busy, FolderLock, RecordsError, dumps_compact, encode_json, now,
+    real_path, run_json, scrub, write_json,
+)
 
 
 class Recorder:

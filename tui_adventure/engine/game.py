@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .facts import State, format_fact
-from .parser import Failure, Parsed, Question
+from .parsers import Failure, Parsed, Question
 from .world import World
 
 

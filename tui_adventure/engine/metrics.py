@@ -51,7 +51,7 @@ from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
 from .facts import State
-from .planner import Planner, PlannerLimit
+from .planning import Planner, PlannerLimit
 from .world import World
 
 

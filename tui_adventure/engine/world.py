@@ -11,8 +11,7 @@ from sys import intern
 from typing import Any
 
 from .facts import Fact, State, format_fact, pairs
-from .logic import Compiler
-from .ruleset import Action, ActionSpec, RulesetSpec, compile_actions
+from .rules import Compiler, Action, ActionSpec, RulesetSpec, compile_actions
 
 
 @dataclass
@@ -107,7 +106,7 @@ class World:
                             domain=tuple(self.entities))
         self.compiler = compiler
         if self.scene_spec is not None:   # what characters say, for the scene's own actions
-            from .scene_text import scene_functions
+            from .scenes import scene_functions
 
             self.style.functions = {**self.style.functions, **scene_functions(self)}
         self.actions: list[Action] = compile_actions(
@@ -117,7 +116,7 @@ class World:
         self.parser = self.style.make_parser()
         self.scene = None
         if self.scene_spec is not None:
-            from .scene import Scene
+            from .scenes import Scene
 
             self.scene = Scene(self.scene_spec, self)
 
@@ -128,7 +127,7 @@ class World:
         if self.actions:
             memo = self.actions[0].memo   # one per world, shared by its actions
             memo.limit = max(memo.limit, transitions)
-        from .parser import CommandParser
+        from .parsers import CommandParser
 
         if isinstance(self.parser, CommandParser):   # the clembench style's parser keeps no memo
             self.parser.memo_limit = max(self.parser.memo_limit, transitions)

@@ -28,9 +28,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.logic_ast import (Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or,
-                                When, conjuncts, fresh, parse_condition, parse_effects, substitute)
-from ..engine.planning_view import planning_view
+from ..engine.rules import Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When, conjuncts, fresh, parse_condition, parse_effects, substitute
+from ..engine.planning import planning_view
 from ..engine.snapshot import write_atomic
 from ..engine.styles.classic import ClassicStyle
 from ..engine.styles.clembench import PLAYER as CLEM_PLAYER, ClembenchStyle

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from ..engine.scene import SPOKEN_TO
+from ..engine.scenes import SPOKEN_TO
 from ..players.backends import BACKENDS
 from ..players.backends.completion import ModelError, Transient
 from ..players.registry import ModelSpec, resolve

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.loader import MAX_TURNS_LIMIT, load_world_data
-from ..engine.planner import Planner, PlannerLimit
+from ..engine.loading import MAX_TURNS_LIMIT, load_world_data
+from ..engine.planning import Planner, PlannerLimit
 from ..engine.snapshot import write_atomic
 from .budget import DEFAULT_SECONDS, MAX_SEED, Budget, OutOfTime, check_seeds, too_slow
 from .classic import VERSION, Knobs, KnobError, draft, dump

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ..clembench.instances import import_instances, world_from_instance
 from ..clembench.packaged import HOME, names_for
-from ..engine.planner import Planner, PlannerLimit
+from ..engine.planning import Planner, PlannerLimit
 from ..engine.snapshot import write_atomic
 from .classic import KnobError
 from ..engine.text import plural

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 from ..clembench.records import read_episode
-from ..engine.planner import Planner
+from ..engine.planning import Planner
 from .base import as_reply
 from .reply import Reply
 

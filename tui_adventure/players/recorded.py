@@ -1,5 +1,5 @@
 """A model's answer read back from the records: the ``Reply`` the player returned, as far as a
-requests file keeps it, so a recorded turn is drawn exactly like a live one (``model_turns.py``).
+requests file keeps it, so a recorded turn is drawn exactly like a live one (``keyboard/model_turns.py``).
 
 The request record holds the provider's whole response (``raw_response_obj``):
 OpenAI's chat completion (``choices``, ``usage``) or Anthropic's message

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
-from ..session import Session
+from ..keyboard.session import Session
 from ..engine.text import plural
 
 
@@ -66,7 +66,7 @@ class DebugScreen(Screen[str | None]):
         game = s.game
         self.all_facts = game.facts()
         self.show_facts("")
-        from ..engine.planner import Planner
+        from ..engine.planning import Planner
 
         planner = Planner(s.world)
         self.query_one("#commands", OptionList).add_options(
@@ -103,7 +103,7 @@ class DebugScreen(Screen[str | None]):
 
     @work(thread=True, exclusive=True)
     def search_plan(self) -> None:
-        from ..engine.planner import Planner, PlannerLimit
+        from ..engine.planning import Planner, PlannerLimit
 
         try:
             plan = Planner(self.session.world, max_nodes=200_000).solve(self.session.game.state)
@@ -124,7 +124,7 @@ class DebugScreen(Screen[str | None]):
         """Beside each turn of the Turns tab, the move the exact planner would have made from the state
         before it: where a model (or a person) first left the optimal path."""
         from ..engine.game import Game
-        from ..engine.planner import Planner, PlannerLimit
+        from ..engine.planning import Planner, PlannerLimit
 
         s = self.session
         planner = Planner(s.world, max_nodes=50_000, max_seconds=1.0)

@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-from ..session import META_COMMANDS
+from ..keyboard.session import META_COMMANDS
 
 HELP = """\
 # tui-adventure

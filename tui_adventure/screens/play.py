@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..gamemaster.episode import PlayerFailed
-from ..model_turns import is_model_turn, model_turn
-from ..session import Session
+from ..keyboard.model_turns import is_model_turn, model_turn
+from ..keyboard.session import Session
 from ..widgets.command_line import CommandLine
 from ..widgets.panels import PANEL_IDS, ScorePanel, SidePanels
 from ..widgets.transcript import Transcript

@@ -26,9 +26,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..clembench.records import RecordsError, read_episode, read_json, replies_of
-from ..model_turns import is_model_turn, model_turn
+from ..keyboard.model_turns import is_model_turn, model_turn
 from ..players.recorded import recorded_reply
-from ..session import Session
+from ..keyboard.session import Session
 from ..widgets.panels import SidePanels
 from ..widgets.transcript import Transcript
 

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..gamemaster.episode import Turn
-from ..model_turns import figures, request_messages
+from ..keyboard.model_turns import figures, request_messages
 from ..engine.text import plural
 
 

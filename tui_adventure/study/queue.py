@@ -23,7 +23,7 @@ from ..clembench.records import DISCARDED, Busy, FolderLock
 from ..clembench.recorder import Recorder
 from ..engine.names import inside
 from ..engine.snapshot import write_atomic
-from ..session import Session
+from ..keyboard.session import Session
 from .spec import Entry, Study
 
 PARTICIPANT = re.compile(r"[A-Za-z0-9_-]{1,64}")

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..catalog import expand, open_world
-from ..engine.loader import load_world_text
+from ..engine.loading import load_world_text
 from ..engine.sources import read_source
 from ..engine.world import World
 from ..engine.yamlpos import PosDict, SourceError, SourceErrors, did_you_mean, key_pos_of, load_yaml, pos_of
-from ..figures import Visibility
+from ..keyboard.figures import Visibility
 
 KEYS = ("title", "instructions", "consent", "practice", "worlds", "order", "time_limit", "show", "completion_code",
         "completion_url")

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.game import Game
-from ..engine.loader import load_world_text
-from ..engine.planner import Planner, PlannerLimit
+from ..engine.loading import load_world_text
+from ..engine.planning import Planner, PlannerLimit
 from ..engine.snapshot import write_atomic
 from ..engine.yamlpos import SourceErrors
 from .convert import Converted, TextWorldError, convert, game_json_path, load_game, make_id

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..clembench.records import RecordsError, read_json
 from ..engine.snapshot import write_atomic
-from ..history import state_dir
+from ..keyboard.history import state_dir
 from .episodes import EpisodeInfo
 
 VERSION = 1

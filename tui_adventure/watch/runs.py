@@ -14,8 +14,9 @@ import statistics
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
-from .episodes import (DAMAGED, DONE, ENDED_UNREAD, ERROR, RUNNING, STARTING, STOPPED, STUCK_REPEATS, SUCCESS,
-                       EpisodeInfo)
+from .episodes import (
+    DAMAGED, DONE, ENDED_UNREAD, ERROR, RUNNING, STARTING, STOPPED, STUCK_REPEATS, SUCCESS, EpisodeInfo,
+)
 
 RECENT_ENDINGS = 10     # an error rate "jumps" when it is measured over the last this many endings...
 JUMP_ERRORS = 3         # ...holds at least this many errors, at least half of them...

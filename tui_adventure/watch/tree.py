@@ -29,8 +29,10 @@ from pathlib import Path
 
 from ..clembench.records import PLAN, RecordsError, read_json, run_json
 from .cache import SummaryCache
-from .episodes import (DAMAGED, ENDED, ENDED_UNREAD, ERROR, LIVE, RUNNING, STARTING, STOPPED, EpisodeInfo,
-                       error_message, outcome, read_interactions)
+from .episodes import (
+    DAMAGED, ENDED, ENDED_UNREAD, ERROR, LIVE, RUNNING, STARTING, STOPPED, EpisodeInfo, error_message, outcome,
+    read_interactions,
+)
 from .runs import RunFacts
 
 QUIET_AFTER = 300.0       # seconds without a write before an unfinished episode counts as stopped

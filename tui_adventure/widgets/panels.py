@@ -10,7 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import ProgressBar, Static
 
-from ..figures import Panels, par_label
+from ..keyboard.figures import Panels, par_label
 
 
 class Panel(Static):

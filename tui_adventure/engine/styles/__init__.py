@@ -7,85 +7,9 @@ what the planner may assume about moving around.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Protocol
+from .base import CommandParser, Exit, Style, memo_by_facts
 
-
-class Exit(NamedTuple):
-    """One way out of a room, the same shape in every style."""
-
-    label: str | None      # a direction or passage name ("north", "trapdoor"); None where exits have no names
-    target: str            # the room it leads to
-    door: str | None       # the door on it, if any
-
-
-class CommandParser(Protocol):
-    """Reads a typed command against a state. One parser serves every game of a world, so it keeps
-    no game's state: what "it" means (``last``) is passed in by the game and kept there."""
-
-    once: dict   # a command of one word read alike in every state -> (action, env); {} where none are
-
-    def parse(self, text: str, st, last=()) -> Any:
-        """A ``Parsed`` command, a ``Failure`` (its phase, type and message) or a ``Question``."""
-        ...
-
-    def answer(self, text: str, question, st, last=()) -> Any:
-        """``text`` read as the answer to ``question`` (a ``Parsed``), or None when it is a new command."""
-        ...
-
-
-class Style(Protocol):
-    """What the engine, the planner and the front ends ask of a ruleset family (classic, clembench).
-
-    The rules are data; a style supplies what data cannot say well. Every
-    member is implemented by every style (a style without a feature says so
-    with None or an empty value, never by leaving the member out), so no
-    caller probes with ``hasattr``.
-    """
-
-    builtins: dict[str, Callable]      # Python helpers rule conditions may call (visible, encloses); {} if none
-    functions: dict[str, Callable]     # text functions message templates may call
-    domains: dict[str, Callable]       # per parameter kind: the candidates the planner grounds actions over
-    put_needs_held: bool               # "put X in Y" needs X held: what the heuristic may assume
-    plannable: Callable | None         # (action, env, state) -> bool, filtering grounded moves; None: all are
-    player_at: tuple | None            # the by-first index key whose entry's first item is the player's room
-    #                                    (player_room written out by an action's step); None: player_room only
-
-    def make_parser(self) -> CommandParser: ...
-    def player_room(self, st) -> str | None: ...
-    def scope(self, st) -> frozenset: ...
-    def held(self, st) -> list[str]: ...
-    def first_observation(self, st) -> str: ...
-    def room_description(self, st) -> str: ...
-
-    def exits(self, st, room: str) -> list[Exit]:
-        """The room's ways out, in the order the room's description gives them."""
-        ...
-
-    def command_text(self, action, env: dict, st) -> str:
-        """How a player would type this grounded action (plans are shown and replayed as commands)."""
-        ...
-
-    def heuristic(self, goals) -> Callable | None:
-        """An admissible estimate of the turns left (state -> int) for the exact planner, or None."""
-        ...
-
-    def relevant_objects(self, goals) -> frozenset: ...
-    def room_graph(self) -> dict[str, set[str]]: ...
-
-    def door_exits(self) -> dict | None:
-        """Doors on exits, for the heuristic's door work; None for a style without doors."""
-        ...
-
-    def keys_for_locked_doors(self, st) -> list[str]: ...
-    def room_of(self, st, x: str) -> str | None: ...
-    def is_held(self, st, x: str) -> bool: ...
-    def is_door(self, x: str) -> bool: ...
-
-    def movable(self, st, x: str) -> bool:
-        """Whether x can be carried (itself or what holds it): the heuristic may then bring things to it."""
-        ...
-
-    def closed_chain(self, st, x: str, include_self: bool = False) -> set: ...
+__all__ = ["CommandParser", "Exit", "Style", "make_style", "memo_by_facts"]
 
 
 def make_style(name: str, world) -> Style:
@@ -96,14 +20,3 @@ def make_style(name: str, world) -> Style:
         from .clembench import ClembenchStyle
         return ClembenchStyle(world)
     raise ValueError(f"unknown ruleset style {name!r} (known: classic, clembench)")
-
-
-def memo_by_facts(cache: dict, st, make, limit: int = 512):
-    """A value that depends on the facts alone, computed once per distinct state."""
-    hit = cache.get(st.key)
-    if hit is None:
-        hit = make(st)
-        if len(cache) >= limit:
-            cache.clear()
-        cache[st.key] = hit
-    return hit

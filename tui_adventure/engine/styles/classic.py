@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import Exit, memo_by_facts
+from .base import Exit, memo_by_facts
 from .classic_plan import ClassicPlanning
-from ..parser import CommandParser
+from ..parsers import CommandParser
 from ..text import capitalise, english_list
 
 DIRECTIONS = {

@@ -3,7 +3,7 @@ and their keys (apart from classic.py, which a step reads through)."""
 
 from __future__ import annotations
 
-from ..heuristic import transport_heuristic
+from ..planning.heuristic import transport_heuristic
 
 
 class ClassicPlanning:

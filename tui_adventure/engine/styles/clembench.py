@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from ..clem_parser import ClemParser
-from ..heuristic import transport_heuristic
-from . import Exit, memo_by_facts
-from ..parser import Failure, Parsed
+from ..parsers import ClemParser
+from ..planning.heuristic import transport_heuristic
+from .base import Exit, memo_by_facts
+from ..parsers import Failure, Parsed
 from ..text import english_list
 
 PLAYER = "player1"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable, Protocol
 
 from .completion import Completion, ModelError
+from .routing import DEFAULT_BODIES
 
 
 class Complete(Protocol):
@@ -84,7 +85,7 @@ def openai_compatible() -> Complete:
 
 
 @backend("openrouter", sdk="openai", key_env="OPENROUTER_API_KEY", default_url="https://openrouter.ai/api/v1",
-         default_body={"provider": {"quantizations": ["fp8"]}})   # clemcore's default routing
+         default_body=DEFAULT_BODIES["openrouter"])
 def openrouter() -> Complete:
     from .openai_chat import complete
     return complete

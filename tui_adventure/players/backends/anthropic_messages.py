@@ -15,8 +15,7 @@ import json
 import anthropic
 
 from .clients import shared_client
-from .completion import (Completion, ContextFull, ModelError, ToolCall, Transient, is_transport_error,
-                         says_context_full)
+from .completion import Completion, ContextFull, ModelError, ToolCall, Transient, is_transport_error, says_context_full
 
 
 def _client(spec):

@@ -23,11 +23,13 @@ import pydantic
 from openai import AsyncStream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from . import BACKENDS
 from .clients import shared_client
-from .completion import (Completion, ContextFull, ModelError, Refused, ToolCall, Transient, estimate_tokens,
-                         is_transport_error, says_context_full)
+from .completion import (
+    Completion, ContextFull, ModelError, Refused, ToolCall, Transient, estimate_tokens, is_transport_error,
+    says_context_full,
+)
 from .learned import facts_for
+from .routing import default_body
 
 
 def _client(spec):
@@ -49,8 +51,8 @@ def request_args(spec, messages: list[dict], tools: list[dict], tool_choice) -> 
         kwargs.pop("max_tokens", None)
     if "extra_body" in config:
         kwargs["extra_body"] = config["extra_body"]
-    elif BACKENDS[spec.backend].default_body:
-        kwargs["extra_body"] = BACKENDS[spec.backend].body()
+    elif (body := default_body(spec.backend)) is not None:
+        kwargs["extra_body"] = body
     if tools:
         kwargs["tools"] = [{"type": "function", "function": t} for t in tools]
         kwargs["tool_choice"] = tool_choice

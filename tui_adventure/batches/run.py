@@ -1,0 +1,131 @@
+"""``adventure run``: episodes without a screen, many at once, with a progress bar.
+
+Every episode goes through the same loop and recorder as the app. An episode
+that already has ``completed.json`` is skipped, so a rerun resumes; Ctrl-C
+stops the run between turns, and every episode finished before it stays valid
+(an interrupted one is simply played again next time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+from ..catalog import expand
+from ..players import learned_note, make_player
+from ..players.base import ModelBacked
+from .episodes import Summary, run_all
+from .processes import run_in_processes
+from .shards import in_shard, shard_key
+
+
+def world_files(paths: list[str]) -> list[str]:
+    """Files, folders (their ``*.yaml``) and packaged names (``clembench/<experiment>``) as worlds."""
+    return expand(paths)
+
+
+def shared_local_server(player, jobs: int) -> str | None:
+    """The warning for several jobs asking one server on this machine, or None.
+
+    A local server (llama.cpp, Ollama, one vLLM) answers requests one after
+    another or in small batches: parallel jobs wait on each other, and each
+    evicts the others' prompt cache, which at temperature 0 can change what a
+    small model answers. Runs with --jobs 1 and 2 then differ.
+    """
+    if jobs <= 1 or not isinstance(player, ModelBacked):
+        return None
+    url = player.spec.base_url or ""
+    if urlparse(url).hostname not in ("127.0.0.1", "localhost", "::1", "0.0.0.0"):
+        return None
+    return (f"warning: {jobs} jobs share one local server ({url}): each turn waits for the others, and its"
+            " prompt cache is shared, so replies can differ from a --jobs 1 run even at temperature 0"
+            " (docs/models.md, 'Several jobs, one server')")
+
+
+def write_plan(records: Path, run_name: str, episodes: int, shard: tuple[int, int] | None) -> None:
+    """How many episodes this batch (or shard) will play in its run, for ``adventure watch``'s "left".
+    A plan that cannot be written costs the watcher a column, never the batch."""
+    from ..clembench.records import now, plan_file, write_json
+    from ..engine.names import check_name, inside
+
+    try:
+        run_dir = inside(records, check_name(run_name, "the run name"))
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_json(plan_file(run_dir, shard), {"episodes": episodes, "created": now(),
+                                               "shard": f"{shard[0]}/{shard[1]}" if shard else None}, final=False)
+    except (OSError, ValueError):
+        pass
+
+
+def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mode: str = "text",
+        name: str | None = None, max_turns: int | None = None, shard: tuple[int, int] | None = None,
+        procs: int = 1, ray: str | None = None) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    files = [f for f in world_files(paths) if in_shard(shard_key(f), spec, shard)]
+    try:   # a player that cannot be made (an unknown model, a missing SDK) fails the run at once
+        probe = make_player(spec, None, mode)
+    except (ValueError, OSError) as exc:
+        print(f"adventure run: {exc}", file=sys.stderr)
+        return 2
+    write_plan(Path(records), name or probe.name, len(files), shard)
+    for warning in (shared_local_server(probe, jobs * procs), learned_note(probe)):
+        if warning:
+            print(warning, file=sys.stderr)
+    # SIGTERM (timeout, systemd, Slurm) ends a run as Ctrl-C does: the same interrupt, so asyncio cancels the
+    # episodes in flight, their turns reach the disk and the workers of --procs are ended
+    stopped: list[int] = []
+
+    def stop(signum, frame) -> None:
+        stopped.append(signum)
+        signal.raise_signal(signal.SIGINT)
+
+    # only the main thread may set a handler; batch.run called from a thread (the app's tests) keeps the default
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, stop) if main else None
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("success {task.fields[success]}"), TimeRemainingColumn()) as bar:
+        task = bar.add_task(f"{spec}", total=len(files), success="0/0")
+
+        class Reporter:
+            def advance(self, s: Summary) -> None:
+                bar.update(task, advance=1, success=f"{s.succeeded}/{s.played}")
+
+            def log(self, text: str) -> None:
+                bar.console.print(text)
+
+        try:
+            if ray is not None:   # Ray tasks (on_ray.py); --procs is then the CPUs of a local instance
+                from .on_ray import RayUnavailable, run_on_ray
+
+                try:
+                    summary = run_on_ray(files, spec, records, jobs, ray, Reporter(), mode=mode, name=name,
+                                         max_turns=max_turns, cpus=procs if procs > 1 else None)
+                except RayUnavailable as exc:
+                    print(f"adventure run: {exc}", file=sys.stderr)
+                    return 2
+            elif procs > 1:
+                summary = run_in_processes(files, spec, records, jobs, procs, Reporter(), mode=mode, name=name,
+                                           max_turns=max_turns)
+            else:
+                summary = asyncio.run(run_all(files, spec, Path(records), jobs, Reporter(), mode=mode, name=name,
+                                              max_turns=max_turns))
+        except KeyboardInterrupt:
+            bar.console.print(f"{'stopped' if stopped else 'interrupted'}: finished episodes are kept;"
+                              " run again to resume")
+            return 143 if stopped else 130
+        finally:
+            if main:
+                signal.signal(signal.SIGTERM, previous)
+    busy = f", {summary.busy} left to another run on the same records" if summary.busy else ""
+    full = (f" ({summary.context_full} ended when the model's context was full: played, scored as aborted)"
+            if summary.context_full else "")
+    errors = (f"errors {summary.errors} (not played: errored episodes are not counted, as clem eval does;"
+              " run again to retry them)" if summary.errors else "errors 0")
+    print(f"played {summary.played}{full}, skipped {summary.skipped} (already done), "
+          f"succeeded {summary.succeeded}, {errors}{busy}; records in {records}/")
+    return 1 if summary.errors else 0

@@ -1,0 +1,182 @@
+"""The `adventure` command: argument parsing only; the work lives in the layers below."""
+
+from __future__ import annotations
+
+import sys
+
+from . import commands
+from .arguments import build_parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _main(args)
+    except OSError as exc:   # a file or folder this user may not write or read: the place and the reason
+        if exc.filename is None or isinstance(exc, BrokenPipeError):
+            raise
+        print(f"adventure {args.command}: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+
+
+def _main(args) -> int:
+    from ..batches import headless
+
+    records = getattr(args, "records", None)
+    if records is not None:
+        from pathlib import Path
+
+        where = Path(records)
+        blocker = next((p for p in (where, *where.parents) if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            print(f"adventure {args.command}: --records {records}: {blocker} is a file, not a folder;"
+                  " name a folder (it is created when missing)", file=sys.stderr)
+            return 2
+
+    if args.command == "check":
+        return headless.check(args.worlds)
+    if args.command == "solve":
+        try:
+            budget = headless.parse_budget(args.budget)
+        except ValueError as exc:
+            print(f"adventure solve: {exc}", file=sys.stderr)
+            return 2
+        return headless.solve(args.world, args.json, budget=budget)
+    if args.command == "script":
+        if args.commands:
+            with open(args.commands, encoding="utf-8", errors="surrogateescape") as fh:
+                text = fh.read()
+        else:
+            text = sys.stdin.read()
+        # lines end at \n only, as the REPL reads them (str.splitlines also splits at \x0b, \x85, U+2028)
+        lines = [ln.removesuffix("\r") for ln in text.split("\n")]
+        if lines and lines[-1] == "":
+            lines.pop()
+        return headless.script(args.world, lines, args.jsonl)
+    if args.command == "generate":
+        return commands.generate(args)
+    if args.command == "list":
+        from ..catalog import listing
+
+        print(listing())
+        return 0
+    if args.command == "run":
+        from ..batches.run import run
+        from ..engine.loading import MAX_TURNS_LIMIT
+
+        if args.player.strip() == "human":
+            print("adventure run: a headless run has no keyboard for the human player;"
+                  " play with adventure play WORLD or adventure repl WORLD", file=sys.stderr)
+            return 2
+
+        if args.max_turns is not None and not 1 <= args.max_turns <= MAX_TURNS_LIMIT:
+            print(f"adventure run: --max-turns must be from 1 to {MAX_TURNS_LIMIT}", file=sys.stderr)
+            return 2
+        from ..batches.shards import parse_shard
+
+        try:
+            shard = parse_shard(args.shard)
+        except ValueError as exc:
+            print(f"adventure run: {exc}", file=sys.stderr)
+            return 2
+        if not 1 <= args.procs <= 256 or args.jobs < 1:
+            print("adventure run: --procs must be from 1 to 256 and --jobs at least 1", file=sys.stderr)
+            return 2
+        if args.ray is not None and args.ray != "local" and args.procs > 1:
+            print("adventure run: --procs sets the CPUs of --ray local; a cluster's own CPUs decide there",
+                  file=sys.stderr)
+            return 2
+        return run(args.worlds, args.player, args.records, args.jobs, mode=args.mode, name=args.name,
+                   max_turns=args.max_turns, shard=shard, procs=args.procs, ray=args.ray)
+    if args.command == "score":
+        from ..gamemaster.scoring import score_root
+
+        report = score_root(args.root)
+        print(report.summary(args.root))
+        for directory, why in report.unreadable:
+            print(f"  {directory}: not scored, {why}", file=sys.stderr)
+        return 1 if report.unreadable else 0
+    if args.command == "eval":
+        from ..clembench.results import evaluate
+
+        notes: list[str] = []
+        for path in evaluate(args.root, notes):
+            print(f"wrote {path}")
+        for note in notes:
+            print(f"  {note}")
+        return 0
+    if args.command == "import" and args.format == "textworld":
+        return commands.import_textworld(args)
+    if args.command == "import" and args.format == "labyrinth":
+        return commands.import_labyrinth(args)
+    if args.command == "import":
+        if args.out is None or args.solution is not None:
+            print("adventure import clembench: give --out DIR (and no --solution)", file=sys.stderr)
+            return 2
+        from ..clembench.instances import import_instances
+        from ..clembench.packaged import INSTANCES
+        from ..engine.yamlpos import SourceErrors
+
+        source = args.instances or INSTANCES
+        try:
+            written = import_instances(source, args.out)
+        except OSError as exc:
+            print(f"adventure import: {source}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
+            return 1
+        except (ValueError, KeyError, TypeError, AttributeError, SourceErrors) as exc:
+            what = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+            print(f"adventure import: {source}: not a clembench instances file ({what}); nothing was"
+                  " written past the last good instance", file=sys.stderr)
+            return 1
+        print(f"wrote {len(written)} world files under {args.out}")
+        return 0
+    if args.command == "export" and args.format == "clemgame":
+        from ..export.clemgame import export as export_clemgame
+
+        return export_clemgame(args.worlds, args.out, args.name)
+    if args.command == "export" and args.format == "pddl":
+        from ..export.cli import export
+
+        return export(args.world, args.out)
+    if args.command == "export":
+        return commands.export_trajectories(args.root, args.out)
+    if args.command == "models":
+        return commands.probe(args)
+    if args.command == "serve":
+        try:
+            from ..agents.serve import ServeError, configure, serve
+        except ImportError as exc:
+            print(f"adventure serve: needs the [serve] extra: pip install 'tui-adventure[serve]' ({exc})",
+                  file=sys.stderr)
+            return 2
+        try:
+            config = configure(args.world, args.worlds, args.max_sessions, args.idle_timeout, args.infos)
+        except ServeError as exc:
+            print(f"adventure serve: {exc}", file=sys.stderr)
+            return 2
+        return serve(config, args.host, args.port)
+    if args.command == "watch":
+        from ..front_ends import watch
+
+        return watch(args)
+    if args.command in ("play", "repl", "replay", "study"):
+        from ..front_ends import play, replay, study
+
+        return {"play": play, "repl": play, "replay": replay, "study": study}[args.command](args)
+    return 2
+
+
+def run() -> None:
+    """Console entry point: a closed pipe (``| head``) ends quietly, as Unix tools do."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    except KeyboardInterrupt:
+        code = 130
+    sys.exit(code)
+

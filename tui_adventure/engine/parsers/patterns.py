@@ -1,0 +1,85 @@
+"""A ``syntax`` pattern ("put {a} in|on {b}") compiled once: its regex, its slots and the cheap cuts
+the parser tries before the regex. The shape of a syntax is the same in every world, so it is kept."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_SHAPES = 10_000  # pattern texts remembered (a ruleset has a hundred or so)
+
+
+@dataclass(slots=True)
+class Pattern:
+    action: object
+    regex: re.Pattern
+    slots: tuple[str, ...]
+    literals: int
+    text: str
+    kinds: tuple[str, ...]        # each slot's kind (thing, dir, room, word), read once at load
+    needs: frozenset              # the words of its second literal (one must be in a line it matches)
+    words: tuple                  # the words of its literals, for the parser's vocabulary
+    size: int                     # the fewest words a line it matches has: a word a part
+    parts: tuple                  # (slot, kind, its group's index) for each slot
+    sep: str | None               # how ``_parse`` cuts a line without the regex: see ``_cut``
+
+
+
+_SHAPES: dict[str, tuple] = {}   # syntax -> what ``_shape`` makes of it: the same in every world
+
+
+def compile_pattern(action, syntax: str) -> Pattern:
+    shape = _SHAPES.get(syntax)
+    if shape is None:
+        shape = _shape(syntax)
+        if len(_SHAPES) >= MAX_SHAPES:
+            _SHAPES.clear()
+        _SHAPES[syntax] = shape
+    regex, slots, literals, needs, words = shape
+    kinds = tuple(action.spec.params.get(s, "thing") for s in slots)
+    return Pattern(action, regex, slots, literals, syntax, kinds, needs, words, literals + len(slots),
+                    tuple(zip(slots, kinds, range(len(slots)))), _cut(syntax))
+
+
+def _cut(syntax: str) -> str | None:
+    """None for "verb {a}", " word " for "verb {a} word {b}", else "" (the regex reads the line).
+
+    A line is words joined by single spaces, and a pattern is tried on a line
+    whose first word is one of its verb's: "{a}" is then the rest past that
+    word; in "verb {a} word {b}" the lazy "{a}" ends where " word " is first
+    found past the verb, "{b}" is the rest. A find and slices cost a third of
+    the regex's match.
+    """
+    said = syntax.split()
+    slot = [bool(re.fullmatch(r"\{\w+\}", w)) for w in said]
+    if slot == [False, True]:
+        return None
+    if slot == [False, True, False, True] and "|" not in said[2]:
+        return f" {said[2]} "
+    return ""
+
+
+def _shape(syntax: str) -> tuple:
+    parts: list[str] = []
+    slots: list[str] = []
+    literals = 0
+    needs = frozenset()
+    said = syntax.split()
+    last = max((i for i, word in enumerate(said) if re.fullmatch(r"\{\w+\}", word)), default=-1)
+    for i, word in enumerate(said):
+        m = re.fullmatch(r"\{(\w+)\}", word)
+        if m:
+            slots.append(m.group(1))
+            # Every slot takes as little as the rest allows; the last one's extent is fixed by what
+            # came before and the literals after it, so it may as well be greedy: the engine then
+            # counts to the end rather than trying for the end at every character.
+            parts.append(f"(?P<{m.group(1)}>.+)" if i == last else f"(?P<{m.group(1)}>.+?)")
+        else:
+            literals += 1
+            if literals == 2:
+                needs = frozenset(word.split("|"))
+            alts = "|".join(re.escape(a) for a in word.split("|"))
+            parts.append(f"(?:{alts})")
+    regex = re.compile("^" + " ".join(parts) + "$")
+    words = tuple(w for w in re.findall(r"[a-z']+", syntax) if w not in slots)
+    return regex, tuple(slots), literals, needs, words

@@ -1,0 +1,140 @@
+"""Admissible commands at a trainer's speed: memoised on the state, and a cheaper way to a new state's.
+
+A random agent that reads the admissible commands every step asks for a few
+thousand states over and over (a 6-room world's walks return to the same
+states ninety-odd times in a hundred), so the answer is kept per state, by
+the facts (equal states made along different walks share it). The state a
+memo first met is handed back as the canonical one: a caller that plays on
+from it (the Gymnasium environment) then meets the same state objects again,
+and every action's own memo in the state's cache (``Action.attempt_later``)
+answers its next steps too.
+
+A state not met before is worked out as ``Planner.admissible_commands_reference``
+does, with the same answer (a test holds the two together on thousands of
+random states of several worlds), but without its waste: the player's room
+and each kind's candidates read once per state rather than once per action,
+an action that changes nothing told by its effect's sets rather than by a
+successor state built and compared, and each command's text made once.
+"""
+
+from __future__ import annotations
+
+from ..facts import State
+from ..world import World
+
+MEMO_STATES = 50_000       # states remembered per world (a few hundred bytes each beside the state); then emptied
+
+
+class Admissible:
+    """``commands(st)``: the sorted commands that change ``st`` or give information (``info``), ``done``."""
+
+    def __init__(self, world: World, max_states: int = MEMO_STATES) -> None:
+        self.world = world
+        self.style = world.style
+        self.max_states = max_states
+        self._memo: dict[State, tuple] = {}
+        self._where = world.actions[0].where if world.actions else (lambda st: None)
+        # per action: (action, its parameters in grounding order and their kinds, ends?, has effect?)
+        self._plan = [a for a in world.actions if a.ends or a.effect is not None or a.info]
+        self.misses = 0
+
+    def lookup(self, st: State) -> tuple[State, tuple[str, ...]]:
+        """(the canonical state equal to ``st``, its commands); the memo learns ``st`` when new."""
+        hit = self._memo.get(st)
+        if hit is None:
+            self.misses += 1
+            if len(self._memo) >= self.max_states:
+                self._memo.clear()
+            hit = self._memo[st] = (st, self.compute(st))
+        return hit
+
+    def commands(self, st: State) -> list[str]:
+        return list(self.lookup(st)[1])
+
+    def compute(self, st: State) -> tuple[str, ...]:
+        """What ``Planner.admissible_commands_reference`` answers, worked out without the memo."""
+        style = self.style
+        text = style.command_text
+        domains = style.domains
+        here = self._where(st)
+        values: dict = {}   # kind -> its candidates in this state, read once
+        has = st.has
+        out: set = set()
+        for action in self._plan:
+            if action.ends:
+                out.add(text(action, {}, st))
+                continue
+            start = {"here": here}
+            for cond in action.slot_checks[-1]:
+                if not cond(st, start):
+                    break
+            else:
+                effect = action.effect
+                for env in _ground(action, st, start, domains, values):
+                    if effect is not None:
+                        adds: set = set()
+                        dels: set = set()
+                        effect(st, env, adds, dels)
+                        for f in adds:
+                            if not has(f):
+                                break
+                        else:
+                            for f in dels:
+                                if has(f):
+                                    break
+                            else:
+                                continue   # changes nothing
+                    out.add(text(action, env, st))
+        return tuple(sorted(out))
+
+
+def _ground(action, st: State, start: dict, domains: dict, values: dict) -> list[dict]:
+    """``Action.ground`` with the candidates of each kind read once per state (``values``) and the usual
+    one and two parameters written as loops; the start checks are the caller's."""
+    params = action.order
+    n = len(params)
+    if n == 0:
+        return [dict(start)]
+    kinds = action.spec.params
+    allowed = action.allowed
+    slot_checks = action.slot_checks
+    pools = []
+    for p in params:
+        kind = kinds[p]
+        pool = values.get(kind)
+        if pool is None:
+            pool = values[kind] = domains[kind](st)
+        ok = allowed.get(p)
+        pools.append(pool if ok is None else [v for v in pool if v in ok])
+    out: list[dict] = []
+    env = dict(start)
+    p0 = params[0]
+    checks0 = slot_checks[0]
+    if n == 1:
+        for v in pools[0]:
+            env[p0] = v
+            for cond in checks0:
+                if not cond(st, env):
+                    break
+            else:
+                out.append(dict(env))
+        return out
+    if n == 2:
+        p1 = params[1]
+        checks1 = slot_checks[1]
+        for v in pools[0]:
+            env.pop(p1, None)
+            env[p0] = v
+            for cond in checks0:
+                if not cond(st, env):
+                    break
+            else:
+                for w in pools[1]:
+                    env[p1] = w
+                    for cond in checks1:
+                        if not cond(st, env):
+                            break
+                    else:
+                        out.append(dict(env))
+        return out
+    return action.ground(st, domains)

@@ -1,0 +1,416 @@
+"""The exact planner: the shortest command sequence that reaches every goal.
+
+A* over engine states with an admissible heuristic (a lower bound on the turns
+still needed), re-opening states when a shorter way to them turns up, so the
+first goal state taken off the queue is optimal. The heuristic counts the
+puts, takes and opens that the unmet goals still need, plus a lower bound on
+walking: every room the player must still visit, joined by a minimum spanning
+tree over shortest room distances (any walk through those rooms is at least
+that long). Worlds with actions of their own fall back to h = 0 (plain
+breadth-first), since their effects could break the bound.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from dataclasses import dataclass, field
+
+from .admissible import Admissible
+from .planning_view import PlanningView, planning_view
+from ..facts import State
+from ..world import World
+from ..text import plural
+
+
+MEMORY_BUDGET = 2 * 1024 ** 3   # what one search may hold; the machines this runs on have a few GB
+STORED_STATE_BYTES = 640          # a stored state: its packed facts, two dict entries, its parent link
+RECENT_STATES = 64                # whole states kept for the queue's next pops (the rest are rebuilt: cheap)
+
+
+class PlannerLimit(RuntimeError):
+    """The search grew past its budget (nodes, states, seconds) without an answer.
+
+    ``lower_bound``: no plan is shorter (the least f = g + h still open, with
+    an admissible h); ``expanded``: states expanded before giving up.
+    """
+
+    def __init__(self, message: str, lower_bound: int | None = None, expanded: int = 0) -> None:
+        super().__init__(message)
+        self.lower_bound = lower_bound
+        self.expanded = expanded
+
+
+@dataclass
+class Plan:
+    commands: list[str]
+    steps: list[tuple[str, dict]] = field(default_factory=list)
+    expanded: int = 0
+    seconds: float = 0.0
+    optimal: bool = True
+    stored: int = 0          # states the search held (packed), for its memory figures
+
+    @property
+    def par(self) -> int:
+        return len(self.commands)
+
+    def as_json(self) -> dict:
+        return {"par": self.par, "commands": self.commands, "optimal": self.optimal,
+                "expanded": self.expanded, "seconds": round(self.seconds, 4)}
+
+
+class Planner:
+    def __init__(self, world: World, max_nodes: int = 3_000_000, prune: bool = True,
+                 max_states: int = 2_000_000, shortcuts: bool = True, max_seconds: float | None = None) -> None:
+        """``shortcuts=False`` plans with every action, no heuristic and no pruning: the reference
+        the tests hold the shortcuts to."""
+        self.world = world
+        self.max_nodes = max_nodes
+        self.max_seconds = max_seconds   # a search longer than this gives up (PlannerLimit): a budget in time
+        # states held at once: a count, and a memory budget (a state costs roughly its facts), so a
+        # world of thousands of rooms gives up with PlannerLimit long before it exhausts memory
+        self.max_states = max(1_000, min(max_states, MEMORY_BUDGET // STORED_STATE_BYTES))
+        self.style = world.style
+        # which shortcuts stay exact beside the world's own actions
+        # a scene acts between moves (events can reach goals, time matters): every move, no estimate
+        self.scene = world.scene
+        # draws and the clock make a scene's states endless; a plan longer than the turn limit is no plan
+        self.depth = world.max_turns if self.scene is not None else None
+        view = planning_view(world) if shortcuts and self.scene is None else PlanningView(frozenset(), False, False)
+        self.moves = [a for a in world.actions if (a.effect is not None or self._passes_time(a)) and not a.ends
+                      and a.spec.plan and a.id not in view.skipped]
+        self.info = [a for a in world.actions if a.info]
+        self.goals = list(world.goals)
+        own_rules = view.prune
+        self.h = self.style.heuristic(self.goals) if view.heuristic else None
+        self.relevant = self.style.relevant_objects(self.goals) if own_rules and prune else None
+        self._plans: list = []
+        self._packing: _Packing | None = None   # the same for every search of this world: made once
+        self._admissible: Admissible | None = None
+        for action in self.moves:
+            things = [p for p in action.params if action.spec.params[p] == "thing"]
+            mode = action.spec.plan if prune and own_rules and action.spec.plan in ("goal", "goal_object") else None
+            self._plans.append((action, things, mode))
+
+    def _passes_time(self, action) -> bool:
+        """In a scene, a move that changes nothing still lets the scene act (waiting, talking)."""
+        return (self.scene is not None and not action.info
+                and all(kind in ("thing", "dir", "room") for kind in action.spec.params.values()))
+
+    # successors -------------------------------------------------------
+    def successors(self, st: State):
+        domains = self.style.domains
+        relevant = self.relevant
+        if relevant is not None:
+            scope = domains["thing"]
+            narrow = dict(domains)
+            narrow["thing"] = lambda st: [x for x in scope(st) if x in relevant]
+        seen: set = set()
+        out = []
+        goals = self.goals
+        plannable = self.style.plannable
+        for action, things, goal_only in self._plans:
+            if relevant is None or not things:
+                envs = action.ground(st, domains)
+            elif len(things) == 1:
+                envs = action.ground(st, narrow)
+            else:
+                envs = action.ground(st, domains)
+            if plannable is not None:  # before the symmetry cut: its representative must be typeable
+                envs = [e for e in envs if plannable(action, e, st)]
+            if relevant is not None and len(things) > 1:
+                envs = self._symmetric(envs, things, relevant)
+            unmet = [g for g in goals if not g.holds(st)] if goal_only else ()
+            for env in envs:
+                if goal_only == "goal_object" and not any(env[t] in g.fact[1:] for t in things for g in unmet):
+                    continue
+                if goal_only == "goal" and not (action.plan_if is not None and action.plan_if(st, env)):
+                    adds: set = set()
+                    dels: set = set()
+                    action.effect(st, env, adds, dels)
+                    if not any((g.fact in adds) if g.positive else (g.fact in dels) for g in unmet):
+                        continue
+                    new = st.apply(adds, dels)
+                else:
+                    new = action.successor(st, env)
+                if self.scene is not None:
+                    new = self.scene.advance(st, new, action.id, env)
+                    if new is None:   # this move loses the game
+                        continue
+                if new is st or new.facts == st.facts or new.facts in seen:
+                    continue
+                seen.add(new.facts)
+                out.append((action, env, new))
+        return out
+
+    @staticmethod
+    def _symmetric(envs: list[dict], things: list[str], relevant: frozenset) -> list[dict]:
+        """Bindings with at least one relevant thing; of those that differ only in
+        irrelevant things (a fixed table or another, here), the first stands for all."""
+        out = []
+        seen: set = set()
+        for env in envs:
+            key = tuple(env[t] if env[t] in relevant else None for t in things)
+            if not any(key):
+                continue
+            if None in key:
+                if key in seen:
+                    continue
+                seen.add(key)
+            out.append(env)
+        return out
+
+    def is_goal(self, st: State) -> bool:
+        return all(g.holds(st) for g in self.goals)
+
+    # search -----------------------------------------------------------
+    def solve(self, start: State | None = None, weight: float = 1.0) -> Plan | None:
+        """The optimal plan from ``start`` (the initial state by default); None if no plan exists.
+
+        ``weight`` > 1 trades optimality for speed (weighted A*: a plan at most ``weight`` times
+        longer than par, marked not optimal), for a bound when the exact search gives up.
+
+        States are stored packed: the facts no action changes are the same in
+        every state and are left out, the others are bits of one integer, so a
+        stored state costs a few hundred bytes instead of its whole fact set and
+        indexes (tens of KB, which bounded the search by memory long before
+        time). The few states about to be expanded are kept whole; others are
+        rebuilt from their bits when they come off the queue.
+        """
+        t0 = time.perf_counter()
+        deadline = t0 + self.max_seconds if self.max_seconds is not None else None
+        start = self._start = start or self.world.initial
+        h = self.h or (lambda st: 0)
+        if self.is_goal(start):
+            return Plan([], [], 0, time.perf_counter() - t0)
+        if self._packing is None:   # the unchanging facts are every state's, so any start will do
+            self._packing = _Packing(self.world, start)
+        pack = self._packing
+        counter = itertools.count()
+        root = pack.bits(start)
+        best_g = {root: 0}
+        parent: dict = {root: None}
+        recent: dict = {root: start}
+        queue = [(h(start) * weight, 0, next(counter), root)]
+        expanded = 0
+        moves: dict = {}        # (action id, env items) -> (action, env), shared by every parent link
+        while queue:
+            f, neg_g, _, key = heapq.heappop(queue)
+            g = -neg_g
+            if g > best_g.get(key, 1 << 30):
+                continue
+            st = recent.pop(key, None)
+            if st is None:
+                st = pack.state(key)
+            if self.is_goal(st):
+                plan = self._plan(parent, key, expanded, time.perf_counter() - t0, optimal=weight == 1.0)
+                plan.stored = len(best_g)
+                return plan
+            expanded += 1
+            over = expanded > self.max_nodes or len(best_g) > self.max_states
+            if over or deadline is not None and time.perf_counter() > deadline:
+                self._give_up(f, queue, weight, expanded, len(best_g), over)
+            if self.depth is not None and g >= self.depth:
+                continue
+            for action, env, new in self.successors(st):
+                ng = g + 1
+                child = pack.child(key, st, new)
+                if ng < best_g.get(child, 1 << 30):
+                    best_g[child] = ng
+                    step = (action.id, tuple(env.items()))
+                    move = moves.get(step)
+                    if move is None:
+                        move = moves[step] = (action, env)
+                    parent[child] = (key, move)
+                    heapq.heappush(queue, (ng + h(new) * weight, -ng, next(counter), child))
+                    if deadline is not None and time.perf_counter() > deadline:   # one estimate can take 0.5 s
+                        self._give_up(f, queue, weight, expanded, len(best_g), False)
+                    if len(recent) >= RECENT_STATES:
+                        del recent[next(iter(recent))]
+                    recent[child] = new
+        return None
+
+    def _give_up(self, f, queue, weight: float, expanded: int, seen: int, over: bool):
+        """PlannerLimit with the lower bound proven so far (the least f still open; exact search only)."""
+        bound = min(f, queue[0][0]) if queue else f
+        bound = -int(-bound // 1) if weight == 1.0 else None   # h is a whole number of moves
+        why = (f"{expanded} expanded and {seen} seen states" if over
+               else f"{self.max_seconds:g} s ({plural(expanded, 'state')} expanded)")
+        raise PlannerLimit(f"no plan found within {why}", bound, expanded)
+
+    def bfs(self, start: State | None = None) -> Plan | None:
+        """Brute-force breadth-first search: slow, obviously right; the tests compare against it."""
+        t0 = time.perf_counter()
+        start = self._start = start or self.world.initial
+        parent: dict = {start.facts: None}
+        frontier = [start]
+        expanded = 0
+        if self.is_goal(start):
+            return Plan([], [], 0, 0.0)
+        depth = 0
+        while frontier and (self.depth is None or depth < self.depth):
+            depth += 1
+            nxt = []
+            for st in frontier:
+                expanded += 1
+                if expanded > self.max_nodes or len(parent) > self.max_states:
+                    raise PlannerLimit(f"no plan found within {expanded} expanded and {len(parent)} seen states")
+                for action, env, new in self.successors(st):
+                    if new.facts in parent:
+                        continue
+                    parent[new.facts] = (st.facts, (action, env))
+                    if self.is_goal(new):
+                        return self._plan(parent, new.facts, expanded, time.perf_counter() - t0)
+                    nxt.append(new)
+            frontier = nxt
+        return None
+
+    def _plan(self, parent: dict, key, expanded: int, seconds: float, optimal: bool = True) -> Plan:
+        chain = []
+        while parent[key] is not None:
+            key, (action, env) = parent[key]
+            chain.append((action, env))
+        chain.reverse()
+        # replay from the start to name each step in the state it is taken in
+        state = self._start
+        commands = []
+        for action, env in chain:
+            commands.append(self.command_text(action, env, state))
+            before = state
+            state = action.successor(state, dict(env))
+            if self.scene is not None:
+                state = self.scene.advance(before, state, action.id, dict(env)) or state
+        return Plan(commands, [(a.id, dict(e)) for a, e in chain], expanded, seconds, optimal)
+
+    # commands ---------------------------------------------------------
+    def command_text(self, action, env: dict, st: State) -> str:
+        return self.style.command_text(action, env, st)
+
+    def admissible_commands(self, st: State) -> list[str]:
+        """Commands that change the state or give information, from ``st`` (memoised per state: see
+        ``engine.admissible``; the same answer as ``admissible_commands_reference``)."""
+        if self._admissible is None:
+            self._admissible = Admissible(self.world)
+        return self._admissible.commands(st)
+
+    @property
+    def admissible(self) -> Admissible:
+        """The memo behind ``admissible_commands`` (``lookup`` also hands back the canonical state)."""
+        if self._admissible is None:
+            self._admissible = Admissible(self.world)
+        return self._admissible
+
+    def admissible_commands_reference(self, st: State) -> list[str]:
+        """The slow, plain definition the fast path is tested against: every grounded action whose
+        successor differs from ``st``, or that gives information, rendered, without duplicates."""
+        out = []
+        domains = self.style.domains
+        for action in self.world.actions:
+            if action.ends:
+                out.append(self.command_text(action, {}, st))
+                continue
+            if action.effect is None and not action.info:
+                continue
+            for env in action.ground(st, domains):
+                if action.effect is not None and action.successor(st, env).facts == st.facts:
+                    continue
+                out.append(self.command_text(action, env, st))
+        return sorted(set(out))
+
+
+def solve_world(world: World, max_nodes: int = 3_000_000) -> Plan | None:
+    return Planner(world, max_nodes).solve()
+
+
+class _Packing:
+    """States as integers: one bit per fact that some action may change; the rest is shared.
+
+    A fact's bit is handed out the first time it is seen, so the integer grows
+    only with the facts a search actually meets. A state is rebuilt from its
+    bits by copying the indexes of the unchanging facts and adding the few
+    changing ones, much cheaper than indexing every fact again.
+    """
+
+    def __init__(self, world: World, start: State) -> None:
+        changing = changed_predicates(world)
+        self.static = frozenset(f for f in start.facts if changing is not None and f[0] not in changing)
+        base = State.of(self.static)
+        self._by1, self._by2 = base.by1, base.by2
+        self.index: dict = {}
+        self.facts: list = []
+
+    def _bit(self, fact) -> int:
+        i = self.index.get(fact)
+        if i is None:
+            i = self.index[fact] = len(self.facts)
+            self.facts.append(fact)
+        return 1 << i
+
+    def bits(self, st: State) -> int:
+        out = 0
+        static = self.static
+        for f in st.facts:
+            if f not in static:
+                out |= self._bit(f)
+        return out
+
+    def child(self, bits: int, parent: State, st: State) -> int:
+        """The bits of ``st``, made from its parent's and the facts its move added and removed."""
+        if st.delta is None or st is parent:
+            return self.bits(st)
+        adds, dels = st.delta
+        for f in adds:
+            bits |= self._bit(f)
+        for f in dels:
+            if f in self.static:   # the effects were misread: an "unchanging" fact changed
+                raise AssertionError(f"planner: {f} changed, but no effect names {f[0]}")
+            bits &= ~self._bit(f)
+        return bits
+
+    def state(self, bits: int) -> State:
+        facts = self.facts
+        changing = []
+        for i, byte in enumerate(bits.to_bytes((bits.bit_length() + 7) // 8, "little")):
+            if byte:
+                base = i * 8
+                changing.extend(facts[base + j] for j in _BITS[byte])
+        # the changing facts grouped by index key first, so each entry is extended once
+        g1: dict = {}
+        g2: dict = {}
+        for f in changing:
+            n = len(f)
+            if n < 2:
+                continue
+            if n == 2:
+                g2.setdefault((f[0], ""), []).append(f[1])
+            g1.setdefault((f[0], f[1]), []).append(f[2:])
+            if n >= 3:
+                g2.setdefault((f[0], f[2]), []).append(f[1])
+        by1, by2 = self._by1.copy(), self._by2.copy()
+        for index, groups in ((by1, g1), (by2, g2)):
+            for k, v in groups.items():
+                old = index.get(k)
+                index[k] = old.union(v) if old else frozenset(v)
+        return State(self.static.union(changing), by1, by2)
+
+
+_BITS = [tuple(j for j in range(8) if b >> j & 1) for b in range(256)]   # the set bits of each byte
+
+
+def changed_predicates(world: World) -> frozenset[str] | None:
+    """Predicates some action of the world (ruleset or its own) adds or deletes: the rest never change
+    (None: the effects cannot be read, so any may)."""
+    from ..rules import Add, Delete, LogicError, parse_effects, walk_all
+
+    out: set[str] = set()
+    for action in world.actions:
+        for text in action.spec.effects:
+            try:
+                nodes = parse_effects(str(text))
+            except LogicError:
+                return None
+            out.update(n.atom.pred for n, _ in walk_all(nodes) if isinstance(n, (Add, Delete)))
+    if world.scene is not None:
+        out |= world.scene.changed_predicates()
+    return frozenset(out)

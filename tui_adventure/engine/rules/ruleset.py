@@ -1,0 +1,386 @@
+"""Rulesets: actions declared as data, compiled per world into closures.
+
+A ruleset file names its ``style`` (the Python side that knows how to see,
+describe and parse for that family of games), ``define``s derived predicates
+as macros, and lists ``actions``. Each action has ``syntax`` patterns with
+``{slots}``, ``params`` (slot kinds), ordered ``checks`` (condition, failure
+message, fail type: the first that fails is what the player reads),
+``effects``, and a ``success`` text. Worlds may append actions of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..facts import State
+from .logic import MEMO_STATES, Atom, Compiler, Memo, LogicError, forget, effect_predicates, expanded_predicates, names_in, parse_condition, parse_effects
+from ..text import Later, TemplateError, compile_template
+from ..yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
+
+_new = object.__new__
+RULESET_DIR = Path(__file__).resolve().parents[2] / "rulesets"
+ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
+               "all", "all_where", "plan", "plan_if"}
+PARAM_KINDS = {"thing", "room", "dir", "word"}
+
+
+@dataclass
+class ActionSpec:
+    id: str
+    syntax: list[str]
+    params: dict[str, str]
+    checks: list[tuple[str, str, str]]
+    effects: list[str]
+    success: str
+    ends: bool = False
+    info: bool = False
+    all_slot: str | None = None
+    all_where: str | None = None
+    plan: object = True  # False: an alias the planner skips; "goal": only when it achieves a goal fact;
+    #                      "goal_object": only on a thing an unmet goal names
+    plan_if: str | None = None  # with plan "goal": also planned, goal or not, when this holds
+    source: str = ""
+    pos: object = None
+
+
+@dataclass
+class RulesetSpec:
+    name: str
+    style: str
+    macros: dict[str, tuple[tuple[str, ...], object]]
+    actions: list[ActionSpec]
+    options: dict = field(default_factory=dict)
+    path: str = ""
+
+
+def ruleset_path(name: str, base: Path | None = None) -> Path:
+    if (RULESET_DIR / f"{name}.yaml").exists():
+        return RULESET_DIR / f"{name}.yaml"
+    if name.endswith((".yaml", ".yml")):
+        p = Path(name)
+        return p if p.is_absolute() or base is None else base / p
+    return RULESET_DIR / f"{name}.yaml"
+
+
+_CACHE: dict[str, RulesetSpec] = {}
+
+
+def load_ruleset(name: str, base: Path | None = None) -> RulesetSpec:
+    path = ruleset_path(name, base)
+    key = str(path)
+    if key not in _CACHE:
+        if not path.exists():
+            raise FileNotFoundError(str(path))
+        data = load_yaml(path.read_text(encoding="utf-8"), str(path))
+        _CACHE[key] = parse_ruleset(data, str(path))
+    return _CACHE[key]
+
+
+def parse_ruleset(data, path: str) -> RulesetSpec:
+    errors: list[SourceError] = []
+    if not isinstance(data, dict):
+        raise SourceErrors([SourceError(path, None, "a ruleset file is a mapping with name, style and actions")])
+    macros = {}
+    defines = data.get("define") or {}
+    for head, body in defines.items():
+        try:
+            ast = parse_condition(head)
+            if not isinstance(ast, Atom):
+                raise LogicError(f"a definition's head is pred(args), not {head!r}")
+            macros[ast.pred] = (ast.args, parse_condition(str(body)))
+        except LogicError as exc:
+            errors.append(SourceError(path, key_pos_of(defines, head), str(exc)))
+    actions = parse_actions(data.get("actions") or [], path, errors)
+    if errors:
+        raise SourceErrors(errors)
+    options = {k: v for k, v in data.items() if k not in ("name", "style", "define", "actions", "extends")}
+    style = data.get("style")
+    if data.get("extends"):
+        # a variant: the base ruleset with some actions replaced (by id) or added
+        base = load_ruleset(str(data["extends"]), Path(path).parent)
+        mine = {a.id: a for a in actions}
+        actions = [mine.pop(a.id, a) for a in base.actions] + list(mine.values())
+        macros = {**base.macros, **macros}
+        options = {**base.options, **options}
+        style = style or base.style
+    return RulesetSpec(name=str(data.get("name", Path(path).stem)), style=str(style or "classic"),
+                       macros=macros, actions=actions, options=options, path=path)
+
+
+def parse_actions(items, path: str, errors: list[SourceError]) -> list[ActionSpec]:
+    """Read action entries, collecting every mistake rather than stopping at the first."""
+    out: list[ActionSpec] = []
+    if not isinstance(items, list):
+        errors.append(SourceError(path, getattr(items, "pos", None), "actions must be a list"))
+        return out
+    for i, item in enumerate(items):
+        where = pos_of(items, i)
+        if not isinstance(item, dict) or "id" not in item:
+            errors.append(SourceError(path, where, "each action is a mapping with at least an id"))
+            continue
+        unknown = set(item) - ACTION_KEYS
+        for k in sorted(unknown):
+            errors.append(SourceError(path, key_pos_of(item, k),
+                                      f"unknown action key {k!r} (known: {', '.join(sorted(ACTION_KEYS))})"))
+        syntax = item.get("syntax") or []
+        if isinstance(syntax, str):
+            syntax = [syntax]
+        if not isinstance(syntax, list) or any(not isinstance(s, str) or not s.split() for s in syntax):
+            errors.append(SourceError(path, pos_of(item, "syntax"), "syntax is a list of patterns such as"
+                                      " 'take {obj}', none of them empty"))
+            syntax = [s for s in syntax if isinstance(s, str) and s.split()] if isinstance(syntax, list) else []
+        params = dict(item.get("params") or {})
+        for slot, kind in params.items():
+            if kind not in PARAM_KINDS:
+                errors.append(SourceError(path, pos_of(item.get("params"), slot),
+                                          f"parameter {slot!r} has kind {kind!r}; use one of {', '.join(sorted(PARAM_KINDS))}"))
+        checks = []
+        for j, chk in enumerate(item.get("checks") or []):
+            cpos = pos_of(item.get("checks"), j)
+            if isinstance(chk, dict):
+                chk = [chk.get("if"), chk.get("else"), chk.get("type")]
+            if not isinstance(chk, list) or len(chk) not in (2, 3) or not chk[0]:
+                errors.append(SourceError(path, cpos, "a check is [condition, failure message] or [condition, message, fail_type]"))
+                continue
+            checks.append((str(chk[0]), str(chk[1]), str(chk[2]) if len(chk) == 3 and chk[2] else "precondition"))
+            try:
+                parse_condition(str(chk[0]))
+            except LogicError as exc:
+                errors.append(SourceError(path, cpos, str(exc)))
+        effects = item.get("effects") or []
+        if isinstance(effects, str):
+            effects = [effects]
+        for j, eff in enumerate(effects):
+            try:
+                parse_effects(str(eff))
+            except LogicError as exc:
+                errors.append(SourceError(path, pos_of(effects, j), str(exc)))
+        out.append(ActionSpec(
+            id=str(item["id"]), syntax=[str(s) for s in syntax], params=params, checks=checks,
+            effects=[str(e) for e in effects], success=str(item.get("success", "")),
+            ends=bool(item.get("ends", False)), info=bool(item.get("info", False)),
+            all_slot=item.get("all"), all_where=item.get("all_where"), plan=_plan_flag(item.get("plan", True)), plan_if=item.get("plan_if"),
+            source=path, pos=where))
+    return out
+
+
+_SHAPES: dict = {}   # (check, bound names, macros' id) -> what a check reads: the same for every world
+
+
+def _check_shape(cond_text: str, bound: frozenset, macros: dict) -> tuple[frozenset, frozenset, bool]:
+    """The bound names a check uses, the predicates it reads (macros expanded), whether it reads
+    the player's room: a ruleset's own, so worked out once, not for every world that loads it."""
+    key = (cond_text, bound, id(macros))
+    hit = _SHAPES.get(key)
+    if hit is None:
+        ast = parse_condition(cond_text)
+        if len(_SHAPES) > 10_000:
+            _SHAPES.clear()
+        hit = _SHAPES[key] = (frozenset(names_in(ast) & bound), frozenset(expanded_predicates(ast, macros)),
+                              _mentions_here(ast, macros), macros)   # macros kept: its id stays its own
+    return hit[:3]
+
+
+def _mentions_here(ast, macros) -> bool:
+    """Whether a condition reads the player's room, directly or through a macro."""
+    if "here" in names_in(ast):
+        return True
+    return any(_mentions_here(macros[p][1], macros) for p in expanded_predicates(ast, {}) if p in macros)
+
+
+def _plan_flag(value):
+    return value if value in ("goal", "goal_object") else bool(value)
+
+
+class Action:
+    """One compiled action: run its checks in order, then its effects."""
+
+    __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
+                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "attempt_later",
+                 "thing_params", "where_key")
+
+    def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
+                 functions: dict, static: tuple | None = None, where: Callable | None = None,
+                 memo: list | None = None, where_key: tuple | None = None) -> None:
+        """``where(st)``: the player's room; ``where_key``, when the style has one, the by-first index
+        key whose entry's first item is that room (``where`` written out in ``attempt_later``)."""
+        self.spec = spec
+        self.where = where or (lambda st: None)
+        self.where_key = where_key
+        self.memo: list = memo if memo is not None else Memo()
+        self.id = spec.id
+        self.params = tuple(spec.params)
+        self.thing_params = tuple(p for p in self.params if spec.params[p] == "thing")   # what "it" may name
+        bound = frozenset(self.params) | {"here"}   # the player's room, set before every evaluation
+        self.checks = []
+        asts = []
+        for cond_text, message, fail_type in spec.checks:
+            ast = parse_condition(cond_text)
+            asts.append(ast)
+            cond = compiler.condition(ast, bound)
+            render = compile_template(message, names, types, functions, set(bound) | {"prep"})
+            self.checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound) - {"here"}))
+        self.effect = compiler.effects(spec.effects, bound) if spec.effects else None
+        self.success = compile_template(spec.success, names, types, functions, set(bound) | {"prep"})
+        self.ends = spec.ends
+        self.info = spec.info
+        self.all_where = compiler.condition(spec.all_where, bound) if spec.all_where else None
+        self.plan_if = compiler.condition(spec.plan_if, bound) if spec.plan_if else None
+        # For grounding: checks of one parameter over facts no effect ever changes are
+        # decided once, at load, as a set of allowed values ("put_in: dst is a container").
+        self.allowed: dict[str, frozenset] = {}
+        static_checks: set[int] = set()
+        if static is not None:
+            dynamic, builtins, macros, initial, domain = static
+            for i, (cond_text, _m, _t) in enumerate(spec.checks):
+                used, preds, here = _check_shape(cond_text, bound, macros)
+                if len(used) == 1 and "here" not in used and not here and not (preds & dynamic) and not (preds & builtins):
+                    (p,) = used
+                    cond = self.checks[i][0]
+                    ok = frozenset(x for x in domain if cond(initial, {p: x}))
+                    self.allowed[p] = self.allowed.get(p, ok) & ok
+                    static_checks.add(i)
+        # Which remaining checks can run once the first k parameters are bound.
+        self.order = self.params
+        self.slot_checks = []
+        seen: set = set()
+        live = [c for i, c in enumerate(self.checks) if i not in static_checks]
+        for p in self.order:
+            seen.add(p)
+            self.slot_checks.append([c[0] for c in live if c[3] <= seen and p in c[3]])
+        self.slot_checks.append([c[0] for c in live if not c[3]])
+        self.attempt_later = compiler.attempt(
+            asts, tuple(spec.effects or ()), bound, self.params, where_key,
+            {"_act": self, "_memo": self.memo, "_success": self.success, "_where": self.where,
+             "_failed": self._failed, "_slow": self._slow, "_forget": forget})
+
+    def attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
+        """(next state, message, fail type or None). The state is unchanged on failure."""
+        new, text, fail_type = self.attempt_later(st, env)
+        return new, str(text), fail_type
+
+    # ``attempt_later(st, env) -> (next state, message, fail type or None)``: as ``attempt``, the message
+    # left unrendered until it is read (``str(text)``); one generated function per action (see
+    # ``Compiler.attempt``), set in ``__init__``. Memoised in the state's own cache on the arguments:
+    # states are immutable and rules deterministic, and a replay of a world meets the very state
+    # objects a memo hit handed out before, so no state is hashed. ``memo`` (one list per world) holds
+    # the caches written to, so past ``MEMO_STATES`` transitions they are all emptied.
+
+    def _failed(self, st: State, env: dict, key: tuple, cache: dict, i: int) -> tuple:
+        """``attempt_later``'s end when check ``i`` failed (the message made without Later.__init__'s
+        frame, its fields as __init__ sets them)."""
+        text = _new(Later)
+        text.text = None
+        text.env = env
+        _cond, text.render, fail_type, _ = self.checks[i]
+        text.st = st
+        self._remember(cache, key, (None, text, fail_type))
+        return st, text, fail_type
+
+    def _slow(self, st: State, env: dict, key: tuple, cache: dict) -> tuple:
+        """``attempt_later``'s end for effects its source does not write itself: they fill the sets and
+        the state advances by them."""
+        adds: set = set()
+        dels: set = set()
+        self.effect(st, env, adds, dels)
+        new = st.advance(adds, dels)
+        text = _new(Later)
+        text.text = None
+        text.env = env
+        text.render = self.success
+        text.st = new
+        out = new, text, None
+        self._remember(cache, key, out if new is not st else (None, text, None))
+        return out
+
+    def _remember(self, cache: dict, key: tuple, kept: tuple) -> None:
+        if len(self.memo) >= MEMO_STATES:  # one list per world, shared by its actions: bounded memory
+            forget(self.memo)
+        cache[key] = kept
+        self.memo.append(cache)
+
+    def successor(self, st: State, env: dict) -> State:
+        """The next state, checks assumed already passed (the planner's hot path)."""
+        if self.effect is None:
+            return st
+        env["here"] = self.where(st)
+        adds: set = set()
+        dels: set = set()
+        self.effect(st, env, adds, dels)
+        return st.apply(adds, dels)
+
+    def ground(self, st: State, domains: dict[str, Callable]) -> list[dict]:
+        """Every binding of the parameters for which all checks pass in ``st``."""
+        start = {"here": self.where(st)}
+        for cond in self.slot_checks[-1]:
+            if not cond(st, start):
+                return []
+        out: list[dict] = []
+        params = self.order
+        n = len(params)
+        kinds = self.spec.params
+        allowed = self.allowed
+        slot_checks = self.slot_checks
+
+        def rec(k: int, env: dict) -> None:
+            if k == n:
+                out.append(dict(env))
+                return
+            p = params[k]
+            ok = allowed.get(p)
+            checks = slot_checks[k]
+            for value in domains[kinds[p]](st):
+                if ok is not None and value not in ok:
+                    continue
+                env[p] = value
+                for cond in checks:
+                    if not cond(st, env):
+                        break
+                else:
+                    rec(k + 1, env)
+            env.pop(p, None)
+
+        rec(0, start)
+        return out
+
+
+_CHANGED: dict = {}   # the actions' ids -> (the predicates their effects change, the actions kept alive)
+
+
+def _changed_predicates(specs: tuple) -> frozenset | None:
+    """What the actions' effects change (None: an effect does not parse), once per ruleset."""
+    key = tuple(map(id, specs))
+    hit = _CHANGED.get(key)
+    if hit is None:
+        try:
+            changed = frozenset(effect_predicates([a for spec in specs for e in spec.effects for a in parse_effects(e)]))
+        except LogicError:
+            changed = None
+        if len(_CHANGED) > 1_000:
+            _CHANGED.clear()
+        hit = _CHANGED[key] = (changed, specs)
+    return hit[0]
+
+
+def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable, types: Callable,
+                    functions: dict, initial: State | None = None, where: Callable | None = None,
+                    where_key: tuple | None = None) -> list[Action]:
+    out = []
+    errors = []
+    static = None
+    memo = Memo()
+    dynamic = _changed_predicates(tuple(specs))
+    compiler.changing = dynamic   # see Compiler.changing
+    if initial is not None:
+        if dynamic is not None:
+            static = (dynamic, compiler.builtin_names, compiler.macros, initial, compiler.domain)
+    for spec in specs:
+        try:
+            out.append(Action(spec, compiler, names, types, functions, static, where, memo, where_key))
+        except (LogicError, TemplateError) as exc:
+            errors.append(SourceError(spec.source, spec.pos, f"action {spec.id!r}: {exc}"))
+    if errors:
+        raise SourceErrors(errors)
+    return out

@@ -1,0 +1,137 @@
+"""The meta-commands a person types beside game commands (undo, save, score...): none takes game time.
+
+One table, ``COMMANDS``, names each with its help line and its function; the
+session runs them (``Session.meta``) and both front ends show the result as
+a ``Feedback``. What blind play allows is decided here once: undo, restart,
+save and restore need ``Visibility.undo``, and ``score`` tells a blind player
+only what a model could count for itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+from ..engine.snapshot import SaveError, list_saves, save_game
+from .figures import par_label
+from ..gamemaster.episode import Turn
+from ..engine.text import plural
+
+if TYPE_CHECKING:   # pragma: no cover
+    from .session import Session
+
+META_COMMANDS = {
+    "undo": "undo [N]: take back the last turn (or N turns)",
+    "restart": "restart: start the episode again",
+    "save": "save [NAME]: save the game (in saves/, a folder per world)",
+    "restore": "restore [NAME]: go back to a saved game (the newest when no name)",
+    "saves": "saves: list the saved games of this world",
+    "help": "help: what you can type",
+    "score": "score: goals, turns, par and scores so far",
+    "quit": "quit: leave (the records so far are kept)",
+}
+UNDOING = ("undo", "restart", "save", "restore", "saves")   # what Visibility.undo allows
+
+
+@dataclass
+class Feedback:
+    """What one typed line did: ``turn`` (a game turn), ``meta`` (no game time), ``restart`` (a new
+    episode: the transcript starts again), ``error`` or ``quit``."""
+
+    kind: str
+    text: str
+    turn: Turn | None = None
+
+
+def _undo(session: "Session", arg: str) -> Feedback:
+    try:
+        n = int(arg) if arg else 1
+    except ValueError:
+        return Feedback("error", f"undo takes a number of turns, not {arg!r}")
+    done = session.undo(n)
+    if not done:
+        return Feedback("error", "Nothing to undo.")
+    return Feedback("meta", f"[undid {plural(done, 'turn')}]\n{session.look()}")
+
+
+def _restart(session: "Session", arg: str) -> Feedback:
+    session.restart()
+    return Feedback("restart", f"[restarted]\n{session.episode.game.first_observation()}")
+
+
+def _save(session: "Session", arg: str) -> Feedback:
+    name = arg or "quicksave"
+    replaced = any(s.name == name for s in list_saves(session.saves, session.world))
+    path = save_game(session.game, name, session.saves)
+    return Feedback("meta", f"[saved to {path}{', replacing the earlier save of that name' if replaced else ''}]")
+
+
+async def _restore(session: "Session", arg: str) -> Feedback:
+    if not arg:
+        saves = list_saves(session.saves, session.world)
+        if not saves:
+            return Feedback("error", f"No saves of this world in {session.saves}/.")
+        arg = saves[0].name
+    await session.restore(arg)
+    return Feedback("meta", f"[restored {arg}: turn {len(session.episode.turns)}]\n{session.look()}")
+
+
+def _saves(session: "Session", arg: str) -> Feedback:
+    saves = list_saves(session.saves, session.world)
+    if not saves:
+        return Feedback("meta", f"No saves of this world in {session.saves}/.")
+    return Feedback("meta", "\n".join(f"{s.name}  (turn {s.turn}, {s.saved_at})" for s in saves))
+
+
+def _help(session: "Session", arg: str) -> Feedback:
+    verbs = ", ".join(session.words.help_verbs)
+    lines = [f"Type a command and press Enter, e.g. {session.example_commands()}.",
+             f"Verbs: {verbs}.", "", "Meta-commands (no game time):"]
+    lines += [f"  {text}" for text in META_COMMANDS.values()]
+    if session.world.is_clembench():
+        lines += ["", "This is a clembench instance: a reply without \">\" gets one added; "
+                      "type the \">\" yourself to send a reply exactly as written."]
+    if session.episode.planning:
+        lines += ["Planning variant: write your next actions after a bar, e.g."
+                  " \"go kitchen | take apple, go hallway\" (without one, the plan is left empty)."]
+    return Feedback("meta", "\n".join(lines))
+
+
+def _score(session: "Session", arg: str) -> Feedback:
+    p = session.panels(progress=True)
+    if not (session.show.score or session.show.par):
+        return Feedback("meta", "\n".join([f"Turns: {p.turns}", "Goals:"] + [f"  {g}" for g, _ in p.goals]))
+    lines = [f"Goals: {p.goals_achieved}/{p.goal_count}" + "".join(
+                 f"\n  [{'x' if ok else ' '}] {g}" for g, ok in p.goals),
+             f"Turns: {p.turns}/{p.max_turns}, par {par_label(p.par, p.par_upstream)}",
+             f"Main score so far: {p.main_score:g}"]
+    if p.progress is not None:
+        lines.append(f"Progress: {100 * p.progress:.0f}% of the optimal plan")
+    m = session.metrics_so_far(p.par) if session.show.score and session.show.par else None
+    if m is not None:
+        over = f"Moves over par {p.moves_over_par:+d}, " if p.moves_over_par is not None else ""   # once won
+        lines.append(f"{over}Turn ratio {m.turn_ratio:.2f}, full rating {m.full_rating:.2f}")
+        lines.append(f"Repeated commands {100 * m.repetition_rate:.0f}%, invalid commands {m.invalid_commands},"
+                     f" goal score {m.goal_score:+d}")
+    return Feedback("meta", "\n".join(lines))
+
+
+def _quit(session: "Session", arg: str) -> Feedback:
+    return Feedback("quit", "")
+
+
+async def run(session: "Session", word: str, arg: str = "") -> Feedback:
+    """The meta-command ``word``; its error (a bad save name...) as an error Feedback, never raised."""
+    if word in UNDOING and not session.show.undo:
+        return Feedback("error", f"{word} is not available here: a model player cannot {word} either.")
+    try:
+        if word == "restore":
+            return await _restore(session, arg)
+        return COMMANDS[word](session, arg)
+    except SaveError as exc:
+        return Feedback("error", str(exc))
+
+
+COMMANDS: dict[str, Callable[["Session", str], Feedback | Awaitable[Feedback]]] = {
+    "undo": _undo, "restart": _restart, "save": _save, "restore": _restore, "saves": _saves,
+    "help": _help, "score": _score, "quit": _quit}
