@@ -77,7 +77,7 @@ def test_errored_and_unfinished_episodes_are_not_played(good_tree, tmp_path):
     assert "wrote 0 scores.json" in out.stdout and "1 errored" in out.stdout and "1 incomplete" in out.stdout
     assert not (errored / "scores.json").exists() and not (unfinished / "scores.json").exists()
     ev = adventure("eval", str(root))
-    assert "oracle: 1 errored and 1 incomplete episode(s) not counted as played" in ev.stdout
+    assert "oracle: 1 errored and 1 incomplete episodes not counted as played" in ev.stdout
     assert "oracle" not in (root / "results.csv").read_text()   # nothing played: no row, as clem eval
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..engine.metrics import ABORTED, MAIN_SCORE
 from ..engine.snapshot import write_atomic
+from ..engine.text import plural
 from .csv_out import Ours, write_csv
 from .records import RecordsError, read_json
 
@@ -129,10 +130,11 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> list[Path]:
     left_out = unscored(root)
     for model, counts in left_out.items():
         said = [f"{n} {kind}" for kind, n in counts.items() if n]
-        notes.append(f"{model}: {' and '.join(said)} episode(s) not counted as played")
+        word = "episode" if sum(counts.values()) == 1 else "episodes"
+        notes.append(f"{model}: {' and '.join(said)} {word} not counted as played")
     for model, counts in mixed(root, notes).items():
         turns = ", ".join(f"{who} {n}" for who, n in counts.items() if who != "episodes")
-        notes.append(f"{model}: {counts['episodes']} mixed episode(s), played by more than one player"
+        notes.append(f"{model}: {plural(counts['episodes'], 'mixed episode')}, played by more than one player"
                      f" (turns: {turns}); their scores are not the model's alone")
     header, data = table(rows)
     written = [write_csv(root / "results.csv", [""] + header, ([m] + v for m, v in data.items()))]

@@ -14,6 +14,7 @@ from pathlib import Path
 from ..catalog import open_world
 from ..clembench.recorder import instance_of
 from ..engine.names import check_name
+from ..engine.text import plural
 from ..engine.world import World
 from ..gamemaster.voices import voiced
 
@@ -61,7 +62,7 @@ def instances_document(worlds: list[tuple[str, World]]) -> tuple[dict, tuple[str
         if first is None:
             first = (arg, order)
         elif len(order) != len(first[1]):
-            raise NotAnInstance(f"{arg}: cannot join {first[0]} in one clemgame: it has {max(1, len(order))} player(s)"
+            raise NotAnInstance(f"{arg}: cannot join {first[0]} in one clemgame: it has {plural(max(1, len(order)), 'player')}"
                                 f" and {first[0]} {max(1, len(first[1]))}, and a clemgame has one number of players"
                                 " (export them as two games with --name)")
         experiment = check_name(world.meta.get("experiment") or world.game, "the experiment name")

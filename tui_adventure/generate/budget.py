@@ -15,6 +15,7 @@ import signal
 import threading
 import time
 
+from ..engine.text import plural
 from .classic import KnobError
 
 MAX_SEED = 2 ** 63 - 1     # every seed's world names stay far inside the name limit (128 characters)
@@ -102,6 +103,6 @@ def too_slow(seed: int, seconds: float, knobs: dict[str, tuple[int, int]], tried
     """What to say when a world's budget ran out: the knob that grew most from its default first."""
     grown = sorted(knobs, key=lambda k: -knobs[k][0] / knobs[k][1])
     first, others = grown[0], ", ".join(f"--{k} {knobs[k][0]}" for k in grown[1:])
-    return KnobError(f"seed {seed}: no world made within the budget of {seconds:g} s ({tried} draft(s) begun):"
+    return KnobError(f"seed {seed}: no world made within the budget of {seconds:g} s ({plural(tried, 'draft')} begun):"
                      f" --{first} {knobs[first][0]} (default {knobs[first][1]}) makes worlds too big to solve in"
                      f" time; lower it{f', or {others}' if others else ''}, or give more time with --budget")
