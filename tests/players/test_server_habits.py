@@ -67,6 +67,21 @@ def test_escaped_quotes_in_tool_arguments_stay_in_the_command(config, server, fr
         assert spec["tool_choice"] == NAMED_ACT and spec["tool_choice_asked"] == "required"
 
 
+def test_arguments_a_small_model_broke_still_give_its_command(config, server):
+    """What SmolLM2 wrote on the real server: a quote it did not escape, and a value its token limit
+    cut off. The command it meant is played, never the arguments' text, and JSON goes back."""
+    server.strict = "llama.cpp"
+    server.script(ToolCalls([("act", '{ "command": "examine the "book" on the shelf"')]),
+                  ToolCalls([("act", '{"command": "do&#34;ne}\n```\nThis is a command')]),
+                  ToolCalls([("act", {"command": "done"})]))
+    out = play("run", config, "tool")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert turns(config) == ['examine the "book" on the shelf', 'do"ne', "done"]
+    sent = [m for m in server.requests[-1].messages if m["role"] == "assistant"]
+    assert [json.loads(m["tool_calls"][0]["function"]["arguments"])["command"] for m in sent] == \
+        ['examine the "book" on the shelf', 'do"ne']
+
+
 # -- 2. a stream the server cut off ------------------------------------------------------------------
 def test_a_stream_without_a_finish_reason_is_asked_again_not_played(config, server):
     """``adventure run`` never streams; the REPL (and the app) do."""

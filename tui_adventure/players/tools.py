@@ -119,8 +119,42 @@ def read_arguments(text: str) -> tuple[dict | str, str]:
             value = _unescaped(value)
             return value, json.dumps(value, ensure_ascii=False)
         break
+    salvaged = salvage_arguments(text)
+    if salvaged:
+        return salvaged, json.dumps(salvaged, ensure_ascii=False)
     plain = html.unescape(text) if "&" in text else text
     return plain, json.dumps(plain, ensure_ascii=False)
+
+
+# a key and the start of its string value: "command": "
+_STRING_KEY = re.compile(r'"(\w+)"\s*:\s*"')
+# where a string value ends: a quote followed by the next key, the object's end or the text's end
+_VALUE_END = re.compile(r'"(?=\s*(?:,\s*"\w+"\s*:|}|$))')
+_JSON_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+_SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def salvage_arguments(text: str) -> dict | None:
+    """The string values of arguments that are almost JSON, or None.
+
+    A small model writes a quote it does not escape, or is cut off by its token limit inside the
+    value (``{"command": "take the "red" key"``, ``{"command": "open door``): what it meant is
+    still plain to read, and the whole text played as a command would be JSON the game cannot
+    know. A value ends at a quote before the next key or the end; unterminated, at the line's end."""
+    found = {}
+    for match in _STRING_KEY.finditer(text):
+        if match.group(1) in found:
+            continue
+        rest = text[match.end():]
+        end = _VALUE_END.search(rest.split("\n", 1)[0] if "\n" in rest else rest)
+        if end is not None:
+            value = rest[:end.start()]
+        else:   # cut off: the line, without a closing brace the model wrote without its quote
+            value = re.sub(r'"?\s*}?\s*$', "", rest.split("\n", 1)[0])
+        value = _JSON_ESCAPE.sub(lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "u"
+                                 else _SIMPLE[m.group(1)], value)
+        found[match.group(1)] = _unescaped(value).strip()
+    return found or None
 
 
 def _unescaped(value):
