@@ -21,10 +21,17 @@ class Panel(Static):
     def __init__(self, title: str, **kwargs) -> None:
         super().__init__("", **kwargs)
         self.border_title = title
+        self._shown: Text | None = None
 
     def watch_data(self, data: Panels | None) -> None:
-        if data is not None:
-            self.update(self.render_data(data))
+        if data is None:
+            return
+        text = self.render_data(data)
+        # most turns change one or two panels: an unchanged one is not laid out and drawn again
+        # (served to browsers, each repaint is CPU that twenty participants share)
+        if text != self._shown:
+            self._shown = text
+            self.update(text)
 
     def render_data(self, data: Panels) -> Text:   # pragma: no cover - overridden
         return Text()
