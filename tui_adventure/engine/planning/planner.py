@@ -265,7 +265,17 @@ class Planner:
                 self._give_up(f, queue, weight, expanded, len(best_g), over)
             if self.depth is not None and g >= self.depth:
                 continue
-            for action, env, new in self.successors(st):
+            successors = self.successors(st)
+            if known is not None and weight == 1.0:   # f is the least still open: a known child this good is optimal
+                for action, env, new in successors:
+                    rest = known(new)
+                    if rest is not None and 0 <= rest <= f - g - 1:
+                        child = pack.child(key, st, new)
+                        parent[child] = (key, (action, env))
+                        plan = self._plan(parent, child, expanded, time.perf_counter() - t0)
+                        plan.stored, plan.tail = len(best_g), rest
+                        return plan
+            for action, env, new in successors:
                 ng = g + 1
                 child = pack.child(key, st, new)
                 if ng < best_g.get(child, 1 << 30):
@@ -274,10 +284,10 @@ class Planner:
                         if rest < 0 or ng + rest >= limit:   # out of reach, or no shorter than the plan known
                             continue
                         exact[child] = rest
-                        f = ng + rest
+                        fc = ng + rest
                     else:
-                        f = ng + h(new) * weight
-                        if f >= limit:
+                        fc = ng + h(new) * weight
+                        if fc >= limit:
                             continue
                     best_g[child] = ng
                     step = (action.id, tuple(env.items()))
@@ -286,7 +296,7 @@ class Planner:
                         move = moves[step] = (action, env)
                     parent[child] = (key, move)
                     # at equal f and g a known state first: it ends the search
-                    heapq.heappush(queue, (f, -ng, rest is None, next(counter), child))
+                    heapq.heappush(queue, (fc, -ng, rest is None, next(counter), child))
                     if deadline is not None and time.perf_counter() > deadline:   # one estimate can take 0.5 s
                         self._give_up(f, queue, weight, expanded, len(best_g), False)
                     if len(recent) >= RECENT_STATES:
