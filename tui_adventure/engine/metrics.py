@@ -46,12 +46,11 @@ the planner, and it remembers every state it has solved.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
 from .facts import State
-from .planning import Planner, PlannerLimit
+from .planning import Distances, Planner, PlannerLimit
 from .world import World
 
 
@@ -247,12 +246,12 @@ _UNKNOWN = object()
 
 
 class ProgressTracker:
-    """The exact optimum from any state, cached, for a progress rate after every turn.
+    """The exact optimum from any state, learned once per state, for a progress rate after every turn.
 
     States repeat all the time (looking, examining, failed commands, undo,
-    walking back and forth), and every state on an optimal plan is solved by
-    the same search: when a plan from S has length n, the i-th state along it
-    has optimum n - i, so following the plan costs no further searches.
+    walking back and forth), every state on an optimal plan is solved by the
+    same search, and a new state's optimum mostly follows from the last one's
+    plan with no search at all: ``engine.planning.distances`` says how, exactly.
 
     ``par(state)`` is None when the goals cannot be reached from ``state`` and
     also when the planner hit its node limit (``limited(state)`` tells which).
@@ -263,10 +262,9 @@ class ProgressTracker:
         self.world = world
         self.planner = planner or Planner(world, max_nodes=max_nodes, max_seconds=max_seconds)
         self.max_cache = max_cache
-        self._cache: OrderedDict[frozenset, int | None] = OrderedDict()
+        self.distances = Distances(self.planner, max_cache)
         self._limited: set[frozenset] = set()
         self._bounds: dict[frozenset, int] = {}   # for a state the planner gave up on: no plan is shorter
-        self.searches = 0
         self._par_0 = _UNKNOWN
 
     @property
@@ -280,26 +278,25 @@ class ProgressTracker:
         """The start's par is known (or known to be out of reach): reading ``par_0`` costs no search."""
         return self._par_0 is not _UNKNOWN
 
+    @property
+    def searches(self) -> int:
+        """Planner searches run so far (a state answered from a plan already found costs none)."""
+        return self.distances.searches
+
     def par(self, state: State) -> int | None:
         key = state.facts
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return self._cache[key]
-        self.searches += 1
+        if key in self._limited:
+            return None
         try:
-            plan = self.planner.solve(state)
+            return self.distances.par(state)
         except PlannerLimit as exc:
+            if len(self._limited) >= self.max_cache:
+                self._limited.clear()
+                self._bounds.clear()
             self._limited.add(key)
             if exc.lower_bound is not None:
                 self._bounds[key] = exc.lower_bound
-            self._store(key, None)
             return None
-        if plan is None:
-            self._store(key, None)
-            return None
-        self._store(key, plan.par)
-        self._store_along(state, plan)
-        return plan.par
 
     def limited(self, state: State) -> bool:
         """True when the planner gave up on ``state`` (its par is unknown, not impossible)."""
@@ -312,28 +309,7 @@ class ProgressTracker:
     def progress(self, state: State) -> float:
         return progress_rate(self.par_0, self.par(state))
 
-    def _store(self, key: frozenset, value: int | None) -> None:
-        self._cache[key] = value
-        self._cache.move_to_end(key)
-        while len(self._cache) > self.max_cache:
-            self._cache.popitem(last=False)
-
-    def _store_along(self, state: State, plan) -> None:
-        st = state
-        left = plan.par
-        by_id = self.world.action_by_id
-        for action_id, env in plan.steps:
-            action = by_id.get(action_id)
-            if action is None:
-                return
-            before, st = st, action.successor(st, dict(env))
-            if self.world.scene is not None:   # the scene's turn follows every move, as in the game
-                st = self.world.scene.advance(before, st, action_id, dict(env)) or st
-            left -= 1
-            if st.facts not in self._cache:
-                self._store(st.facts, left)
-
     @property
     def cached(self) -> int:
         """How many states have a known optimum."""
-        return len(self._cache)
+        return len(self.distances)

@@ -35,10 +35,10 @@ def compile_pattern(action, syntax: str) -> Pattern:
         if len(_SHAPES) >= MAX_SHAPES:
             _SHAPES.clear()
         _SHAPES[syntax] = shape
-    regex, slots, literals, needs, words = shape
+    regex, slots, literals, needs, words, cut = shape
     kinds = tuple(action.spec.params.get(s, "thing") for s in slots)
     return Pattern(action, regex, slots, literals, syntax, kinds, needs, words, literals + len(slots),
-                    tuple(zip(slots, kinds, range(len(slots)))), _cut(syntax))
+                    tuple(zip(slots, kinds, range(len(slots)))), cut)
 
 
 def _cut(syntax: str) -> str | None:
@@ -82,4 +82,4 @@ def _shape(syntax: str) -> tuple:
             parts.append(f"(?:{alts})")
     regex = re.compile("^" + " ".join(parts) + "$")
     words = tuple(w for w in re.findall(r"[a-z']+", syntax) if w not in slots)
-    return regex, tuple(slots), literals, needs, words
+    return regex, tuple(slots), literals, needs, words, _cut(syntax)

@@ -50,10 +50,11 @@ class Plan:
     seconds: float = 0.0
     optimal: bool = True
     stored: int = 0          # states the search held (packed), for its memory figures
+    tail: int = 0            # moves after ``commands`` from a state whose distance was known (``solve(known=)``)
 
     @property
     def par(self) -> int:
-        return len(self.commands)
+        return len(self.commands) + self.tail
 
     def as_json(self) -> dict:
         return {"par": self.par, "commands": self.commands, "optimal": self.optimal,
@@ -92,6 +93,7 @@ class Planner:
             things = [p for p in action.params if action.spec.params[p] == "thing"]
             mode = action.spec.plan if prune and own_rules and action.spec.plan in ("goal", "goal_object") else None
             self._plans.append((action, things, mode))
+        self._plan_of = {entry[0].id: entry for entry in self._plans}
 
     def _passes_time(self, action) -> bool:
         """In a scene, a move that changes nothing still lets the scene act (waiting, talking)."""
@@ -161,15 +163,61 @@ class Planner:
             out.append(env)
         return out
 
+    def move(self, st: State, action, env: dict) -> State | None:
+        """Where one binding leads, when ``successors(st)`` would take it; else None. The binding is checked
+        alone, as grounding would (kinds' domains, checks, relevance, goal-only moves), so a plan
+        replayed through it is a path of this planner's search; a binding with an irrelevant thing
+        among several, which the symmetric cut may or may not keep, is refused, and so is every move
+        in a scene (its turn is not replayed here)."""
+        entry = self._plan_of.get(action.id)
+        if entry is None or self.scene is not None:
+            return None
+        _, things, goal_only = entry
+        relevant = self.relevant
+        if relevant is not None and any(env[t] not in relevant for t in things):
+            return None
+        kinds = action.spec.params
+        domains = self.style.domains
+        for p in action.params:
+            ok = action.allowed.get(p)
+            if (ok is not None and env[p] not in ok) or env[p] not in domains[kinds[p]](st):
+                return None
+        env = dict(env)
+        env["here"] = action.where(st)
+        for check in action.checks:
+            if not check[0](st, env):
+                return None
+        if self.style.plannable is not None and not self.style.plannable(action, env, st):
+            return None
+        if goal_only:
+            unmet = [g for g in self.goals if not g.holds(st)]
+            if goal_only == "goal_object" and not any(env[t] in g.fact[1:] for t in things for g in unmet):
+                return None
+            if goal_only == "goal" and not (action.plan_if is not None and action.plan_if(st, env)):
+                adds: set = set()
+                dels: set = set()
+                action.effect(st, env, adds, dels)
+                if not any((g.fact in adds) if g.positive else (g.fact in dels) for g in unmet):
+                    return None
+        new = action.successor(st, env)
+        return None if new is st or new.facts == st.facts else new
+
     def is_goal(self, st: State) -> bool:
         return all(g.holds(st) for g in self.goals)
 
     # search -----------------------------------------------------------
-    def solve(self, start: State | None = None, weight: float = 1.0) -> Plan | None:
+    def solve(self, start: State | None = None, weight: float = 1.0, known=None,
+              below: int | None = None) -> Plan | None:
         """The optimal plan from ``start`` (the initial state by default); None if no plan exists.
 
         ``weight`` > 1 trades optimality for speed (weighted A*: a plan at most ``weight`` times
         longer than par, marked not optimal), for a bound when the exact search gives up.
+
+        ``known(state)``: a state's exact distance to the goals when known (-1: out of reach), else
+        None. A known distance is a perfect estimate, and a known state ends the search as a goal
+        does once it comes off the queue (its f is then the optimum): the plan's ``commands`` stop
+        there and ``tail`` counts the rest. ``below``: a plan that long is known to exist; longer
+        ones are not looked for, and None then means none shorter.
 
         States are stored packed: the facts no action changes are the same in
         every state and are left out, the others are bits of one integer, so a
@@ -192,20 +240,24 @@ class Planner:
         best_g = {root: 0}
         parent: dict = {root: None}
         recent: dict = {root: start}
-        queue = [(h(start) * weight, 0, next(counter), root)]
+        queue = [(h(start) * weight, 0, 1, next(counter), root)]
         expanded = 0
         moves: dict = {}        # (action id, env items) -> (action, env), shared by every parent link
+        exact: dict = {}        # known states met: their distances
+        limit = (1 << 30) if below is None else below
         while queue:
-            f, neg_g, _, key = heapq.heappop(queue)
+            f, neg_g, _, _, key = heapq.heappop(queue)
             g = -neg_g
             if g > best_g.get(key, 1 << 30):
                 continue
             st = recent.pop(key, None)
             if st is None:
                 st = pack.state(key)
-            if self.is_goal(st):
+            tail = exact.get(key)
+            if tail is not None or self.is_goal(st):
                 plan = self._plan(parent, key, expanded, time.perf_counter() - t0, optimal=weight == 1.0)
                 plan.stored = len(best_g)
+                plan.tail = tail or 0
                 return plan
             expanded += 1
             over = expanded > self.max_nodes or len(best_g) > self.max_states
@@ -213,17 +265,38 @@ class Planner:
                 self._give_up(f, queue, weight, expanded, len(best_g), over)
             if self.depth is not None and g >= self.depth:
                 continue
-            for action, env, new in self.successors(st):
+            successors = self.successors(st)
+            if known is not None and weight == 1.0:   # f is the least still open: a known child this good is optimal
+                for action, env, new in successors:
+                    rest = known(new)
+                    if rest is not None and 0 <= rest <= f - g - 1:
+                        child = pack.child(key, st, new)
+                        parent[child] = (key, (action, env))
+                        plan = self._plan(parent, child, expanded, time.perf_counter() - t0)
+                        plan.stored, plan.tail = len(best_g), rest
+                        return plan
+            for action, env, new in successors:
                 ng = g + 1
                 child = pack.child(key, st, new)
                 if ng < best_g.get(child, 1 << 30):
+                    rest = known(new) if known is not None else None
+                    if rest is not None:
+                        if rest < 0 or ng + rest >= limit:   # out of reach, or no shorter than the plan known
+                            continue
+                        exact[child] = rest
+                        fc = ng + rest
+                    else:
+                        fc = ng + h(new) * weight
+                        if fc >= limit:
+                            continue
                     best_g[child] = ng
                     step = (action.id, tuple(env.items()))
                     move = moves.get(step)
                     if move is None:
                         move = moves[step] = (action, env)
                     parent[child] = (key, move)
-                    heapq.heappush(queue, (ng + h(new) * weight, -ng, next(counter), child))
+                    # at equal f and g a known state first: it ends the search
+                    heapq.heappush(queue, (fc, -ng, rest is None, next(counter), child))
                     if deadline is not None and time.perf_counter() > deadline:   # one estimate can take 0.5 s
                         self._give_up(f, queue, weight, expanded, len(best_g), False)
                     if len(recent) >= RECENT_STATES:

@@ -447,15 +447,19 @@ def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep
     key = (kind, rule, bound, compiler.changing, id(compiler.macros), compiler.builtin_names)
     hit = _SOURCES.get(key)
     if hit is not None:
-        source, fname, recipe, _kept = hit
-        ns = {k: (v if make is None else make(compiler)) for k, v, make in recipe}
+        source, fname, (fixed, makes), _kept = hit
+        ns = fixed.copy()   # a world's reset builds dozens of these: a copy, then the few made per compiler
+        for k, make in makes:
+            ns[k] = make(compiler)
     else:
         gen = _Gen(compiler)
         source, fname = write(gen)
         source = "".join(gen.helpers) + source
         if len(_SOURCES) > SOURCES_LIMIT:
             _SOURCES.clear()
-        _SOURCES[key] = (source, fname, tuple(gen.recipe), (keep, compiler.macros))
+        recipe = ({k: v for k, v, make in gen.recipe if make is None},
+                  tuple((k, make) for k, _v, make in gen.recipe if make is not None))
+        _SOURCES[key] = (source, fname, recipe, (keep, compiler.macros))
         ns = dict(gen.ns)
     if values:
         ns.update(values)

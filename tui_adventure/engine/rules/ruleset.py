@@ -199,7 +199,7 @@ class Action:
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
                  "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "attempt_later",
-                 "thing_params", "where_key")
+                 "thing_params", "where_key", "_later")
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None,
@@ -251,10 +251,19 @@ class Action:
             seen.add(p)
             self.slot_checks.append([c[0] for c in live if c[3] <= seen and p in c[3]])
         self.slot_checks.append([c[0] for c in live if not c[3]])
+        self._later = (compiler, asts, bound)
+        self.attempt_later = self._first_attempt   # compiled when first tried
+
+    def _first_attempt(self, st: State, env: dict) -> tuple:
+        """``attempt_later`` compiled on its first call, then called: a world made for one episode (a
+        Gymnasium env's ``generate=`` reset) compiles only the actions it tries."""
+        compiler, asts, bound = self._later
         self.attempt_later = compiler.attempt(
-            asts, tuple(spec.effects or ()), bound, self.params, where_key,
+            asts, tuple(self.spec.effects or ()), bound, self.params, self.where_key,
             {"_act": self, "_memo": self.memo, "_success": self.success, "_where": self.where,
              "_failed": self._failed, "_slow": self._slow, "_forget": forget})
+        self._later = None
+        return self.attempt_later(st, env)
 
     def attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
         """(next state, message, fail type or None). The state is unchanged on failure."""

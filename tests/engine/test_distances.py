@@ -1,0 +1,63 @@
+"""Progress learned incrementally (engine/planning/distances.py) stays exact: at every step of a random walk
+the tracker's par is what a fresh planner's search answers from that state, though most answers cost it
+no search."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from conftest import TEST_WORLDS, WORLDS
+from tui_adventure.clembench import packaged
+from tui_adventure.engine.game import Game
+from tui_adventure.engine.loading.loader import load_world, load_world_text
+from tui_adventure.engine.metrics import ProgressTracker
+from tui_adventure.engine.planning import Distances, Planner
+from tui_adventure.generate import Knobs, generate_world
+
+
+def _worlds():
+    made = generate_world(Knobs(rooms=6, objects=12, goals=2), 1)
+    yield "generated", load_world_text(made.text, "<generated>")
+    yield "house", load_world(WORLDS / "house.yaml")
+    yield "candle", load_world(TEST_WORLDS / "candle.yaml")   # own actions: no heuristic
+    yield "clembench", packaged.world(packaged.names()[0])   # the clembench style's moves
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, world", list(_worlds()), ids=lambda x: x if isinstance(x, str) else "")
+def test_progress_on_a_random_walk_is_a_fresh_planners_par_at_every_step(name, world):
+    tracker = ProgressTracker(world)
+    chooser = Planner(world)   # picks the walk's moves (its own memo)
+    rng = random.Random(len(name))
+    steps = 0
+    for _ in range(4):
+        game = Game(world)
+        for _ in range(40):
+            fresh = Planner(world).solve(game.state)
+            assert tracker.par(game.state) == (fresh.par if fresh is not None else None), (name, steps)
+            if game.step(rng.choice(chooser.admissible_commands(game.state))).done:
+                break
+            steps += 1
+    assert tracker.searches < steps / 2   # most states answered without a search of their own
+
+
+def test_a_replayed_plan_answers_without_a_search():
+    world = load_world(WORLDS / "house.yaml")
+    distances = Distances(Planner(world))
+    par = distances.par(world.initial)
+    assert distances.searches == 1
+    game = Game(world)
+    game.step("examine table")   # changes nothing: the same state
+    assert distances.par(game.state) == par and distances.searches == 1
+    plan = Planner(world).solve()
+    game.step(plan.commands[0])   # along the plan: known from the first search
+    assert distances.par(game.state) == par - 1 and distances.searches == 1
+
+
+def test_memory_is_bounded():
+    world = load_world(WORLDS / "house.yaml")
+    distances = Distances(Planner(world), max_entries=5)
+    assert distances.par(world.initial) == Planner(world).solve().par
+    assert len(distances) <= 5
