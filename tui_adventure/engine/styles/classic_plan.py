@@ -15,17 +15,17 @@ class ClassicPlanning:
     def heuristic(self, goals):
         return transport_heuristic(self, goals)
 
-    def relevant_objects(self, goals) -> frozenset:
+    def relevant_objects(self, goals, st=None) -> frozenset:
         """Objects whose state can matter to the goals; the planner leaves the others alone.
 
         Goal objects; whatever holds one of them (it may have to be opened or
         carried); every door, and the key of any relevant lock; closed under
-        those rules. An action on irrelevant objects only changes facts about
-        irrelevant objects, so dropping it from a plan keeps the plan valid.
+        those rules, in ``st`` (the initial state by default). An action on irrelevant objects only
+        changes facts about irrelevant objects, so dropping it from a plan keeps the plan valid.
         """
         ents = self.world.entities
-        facts = self.world.initial.facts
-        st = self.world.initial
+        st = st if st is not None else self.world.initial
+        facts = st.facts
         relevant = {a for g in goals for a in g.fact[1:] if a in ents and ents[a].kind == "object"}
         relevant |= {x for (p, *rest) in facts if p == "door" for x in rest}
         keys_of: dict[str, list[str]] = {}

@@ -273,9 +273,10 @@ class ClembenchStyle:
                 out.add(c)
         return out
 
-    def relevant_objects(self, goals) -> frozenset:
-        """Goal things and the containers holding them; moving anything else never helps."""
-        st = self.world.initial
+    def relevant_objects(self, goals, st=None) -> frozenset:
+        """Goal things and the containers holding them in ``st`` (the initial state by default);
+        moving anything else never helps."""
+        st = st if st is not None else self.world.initial
         relevant = {a for g in goals for a in g.fact[1:] if a not in self.rooms}
         for x in list(relevant):
             relevant.update(c for (c,) in st.rest("in", x) if ("openable", c) in st)
