@@ -23,7 +23,7 @@ SCRIPT = ["go west", "take red book", "go east", "go north", "open fridge", "loo
 SLOW_PLAYER = """
 import asyncio, sys
 from pathlib import Path
-from tui_adventure.batches.run import play_episode
+from tui_adventure.batches.episodes import play_episode
 from tui_adventure.engine.loading.loader import load_world
 from tui_adventure.players.programmatic import ScriptedPlayer
 
