@@ -16,7 +16,7 @@ from ..catalog import expand, open_world
 from ..clemgame.instances import NotAnInstance, instances_document
 from ..engine.names import UnsafeName, check_name, inside
 from ..engine.snapshot import write_atomic
-from ..engine.yamlpos import SourceErrors
+from .cli import exported
 
 DEFAULT_NAME = "tuiadventure"
 # folders clemcore's game lookup never enters (clemgame/registry.py), so a game there is never found
@@ -68,27 +68,22 @@ def write_clemgame(worlds: list, out: Path, name: str) -> list[Path]:
 def export(world_args: list[str], out: str, name: str | None, stdout: IO = sys.stdout,
            stderr: IO = sys.stderr) -> int:
     """Write the game and say how to play it; one line on stderr and 1 for anything that stops it."""
-    where = Path(out)
-    if where.exists() and not where.is_dir():
-        print(f"adventure export: --out {out} is a file, not a folder; name a folder (it is created when missing)",
-              file=stderr)
-        return 1
-    try:
-        name = check_game_name(name or DEFAULT_NAME)
+    named: list[str] = []
+
+    def write(where: Path) -> list[Path]:
+        named.append(check_game_name(name or DEFAULT_NAME))
         worlds = [(arg, open_world(arg)) for arg in expand(world_args)]
         if not worlds:
             raise NotAnInstance("no worlds to export (an empty folder?)")
-        paths = write_clemgame(worlds, where, name)
-    except (UnsafeName, NotAnInstance) as exc:
-        print(f"adventure export: {exc}", file=stderr)
-        return 1
-    except SourceErrors as exc:
-        print(exc, file=stderr)
-        return 1
-    except OSError as exc:
-        print(f"adventure export: {out}: {exc.strerror or exc}", file=stderr)
-        return 1
-    for path in paths:
-        print(path, file=stdout)
-    print(f"play it from {where}: cd {where} && clem run -g {name} -m MODEL (mock: our oracle)", file=stdout)
-    return 0
+        return write_clemgame(worlds, where, named[0])
+
+    def refusal(exc: ValueError) -> str:
+        if isinstance(exc, (UnsafeName, NotAnInstance)):
+            return str(exc)
+        raise exc
+
+    code = exported(out, write, refusal, stdout, stderr)
+    if code == 0:
+        where = Path(out)
+        print(f"play it from {where}: cd {where} && clem run -g {named[0]} -m MODEL (mock: our oracle)", file=stdout)
+    return code

@@ -1,31 +1,33 @@
-"""``adventure export pddl``: the job behind the subcommand, kept out of cli.py (argument parsing only)."""
+"""What every ``adventure export`` shares, and ``adventure export pddl`` itself."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, Callable
 
 from ..catalog import open_world
 from ..engine.yamlpos import SourceErrors
 from .pddl import Inexpressible, write_pddl
 
 
-def export(world_arg: str, out: str, stdout: IO = sys.stdout, stderr: IO = sys.stderr) -> int:
-    """Write the two files and print their paths; one line on stderr and 1 for anything that stops it."""
+def exported(out: str, write: Callable[[Path], list[Path]], refusal: Callable[[ValueError], str],
+             stdout: IO, stderr: IO) -> int:
+    """``write(folder)`` run as every export runs it: ``--out`` must be a folder; a broken world is
+    said as the loader says it, an export's own refusal (a ValueError) as ``refusal`` words it, the
+    disk's with the folder; the paths written are printed. One line on stderr and 1 when it stops."""
     where = Path(out)
     if where.exists() and not where.is_dir():
         print(f"adventure export: --out {out} is a file, not a folder; name a folder (it is created when missing)",
               file=stderr)
         return 1
     try:
-        world = open_world(world_arg)
-        paths = write_pddl(world, where)
+        paths = write(where)
     except SourceErrors as exc:
         print(exc, file=stderr)
         return 1
-    except Inexpressible as exc:
-        print(f"adventure export: {world_arg}: cannot be written as PDDL: {exc}", file=stderr)
+    except ValueError as exc:
+        print(f"adventure export: {refusal(exc)}", file=stderr)
         return 1
     except OSError as exc:
         print(f"adventure export: {out}: {exc.strerror or exc}", file=stderr)
@@ -33,3 +35,13 @@ def export(world_arg: str, out: str, stdout: IO = sys.stdout, stderr: IO = sys.s
     for path in paths:
         print(path, file=stdout)
     return 0
+
+
+def export(world_arg: str, out: str, stdout: IO = sys.stdout, stderr: IO = sys.stderr) -> int:
+    """Write the two files and print their paths."""
+    def refusal(exc: ValueError) -> str:
+        if isinstance(exc, Inexpressible):
+            return f"{world_arg}: cannot be written as PDDL: {exc}"
+        raise exc
+
+    return exported(out, lambda where: write_pddl(open_world(world_arg), where), refusal, stdout, stderr)
