@@ -239,9 +239,10 @@ def main() -> None:
         proc, url = start_server(Path(tmp), args.participants + 2, log, args.spares)
         time.sleep(args.warm)   # the server's spare processes ready, as before a study's link goes out
         try:
-            timings = pages(url, args.pages)
-            print(f"page to consent screen:  {summary([c for c, _ in timings])}")
-            print(f"page to first room:      {summary([r for _, r in timings])}  (target < 2000 ms)")
+            if args.pages:
+                timings = pages(url, args.pages)
+                print(f"page to consent screen:  {summary([c for c, _ in timings])}")
+                print(f"page to first room:      {summary([r for _, r in timings])}  (target < 2000 ms)")
             before, clock = cpu_seconds(proc.pid), time.perf_counter()
             turns, starts = asyncio.run(crowd(url, args.participants, args.spacing, args.think))
             used, took = cpu_seconds(proc.pid) - before, time.perf_counter() - clock
