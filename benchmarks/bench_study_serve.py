@@ -243,15 +243,16 @@ def main() -> None:
                 timings = pages(url, args.pages)
                 print(f"page to consent screen:  {summary([c for c, _ in timings])}")
                 print(f"page to first room:      {summary([r for _, r in timings])}  (target < 2000 ms)")
-            before, clock = cpu_seconds(proc.pid), time.perf_counter()
-            turns, starts = asyncio.run(crowd(url, args.participants, args.spacing, args.think))
-            used, took = cpu_seconds(proc.pid) - before, time.perf_counter() - clock
-            print(f"{args.participants} participants at once, page to first room: {summary(starts)}")
-            print(f"{args.participants} participants at once, Enter to the turn drawn: {summary(turns)}"
-                  f"  (target: max < 300 ms); over 300 ms: {sum(t > 0.3 for t in turns)}")
-            print(f"the server and its participants' processes used {used:.1f} CPU s in {took:.0f} s"
-                  f" ({used / took:.2f} cores on average; {used / max(1, len(turns)) * 1000:.0f} ms of CPU a turn,"
-                  " starts, typing and idle included)")
+            if args.participants:
+                before, clock = cpu_seconds(proc.pid), time.perf_counter()
+                turns, starts = asyncio.run(crowd(url, args.participants, args.spacing, args.think))
+                used, took = cpu_seconds(proc.pid) - before, time.perf_counter() - clock
+                print(f"{args.participants} participants at once, page to first room: {summary(starts)}")
+                print(f"{args.participants} participants at once, Enter to the turn drawn: {summary(turns)}"
+                      f"  (target: max < 300 ms); over 300 ms: {sum(t > 0.3 for t in turns)}")
+                print(f"the server and its participants' processes used {used:.1f} CPU s in {took:.0f} s"
+                      f" ({used / took:.2f} cores on average; {used / max(1, len(turns)) * 1000:.0f} ms of CPU a turn,"
+                      " starts, typing and idle included)")
         finally:
             proc.terminate()
             proc.wait(timeout=30)

@@ -55,7 +55,7 @@ TICKET_SECONDS = 60          # a page must open its session within this
 MAX_MESSAGE_BYTES = 16_384   # a keystroke is ~20 bytes, a pasted line a few hundred
 MAX_CELLS = 1000             # columns or rows a browser may ask for
 RELEASE_WAIT = 5.0           # a reload's new page waits this long for the old session to end
-REFILL_DELAY = 5.0           # seconds from a visitor taking a spare to its replacement starting (the newcomer's
+REFILL_DELAY = 1.0           # seconds from a visitor taking a spare to its replacement starting (the newcomer's
                              # first screens are drawn first; a starting Python takes a core for a second)
 SPARES = 2                   # processes kept waiting for the next visitors (--spares)
 # what textual-serve's AppService gives its app's environment: Textual's web driver and its terminal
@@ -105,7 +105,8 @@ class Spares:
         self.argv, self.count = argv, count
         self.ready: list[asyncio.subprocess.Process] = []
         self.starting = 0
-        self.pids: set[int] = set()   # started and not taken by a visitor
+        self.untaken: dict[int, asyncio.subprocess.Process] = {}   # started and not taken by a visitor
+        self.starts: set[asyncio.Task] = set()
 
     async def _take(self) -> asyncio.subprocess.Process:
         while self.ready:
@@ -122,10 +123,12 @@ class Spares:
         for _ in range(self.count - len(self.ready) - self.starting):
             self.starting += 1
             task = asyncio.ensure_future(self._start())
+            self.starts.add(task)
             task.add_done_callback(self._started)
 
     def _started(self, task: asyncio.Task) -> None:
         self.starting -= 1
+        self.starts.discard(task)
         if not task.cancelled() and task.exception() is None:
             self.ready.append(task.result())
 
@@ -133,21 +136,38 @@ class Spares:
         pipe = asyncio.subprocess.PIPE
         process = await asyncio.create_subprocess_exec(*self.argv, stdin=pipe, stdout=pipe, stderr=pipe,
                                                        env=ENVIRONMENT)
-        self.pids.add(process.pid)
+        self.untaken[process.pid] = process
         return process
 
     async def take(self) -> asyncio.subprocess.Process:
         process = await self._take()
-        self.pids.discard(process.pid)   # a visitor's now: it ends with their session
+        self.untaken.pop(process.pid, None)   # a visitor's now: it ends with their session
         return process
 
-    def close(self) -> None:
-        """End the spares no visitor took (each would end by itself when the server's end of its stdin closes)."""
-        for pid in self.pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGTERM)
-        self.pids.clear()
+    async def close(self, wait: float = 5.0) -> None:
+        """End the spares no visitor took, and wait for them while the loop runs: one reaped after the loop
+        has closed makes asyncio print a traceback as the server stops."""
+        if self.starts:
+            await asyncio.wait(set(self.starts), timeout=wait)
+        processes = list(self.untaken.values())
+        for process in processes:
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+        if processes:
+            await asyncio.wait([asyncio.ensure_future(p.wait()) for p in processes], timeout=wait)
+            for process in processes:
+                if process.returncode is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        process.kill()
+        self.untaken.clear()
         self.ready.clear()
+
+    def kill_left(self) -> None:
+        """The loop is gone (stopped before its shutdown ran): no spare may outlive the server."""
+        for pid in self.untaken:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        self.untaken.clear()
 
 
 class VisitorProcess(AppService):
@@ -190,7 +210,7 @@ class BrowserServer(Server):
         return app
 
     async def on_shutdown(self, app: web.Application) -> None:
-        self.spares.close()
+        await self.spares.close()
 
     async def on_startup(self, app: web.Application) -> None:
         self.spares.fill()
@@ -361,7 +381,7 @@ def serve(command: str, argv: list[str], host: str, port: int, limits: Limits,
     except OSError as exc:
         raise WebError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     finally:
-        server.spares.close()
+        server.spares.kill_left()
     print(f"adventure {command} --serve: stopped", file=sys.stderr)
     return 0
 

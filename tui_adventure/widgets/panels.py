@@ -13,6 +13,17 @@ from textual.widgets import ProgressBar, Static
 from ..keyboard.figures import Panels, par_label
 
 
+def show(widget: Static, text: Text, before: Text | None) -> None:
+    """Put ``text`` in ``widget``, laying the screen out again only when its height changes: a layout
+    repaints every panel whose place it touches, and served to browsers each repaint is CPU that
+    twenty participants share."""
+    width = widget.content_size.width
+    console = widget.app.console
+    same = (before is not None and width > 0
+            and len(text.wrap(console, width)) == len(before.wrap(console, width)))
+    widget.update(text, layout=not same)
+
+
 class Panel(Static):
     """A bordered box whose title is set in CSS terms (border_title) and whose body is text."""
 
@@ -30,8 +41,8 @@ class Panel(Static):
         # most turns change one or two panels: an unchanged one is not laid out and drawn again
         # (served to browsers, each repaint is CPU that twenty participants share)
         if text != self._shown:
+            show(self, text, self._shown)
             self._shown = text
-            self.update(text)
 
     def render_data(self, data: Panels) -> Text:   # pragma: no cover - overridden
         return Text()
@@ -79,6 +90,7 @@ class ScorePanel(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.border_title = "Score"
+        self._shown: Text | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="score-text")
@@ -103,7 +115,10 @@ class ScorePanel(Vertical):
                      f"Ratio {_num(d.turn_ratio, '{:.2f}')}  Invalid {d.invalid}"]
         if d.ended:
             lines.append(d.outcome)
-        self.query_one("#score-text", Static).update(Text("\n".join(lines)))
+        text = Text("\n".join(lines))
+        if text != self._shown:
+            show(self.query_one("#score-text", Static), text, self._shown)
+            self._shown = text
         bar.display = d.progress is not None or not d.blind
         if d.progress is not None:
             bar.update(progress=round(100 * d.progress))

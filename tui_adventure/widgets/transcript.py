@@ -11,11 +11,23 @@ from rich.padding import Padding
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import RichLog, Static
 
 
 class TranscriptLog(RichLog, can_focus=False):
-    pass
+    # A line written grows the log's virtual height, which by default lays the whole screen out again
+    # and so repaints every widget around it. Its vertical scrollbar is always there (overflow-y: scroll):
+    # only a wider line (a horizontal scrollbar) changes the layout, and then one is asked for.
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+    def write(self, *args, **kwargs):
+        width = self.virtual_size.width
+        written = super().write(*args, **kwargs)
+        if self.virtual_size.width != width:
+            self.refresh(layout=True)
+        return written
 
 
 UNDONE = "strike dim"
