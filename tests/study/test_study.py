@@ -253,3 +253,27 @@ def test_the_shipped_pilot_study_loads():
     study = load_study(ROOT / "studies" / "pilot.yaml")
     assert len(study.worlds) == 4 and study.order == "latin" and study.practice is not None
     assert study.show.shown() == [] and all(e.time_limit == 900 for e in study.worlds)
+
+
+def test_a_participant_and_a_second_play_session_never_share_human_2(tmp_path):
+    """``adventure play``'s second session on a world is ``human-2``, and so is study participant ``2``:
+    neither may take the other's folder, or one person's finished worlds count as another's."""
+    from tui_adventure.catalog import open_world
+    from tui_adventure.keyboard.session import Session
+
+    records = tmp_path / "records"
+    study = load_study(study_file(tmp_path))
+    # participant 2 first: play sessions step over their folder
+    play_piped(StudyRun(study, "2", records), "\n" + solved("tutorial"))
+    first, second = (Session(open_world(WORLDS / "house.yaml"), records=records, saves=tmp_path / "s")
+                     for _ in range(2))   # house: a world participant 2 has not begun
+    assert (first.recorder.run_dir.name, second.recorder.run_dir.name) == ("human", "human-3")
+    for session in (first, second):
+        session.recorder.unlock()
+    # a play session's human-2 first: participant 2 of a study in that folder is refused, saying why
+    other = tmp_path / "other"
+    sessions = [Session(open_world(WORLDS / "tutorial.yaml"), records=other, saves=tmp_path / "s") for _ in range(2)]
+    assert sessions[1].recorder.run_dir.name == "human-2"
+    result = adventure("study", str(study_file(tmp_path)), "--participant", "2", "--records", str(other), "--repl")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "human-2 holds an `adventure play` session's" in result.stderr and "its own --records" in result.stderr

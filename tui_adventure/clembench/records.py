@@ -88,6 +88,24 @@ def run_json(path: Path) -> dict:
     return data
 
 
+def studies_in(run_dir: Path, limit: int = 2000) -> set[str | None]:
+    """The study titles of the episodes under a run folder (None for an episode no study wrote). A
+    study's participant ``2`` and a second ``adventure play`` session both want ``human-2``: whoever
+    comes second must see whose folder it is, or one person's episodes count as another's."""
+    found: set[str | None] = set()
+    if not run_dir.is_dir():
+        return found
+    for n, path in enumerate(run_dir.glob("*/*/instance_*/interactions.json")):
+        if n >= limit:
+            break
+        try:
+            study = read_json(path).get("meta", {}).get("study")
+        except (RecordsError, AttributeError):
+            continue
+        found.add(study.get("title") if isinstance(study, dict) else None)
+    return found
+
+
 @functools.lru_cache(maxsize=256)
 def real_path(path: str) -> str:
     """A world file's real path, once per process: a batch's episodes share few worlds' folders."""

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..clembench.recorder import Recorder
+from ..clembench.records import studies_in
 from ..engine.metrics import moves, moves_over_par, turn_ratio
 from .figures import RESEARCHER, Panels, ProgressFigures, Visibility
 from ..gamemaster.voices import Voices
@@ -91,7 +92,9 @@ class Session:
         recorder = Recorder(self.records, self.world, self.record_name, **spec)
         n = 1
         # a session never overwrites another's records: finished, errored, unfinished or in use elsewhere
-        while recorder.is_started() or recorder.clash() or not recorder.lock():
+        # nor takes a study participant's folder (participant 2 is human-2 too)
+        while (recorder.is_started() or recorder.clash() or (n > 1 and studies_in(recorder.run_dir) - {None})
+               or not recorder.lock()):
             n += 1
             recorder = Recorder(self.records, self.world, f"{self.record_name}-{n}", **spec)
         self.recorder = recorder

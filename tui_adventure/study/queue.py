@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..clembench.records import DISCARDED, Busy, FolderLock
+from ..clembench.records import DISCARDED, Busy, FolderLock, studies_in
 from ..clembench.recorder import Recorder
 from ..engine.names import inside
 from ..engine.snapshot import write_atomic
@@ -58,8 +58,24 @@ def sitting(study: Study, records: str | Path, participant: str) -> FolderLock:
                    " terminal); close that one first, then come back to resume") from None
 
 
+def not_theirs(study: Study, records: str | Path, participant: str) -> str | None:
+    """Why ``participant``'s folder (``human-<ID>``) is not theirs to play in, or None: it holds episodes
+    another study or ``adventure play`` wrote, which would count as this participant's done worlds."""
+    folder = inside(Path(records), f"human-{participant}")
+    others = studies_in(folder) - {study.title}
+    if not others:
+        return None
+    whose = "an `adventure play` session's (its second session is also named human-2, -3...)" if None in others \
+        else f"study {sorted(others)[0]!r}'s"
+    return (f"{folder} holds {whose} episodes, not this study's: give this study its own --records folder"
+            " (or the participant another ID)")
+
+
 def is_sitting(study: Study, records: str | Path, participant: str) -> str | None:
-    """Why ``participant`` cannot start a sitting now (another holds it), or None."""
+    """Why ``participant`` cannot start a sitting now (another holds it, or their folder is not theirs), or None."""
+    clash = not_theirs(study, records, participant)
+    if clash:
+        return clash
     try:
         sitting(study, records, participant).release()
     except Busy as exc:
@@ -109,6 +125,9 @@ class StudyRun:
         self.run_name = f"human-{participant}"
         self.roster_path = inside(self.records, ".studies", f"{study.slug}.json")
         self._lock: FolderLock | None = None
+        clash = not_theirs(study, self.records, participant)
+        if clash:
+            raise ValueError(clash)
         person = self._roster().get("participants", {}).get(participant)
         self.consented: str | None = person.get("consent") if isinstance(person, dict) else None
         if self.needs_consent():
