@@ -7,7 +7,7 @@
   reading time (target < 2 s);
 * a crowd: N participants (default 20) arrive a little apart and each plays
   ``house`` (its 21-command solution) over textual.js's own WebSocket protocol,
-  typing a key every 50 ms and thinking a second (--think) between commands; a turn is
+  typing a key every 50 ms (--typing) and thinking a second (--think) between commands; a turn is
   answered when its ``Turn N/60`` is drawn. Each participant is a process of its
   own, so N of them share this machine's cores (target: every turn < 300 ms).
 
@@ -132,7 +132,8 @@ def pages(url: str, runs: int) -> list[tuple[float, float]]:
     return out
 
 
-async def participant(url: str, name: str, turns: list[float], starts: list[float], think: float) -> None:
+async def participant(url: str, name: str, turns: list[float], starts: list[float], think: float,
+                      typing: float) -> None:
     """One participant over textual.js's protocol: ["stdin", keys] out, the terminal's bytes in."""
     import aiohttp
 
@@ -174,7 +175,7 @@ async def participant(url: str, name: str, turns: list[float], starts: list[floa
                 await asyncio.sleep(think)
                 for ch in command:
                     await keys(ch)
-                    await asyncio.sleep(0.05)
+                    await asyncio.sleep(typing)
                 seen.clear()
                 sent = time.perf_counter()
                 await keys("\r")
@@ -182,13 +183,13 @@ async def participant(url: str, name: str, turns: list[float], starts: list[floa
                 turns.append(time.perf_counter() - sent)
 
 
-async def crowd(url: str, n: int, spacing: float, think: float) -> tuple[list[float], list[float]]:
+async def crowd(url: str, n: int, spacing: float, think: float, typing: float) -> tuple[list[float], list[float]]:
     turns: list[float] = []
     starts: list[float] = []
 
     async def arrive(i: int) -> None:
         await asyncio.sleep(i * spacing)   # people do not click the link in the same instant
-        await participant(url, f"crowd{i}", turns, starts, think)
+        await participant(url, f"crowd{i}", turns, starts, think, typing)
 
     await asyncio.gather(*(arrive(i) for i in range(n)))
     return turns, starts
@@ -230,6 +231,8 @@ def main() -> None:
                         help="wait this long after the server starts, for its spares (default 5)")
     parser.add_argument("--think", type=float, default=1.0, metavar="SECONDS", help="between a turn and the next"
                         " command's first key (default 1; people take 5 to 20)")
+    parser.add_argument("--typing", type=float, default=0.05, metavar="SECONDS", help="between two keys of a"
+                        " command (default 0.05, a fast typist's burst; 40 words a minute is about 0.3)")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # stopped: the server is still stopped (finally)
     if shutil.which("chromium") is None:
@@ -245,7 +248,8 @@ def main() -> None:
                 print(f"page to first room:      {summary([r for _, r in timings])}  (target < 2000 ms)")
             if args.participants:
                 before, clock = cpu_seconds(proc.pid), time.perf_counter()
-                turns, starts = asyncio.run(crowd(url, args.participants, args.spacing, args.think))
+                turns, starts = asyncio.run(crowd(url, args.participants, args.spacing, args.think,
+                                                         args.typing))
                 used, took = cpu_seconds(proc.pid) - before, time.perf_counter() - clock
                 print(f"{args.participants} participants at once, page to first room: {summary(starts)}")
                 print(f"{args.participants} participants at once, Enter to the turn drawn: {summary(turns)}"
