@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..facts import State
 from ..world import World
+from .sight import local_view
 
 MEMO_STATES = 50_000       # states remembered per world (a few hundred bytes each beside the state); then emptied
 
@@ -36,7 +37,12 @@ class Admissible:
         self._where = world.actions[0].where if world.actions else (lambda st: None)
         # per action: (action, its parameters in grounding order and their kinds, ends?, has effect?)
         self._plan = [a for a in world.actions if a.ends or a.effect is not None or a.info]
-        self.misses = 0
+        # what the commands can read, when the rules are proved local (engine.planning.sight): a state
+        # never met whose surroundings were met before costs a key, not a grounding
+        self.view = local_view(world)
+        self._near: dict[tuple, tuple] = {}
+        self.misses = 0     # states not met before
+        self.computed = 0   # of those, the ones worked out (the rest: their surroundings were met)
 
     def lookup(self, st: State) -> tuple[State, tuple[str, ...]]:
         """(the canonical state equal to ``st``, its commands); the memo learns ``st`` when new."""
@@ -45,7 +51,18 @@ class Admissible:
             self.misses += 1
             if len(self._memo) >= self.max_states:
                 self._memo.clear()
-            hit = self._memo[st] = (st, self.compute(st))
+                self._near.clear()
+            view = self.view
+            if view is None:
+                self.computed += 1
+                commands = self.compute(st)
+            else:
+                key = view.key(st)
+                commands = self._near.get(key)
+                if commands is None:
+                    self.computed += 1
+                    commands = self._near[key] = self.compute(st)
+            hit = self._memo[st] = (st, commands)
         return hit
 
     def commands(self, st: State) -> list[str]:
