@@ -28,20 +28,22 @@ from ..rules.logic import LogicError
 from ..rules.logic_ast import Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When, conjuncts, parse_condition, parse_effects
 from ..world import World
 
-NEAR, TIED = 0, 1   # an id in sight; an id a fixed fact ties to one in sight
+NEAR = 0   # a name whose value is an id in sight; a variable tied to one holds its ties (see _Reads._tied)
 
 
 class LocalView:
     """``key(st)``: what the commands of ``st`` can depend on (see the module's docstring)."""
 
-    def __init__(self, world: World, changing: frozenset) -> None:
+    def __init__(self, world: World, changing: frozenset, tying: frozenset) -> None:
+        """``tying``: (predicate, i, j) for each fixed fact a rule ties a variable by: its j-th argument
+        to an id in sight as its i-th."""
         self.ids = world.style.sight.ids
         self.changing = changing
-        ties: dict = {}   # id -> the ids a fixed fact names with it
+        ties: dict = {}   # id in sight -> the ids the rules' fixed facts tie to it
         for f in world.initial_facts:
-            if f[0] not in changing and len(f) > 2:
-                for x in f[1:]:
-                    ties.setdefault(x, set()).update(f[1:])
+            for pred, i, j in tying:
+                if f[0] == pred and len(f) > max(i, j):
+                    ties.setdefault(f[i], set()).add(f[j])
         self.ties = {x: frozenset(v) for x, v in ties.items()}
 
     def key(self, st: State) -> tuple:
@@ -79,17 +81,20 @@ def local_view(world: World) -> LocalView | None:
                         return None
     except (LogicError, KeyError, RecursionError):
         return None
-    return LocalView(world, changing)
+    return LocalView(world, changing, frozenset(check.tying))
 
 
 class _Reads:
-    """Whether a condition or effect reads only facts the key holds; ``near``: name -> NEAR or TIED for
-    the bound names known to be ids in the key's reach; ``bound``: every bound name (others are ids)."""
+    """Whether a condition or effect reads only facts the key holds; ``near``: name -> NEAR for the bound
+    names whose values are ids in sight, or for a variable tied to one the ties ((predicate, i, j): see
+    LocalView), which the key then follows when a changeable fact is read by that variable alone;
+    ``bound``: every bound name (others are ids)."""
 
     def __init__(self, world: World, changing: frozenset, constants: frozenset) -> None:
         self.compiler = world.compiler
         self.changing = changing
         self.constants = constants
+        self.tying: set = set()   # (predicate, i, j): see LocalView
 
     def _level(self, name: str, near: dict, bound: frozenset):
         if name in bound:
@@ -103,23 +108,30 @@ class _Reads:
         levels = [self._level(x, near, bound) for x in a.args]
         if a.pred in compiler.builtins:   # the style's promise holds for ids in sight only
             return all(lv == NEAR for lv in levels)
-        if a.pred not in self.changing:   # the same in every state
+        if a.pred not in self.changing or NEAR in levels:   # the same in every state; or in the key
             return True
-        return any(lv is not None for lv in levels)
+        for lv in levels:
+            if lv is not None:   # a variable's ties: the key must reach what they tie
+                self.tying.update(lv)
+                return True
+        return False
 
     def _tied(self, var: str, body, near: dict, bound: frozenset) -> tuple[dict, frozenset]:
         """``near`` and ``bound`` inside a quantifier over ``var`` whose body (a condition that must hold for
-        the variable to matter) is ``body``: TIED when a fixed fact of its conjunction names it and an id
-        in sight."""
+        the variable to matter) is ``body``: tied when a fixed fact of its conjunction names it and an id
+        in sight (so its values are among the ids that fact ties to one in sight)."""
         inner = {k: v for k, v in near.items() if k != var}
         bound = bound | {var}
         if body is not None:
             for part in conjuncts(body):
                 if (isinstance(part, Atom) and part.pred not in self.changing and var in part.args
-                        and part.pred not in self.compiler.macros and part.pred not in self.compiler.builtins
-                        and any(self._level(x, inner, bound) == NEAR for x in part.args if x != var)):
-                    inner[var] = TIED
-                    break
+                        and part.pred not in self.compiler.macros and part.pred not in self.compiler.builtins):
+                    args = part.args
+                    near_at = [i for i, x in enumerate(args) if x != var and self._level(x, inner, bound) == NEAR]
+                    if near_at:   # + 1: a fact's predicate comes first
+                        j = args.index(var) + 1
+                        inner[var] = frozenset((part.pred, i + 1, j) for i in near_at)
+                        break
         return inner, bound
 
     def cond(self, node, near: dict, bound: frozenset) -> bool:
