@@ -105,10 +105,10 @@ class Planner:
     def successors(self, st: State):
         domains = self.style.domains
         relevant = self.relevant
-        if relevant is not None:
-            scope = domains["thing"]
+        if relevant is not None:   # the relevant things in sight, read once for every action grounded here
             narrow = dict(domains)
-            narrow["thing"] = lambda st: [x for x in scope(st) if x in relevant]
+            near = [x for x in domains["thing"](st) if x in relevant]
+            narrow["thing"] = lambda _st: near
         seen: set = set()
         out = []
         goals = self.goals
