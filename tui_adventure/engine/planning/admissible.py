@@ -9,12 +9,15 @@ from it (the Gymnasium environment) then meets the same state objects again,
 and every action's own memo in the state's cache (``Action.attempt_later``)
 answers its next steps too.
 
-A state not met before is worked out as ``Planner.admissible_commands_reference``
-does, with the same answer (a test holds the two together on thousands of
-random states of several worlds), but without its waste: the player's room
-and each kind's candidates read once per state rather than once per action,
-an action that changes nothing told by its effect's sets rather than by a
-successor state built and compared, and each command's text made once.
+A state not met before whose surroundings were met (the player's room, what
+is in sight, the facts naming them: ``sight.LocalView``, when the rules are
+proved to read nothing else) takes their commands. Else they are worked out
+as ``Planner.admissible_commands_reference`` does, with the same answer (a
+test holds the two together on thousands of random states of several
+worlds), but without its waste: the player's room and each kind's candidates
+read once per state rather than once per action, an action that changes
+nothing told by its effect's sets rather than by a successor state built and
+compared, and each command's text made once.
 """
 
 from __future__ import annotations
@@ -103,6 +106,16 @@ class Admissible:
                                 continue   # changes nothing
                     out.add(text(action, env, st))
         return tuple(sorted(out))
+
+
+def ground(action, st: State, domains: dict, values: dict) -> list[dict]:
+    """``Action.ground``'s bindings, in its order, with each kind's candidates read once per state and
+    domains (``values``: the caller's, one per state and ``domains``): the planner's expansions."""
+    start = {"here": action.where(st)}
+    for cond in action.slot_checks[-1]:
+        if not cond(st, start):
+            return []
+    return _ground(action, st, start, domains, values)
 
 
 def _ground(action, st: State, start: dict, domains: dict, values: dict) -> list[dict]:
