@@ -14,6 +14,7 @@ from tui_adventure.engine.facts import State
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world, load_world_text
 from tui_adventure.engine.planning.planner import Planner
+from tui_adventure.engine.planning.sight import local_view
 from tui_adventure.generate import Knobs, generate_world
 
 
@@ -52,7 +53,12 @@ def test_the_fast_commands_are_the_references_on_random_states(name, world):
         want = planner.admissible_commands_reference(State.of(st.facts))
         assert list(fast.compute(State.of(st.facts))) == want   # a fresh state: nothing cached
         assert planner.admissible_commands(st) == want           # the memo, on the walk's own state objects
-    assert planner.admissible.misses == len(states)              # each state worked out once
+    assert planner.admissible.misses == len(states)              # each state met once
+    if name in ("generated", "house", "manor"):   # rules proved local: states with the same surroundings share
+        assert planner.admissible.view is not None
+        assert planner.admissible.computed < len(states)
+    else:   # candle reads held(matches) wherever the matches are; the clembench style promises nothing
+        assert planner.admissible.view is None
 
 
 def test_equal_states_share_one_canonical_state_and_its_answer():
@@ -83,3 +89,55 @@ def test_a_pronoun_is_read_afresh_whatever_the_memo_holds():
     b = parser.parse("examine it", st, [things[1]])
     assert a.env[next(iter(a.action.params))] == things[0]
     assert b.env[next(iter(b.action.params))] == things[1]
+
+
+CELLAR = """
+game: far
+title: A Bell and a Far Box
+start: hall
+rooms:
+  hall: {description: A hall., exits: {east: study}}
+  study: {description: A study., exits: {west: hall}}
+objects:
+  bell: {traits: takeable, at: hall}
+  box: {traits: [container, openable], at: study}
+actions:
+  - id: ring
+    syntax: ["ring {obj}"]
+    params: {obj: thing}
+    checks:
+      - ["%s", "Nothing happens.", no_ring]
+    effects: ["add rung(obj)"]
+    success: "Ding."
+goal: [held(bell)]
+"""
+
+
+@pytest.mark.parametrize("check, local", [
+    ("held(obj)", True),
+    ("not (exists e: exists d: via(here, e, d) and locked(d))", True),   # tied by a fixed fact to the room: the door
+    ("exists r: at(obj, r) and at(player, r)", True),
+    ("visible(obj) and not encloses(obj, player)", True),
+    ("open(box)", False),               # a thing named, wherever it is
+    ("exists d: locked(d)", False),     # anything anywhere
+    ("count(in(_, obj)) < 2", True),    # what is in a thing in sight
+    ("count(open(_)) < 2", False),
+    ("forall x: not open(x)", False),
+    ("visible(box)", False),            # a builtin given a thing that may be out of sight
+])
+def test_the_commands_are_keyed_on_the_surroundings_only_when_the_rules_are_proved_local(check, local):
+    world = load_world_text(CELLAR % check, "<far>")
+    assert (local_view(world) is not None) is local
+
+
+def test_a_far_fact_read_by_a_rule_keys_the_commands_on_the_whole_state():
+    """Ringing needs the box in the study open: in the hall, two states that differ only there differ in
+    their commands, so they must not share them."""
+    world = load_world_text(CELLAR % "open(box)", "<far>")
+    planner = Planner(world)
+    shut = world.initial
+    box_open = State.of(shut.facts | {("open", "box")})
+    assert planner.admissible_commands(shut) == planner.admissible_commands_reference(shut)
+    assert planner.admissible_commands(box_open) == planner.admissible_commands_reference(box_open)
+    assert "ring bell" in planner.admissible_commands(box_open)
+    assert "ring bell" not in planner.admissible_commands(shut)

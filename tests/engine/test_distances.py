@@ -56,6 +56,27 @@ def test_a_replayed_plan_answers_without_a_search():
     assert distances.par(game.state) == par - 1 and distances.searches == 1
 
 
+def test_a_step_away_from_a_solved_state_answers_without_a_search():
+    """A walk's step off the plan: one move back reaches a state whose distance is known, and when that
+    plan is as long as the heuristic's lower bound it is the optimum."""
+    world = load_world(WORLDS / "house.yaml")
+    planner = Planner(world)
+    distances = Distances(planner)
+    st, left = world.initial, distances.par(world.initial)
+    away = []
+    for action_id, env in Planner(world).solve().steps:   # every state on the plan is known now
+        for _action, _env, new in planner.successors(st):
+            if distances.known(new) is None and planner.h(new) == left + 1:   # the bound says one more
+                fresh = Planner(world).solve(new)
+                if fresh is not None and fresh.par == left + 1:   # (eating the apple: out of reach)
+                    away.append((new, fresh.par))
+        st, left = world.action_by_id[action_id].successor(st, dict(env)), left - 1
+    assert away   # house has such steps (a room the plan leaves behind)
+    for new, want in away:
+        assert distances.par(new) == want
+    assert distances.searches == 1
+
+
 def test_memory_is_bounded():
     world = load_world(WORLDS / "house.yaml")
     distances = Distances(Planner(world), max_entries=5)

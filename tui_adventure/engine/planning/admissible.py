@@ -9,18 +9,22 @@ from it (the Gymnasium environment) then meets the same state objects again,
 and every action's own memo in the state's cache (``Action.attempt_later``)
 answers its next steps too.
 
-A state not met before is worked out as ``Planner.admissible_commands_reference``
-does, with the same answer (a test holds the two together on thousands of
-random states of several worlds), but without its waste: the player's room
-and each kind's candidates read once per state rather than once per action,
-an action that changes nothing told by its effect's sets rather than by a
-successor state built and compared, and each command's text made once.
+A state not met before whose surroundings were met (the player's room, what
+is in sight, the facts naming them: ``sight.LocalView``, when the rules are
+proved to read nothing else) takes their commands. Else they are worked out
+as ``Planner.admissible_commands_reference`` does, with the same answer (a
+test holds the two together on thousands of random states of several
+worlds), but without its waste: the player's room and each kind's candidates
+read once per state rather than once per action, an action that changes
+nothing told by its effect's sets rather than by a successor state built and
+compared, and each command's text made once.
 """
 
 from __future__ import annotations
 
 from ..facts import State
 from ..world import World
+from .sight import local_view
 
 MEMO_STATES = 50_000       # states remembered per world (a few hundred bytes each beside the state); then emptied
 
@@ -36,7 +40,12 @@ class Admissible:
         self._where = world.actions[0].where if world.actions else (lambda st: None)
         # per action: (action, its parameters in grounding order and their kinds, ends?, has effect?)
         self._plan = [a for a in world.actions if a.ends or a.effect is not None or a.info]
-        self.misses = 0
+        # what the commands can read, when the rules are proved local (engine.planning.sight): a state
+        # never met whose surroundings were met before costs a key, not a grounding
+        self.view = local_view(world)
+        self._near: dict[tuple, tuple] = {}
+        self.misses = 0     # states not met before
+        self.computed = 0   # of those, the ones worked out (the rest: their surroundings were met)
 
     def lookup(self, st: State) -> tuple[State, tuple[str, ...]]:
         """(the canonical state equal to ``st``, its commands); the memo learns ``st`` when new."""
@@ -45,7 +54,18 @@ class Admissible:
             self.misses += 1
             if len(self._memo) >= self.max_states:
                 self._memo.clear()
-            hit = self._memo[st] = (st, self.compute(st))
+                self._near.clear()
+            view = self.view
+            if view is None:
+                self.computed += 1
+                commands = self.compute(st)
+            else:
+                key = view.key(st)
+                commands = self._near.get(key)
+                if commands is None:
+                    self.computed += 1
+                    commands = self._near[key] = self.compute(st)
+            hit = self._memo[st] = (st, commands)
         return hit
 
     def commands(self, st: State) -> list[str]:
@@ -86,6 +106,16 @@ class Admissible:
                                 continue   # changes nothing
                     out.add(text(action, env, st))
         return tuple(sorted(out))
+
+
+def ground(action, st: State, domains: dict, values: dict) -> list[dict]:
+    """``Action.ground``'s bindings, in its order, with each kind's candidates read once per state and
+    domains (``values``: the caller's, one per state and ``domains``): the planner's expansions."""
+    start = {"here": action.where(st)}
+    for cond in action.slot_checks[-1]:
+        if not cond(st, start):
+            return []
+    return _ground(action, st, start, domains, values)
 
 
 def _ground(action, st: State, start: dict, domains: dict, values: dict) -> list[dict]:

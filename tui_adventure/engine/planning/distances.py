@@ -12,8 +12,11 @@ things make most answers cheap, all exact:
   planner's search would take, ``Planner.move``), is a plan from the new state;
   when its length equals the heuristic's lower bound (most states: the bound is
   tight on a random walk's states), it is optimal with no search at all;
+- a walk's step off the plan (into a room the plan leaves behind) is one move
+  from the state it came from, whose distance is known: the best move to a
+  known state gives a plan too, optimal when as long as the lower bound;
 - otherwise A* runs with every known distance as a perfect estimate (a known
-  state ends the search as a goal does) and the replayed plan's length as a
+  state ends the search as a goal does) and the shorter of those plans as a
   ceiling (nothing that long or longer is looked at).
 
 Without a heuristic (worlds whose own actions void it), the replay still gives
@@ -72,11 +75,26 @@ class Distances:
             return self._search(st, None)
         floor = planner.h(st) if planner.h is not None else 0
         replay = self._replay(st)
+        if replay is None or replay[0] > floor:   # a move to a known state may do better (a walk's step back)
+            near = self._next_to_known(st)
+            if near is not None and (replay is None or near[0] < replay[0]):
+                replay = near
         if replay is not None and replay[0] == floor:   # as long as the lower bound: optimal
             self.replays += 1
             self._learn(st, replay[1], replay[0])
             return replay[0]
         return self._search(st, replay)
+
+    def _next_to_known(self, st: State) -> tuple[int, list] | None:
+        """(length, [move]) of the best plan through a move to a state whose distance is known: a random
+        walk's new state is mostly one move from the state it came from."""
+        d_of = self._d
+        best = None
+        for action, env, new in self.planner.successors(st):
+            d = d_of.get(new.facts)
+            if d is not None and d != UNREACHABLE and (best is None or d + 1 < best[0]):
+                best = (d + 1, [(action, env)])
+        return best
 
     def _search(self, st: State, replay) -> int:
         self.searches += 1

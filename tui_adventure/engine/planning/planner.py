@@ -17,7 +17,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
-from .admissible import Admissible
+from .admissible import Admissible, ground
 from .packing import Packing
 from .planning_view import PlanningView, planning_view
 from ..facts import State
@@ -105,21 +105,21 @@ class Planner:
     def successors(self, st: State):
         domains = self.style.domains
         relevant = self.relevant
-        if relevant is not None:
-            scope = domains["thing"]
+        if relevant is not None:   # the relevant things in sight, read once for every action grounded here
             narrow = dict(domains)
-            narrow["thing"] = lambda st: [x for x in scope(st) if x in relevant]
+            in_sight = [x for x in domains["thing"](st) if x in relevant]
+            narrow["thing"] = lambda _st: in_sight
         seen: set = set()
         out = []
         goals = self.goals
         plannable = self.style.plannable
+        every: dict = {}   # kind -> its candidates here, read once for all the actions (admissible.ground)
+        near: dict = {}
         for action, things, goal_only in self._plans:
-            if relevant is None or not things:
-                envs = action.ground(st, domains)
-            elif len(things) == 1:
-                envs = action.ground(st, narrow)
+            if relevant is not None and len(things) == 1:
+                envs = ground(action, st, narrow, near)
             else:
-                envs = action.ground(st, domains)
+                envs = ground(action, st, domains, every)
             if plannable is not None:  # before the symmetry cut: its representative must be typeable
                 envs = [e for e in envs if plannable(action, e, st)]
             if relevant is not None and len(things) > 1:

@@ -14,6 +14,20 @@ class Exit(NamedTuple):
     door: str | None       # the door on it, if any
 
 
+class Sight(NamedTuple):
+    """A style's promise about what a state's commands can read (``engine.planning.sight``).
+
+    ``ids(st)``: the player's room first, then the ids around the player (what is in sight and held,
+    the player); ``constants``: ids that are in ``ids(st)`` in every state; ``kinds``: the parameter
+    kinds whose every candidate is in ``ids(st)``. What the style promises: its domains, its command
+    texts and its builtins given ids in ``ids(st)`` read no changeable fact that names none of
+    ``ids(st)``. The rules' own reads are checked, not promised (``sight.local_view``)."""
+
+    ids: Callable
+    constants: frozenset
+    kinds: frozenset
+
+
 class CommandParser(Protocol):
     """Reads a typed command against a state. One parser serves every game of a world, so it keeps
     no game's state: what "it" means (``last``) is passed in by the game and kept there."""
@@ -45,6 +59,7 @@ class Style(Protocol):
     plannable: Callable | None         # (action, env, state) -> bool, filtering grounded moves; None: all are
     player_at: tuple | None            # the by-first index key whose entry's first item is the player's room
     #                                    (player_room written out by an action's step); None: player_room only
+    sight: Sight | None                # what a state's commands can read (see Sight); None: no such promise
 
     def make_parser(self) -> CommandParser: ...
     def player_room(self, st) -> str | None: ...

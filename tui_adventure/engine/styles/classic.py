@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Exit, memo_by_facts
+from .base import Exit, Sight, memo_by_facts
 from .classic_plan import ClassicPlanning
 from ..parsers import CommandParser
 from ..text import capitalise, english_list
@@ -57,6 +57,10 @@ class ClassicStyle(ClassicPlanning):
             "dir": self.exit_labels,
             "word": lambda st: (),
         }
+        # the commands read the room, what is in sight or held, and the player: scope walks only from the
+        # room and what is held, visible and encloses climb from their arguments through things in sight
+        # (or held) to the room, exits are read by the room, and a command's words by the things in sight
+        self.sight = Sight(self.sight_ids, frozenset({"player"}), frozenset({"thing"}))
 
     def make_parser(self) -> CommandParser:
         return CommandParser(self.world, self, set(DIRECTIONS) | set(self.passages))
@@ -101,6 +105,10 @@ class ClassicStyle(ClassicPlanning):
             self._scopes.clear()
         self._scopes[st.key] = hit
         return hit
+
+    def sight_ids(self, st) -> tuple:
+        """(the player's room, the player, then what is in sight), for ``Sight.ids``."""
+        return (self.player_room(st), "player", *self.scope(st))
 
     def scope_list(self, st) -> list[str]:
         hit = st.cache.get("scope_list")

@@ -48,6 +48,7 @@ class ClembenchStyle:
             "examine_desc": self.examine_desc,
         }
         self.domains = {"thing": self.things_here, "room": self.room_list, "word": lambda st: ()}
+        self.sight = None   # its commands are computed per whole state (no locality promised)
 
     def make_parser(self):
         return ClemCommandParser(self.world, self)
