@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..text import english_list
-from .patterns import Pattern, compile_pattern
+from .patterns import Pattern, compile_pattern, layout_of
 
 DETERMINERS = frozenset({"the", "a", "an", "some", "my"})
 ALL_WORDS = frozenset({"all", "everything", "every thing"})
@@ -76,21 +76,10 @@ class CommandParser:
         command of one of them is read once, at load (see ``_read_once``)."""
         self.world = world
         self.style = style
-        self.by_first: dict[str, list[Pattern]] = {}
-        self.slot_first: list[Pattern] = []
-        self.verbs: set[str] = set()
-        for action in world.actions:
-            for syn in action.spec.syntax:
-                pat = compile_pattern(action, syn)
-                words = syn.split()
-                if words[0].startswith("{"):
-                    self.slot_first.append(pat)
-                else:
-                    for alt in words[0].split("|"):
-                        self.by_first.setdefault(alt, []).append(pat)
-                        self.verbs.add(alt)
-        for pats in self.by_first.values():
-            pats.sort(key=lambda p: -p.literals)
+        # the patterns, laid out once per list of action definitions (``Layout``), bound to this world's
+        lay = layout_of(world.actions)
+        self.by_first, self.slot_first = lay.bound(world.actions)
+        self.verbs = set(lay.verbs)
         # the patterns a first word is tried against, in order: its own, then those starting with a slot
         self.tried = {w: pats + self.slot_first for w, pats in self.by_first.items()}
         vocab: dict[str, list[str]] = {}
@@ -100,10 +89,7 @@ class CommandParser:
                     vocab.setdefault(w, []).append(ent.id)
         self.vocab = {w: frozenset(ids) for w, ids in vocab.items()}
         self.in_order = {w: tuple(ids) for w, ids in vocab.items()}   # as sort_ids has them
-        self.known_words = set(self.vocab) | self.verbs | DETERMINERS | PRONOUNS | ALL_WORDS
-        for pats in self.by_first.values():
-            for p in pats:
-                self.known_words.update(p.words)
+        self.known_words = set(self.vocab) | self.verbs | DETERMINERS | PRONOUNS | ALL_WORDS | lay.words
         # phrase -> what it names in any state (see ``_name``). A word of a thing's names names the
         # things it is a word of (``in_order``), as ``_name`` reads it, unless it is a determiner
         # (dropped), a pronoun or two words: put here at once, so a parse looks it up.

@@ -28,7 +28,8 @@ class Pattern:
 _SHAPES: dict[str, tuple] = {}   # syntax -> what ``_shape`` makes of it: the same in every world
 
 
-def compile_pattern(action, syntax: str) -> Pattern:
+def compile_pattern(action, syntax: str, params: dict | None = None) -> Pattern:
+    """``params``: the slots' kinds (the action's own by default)."""
     shape = _SHAPES.get(syntax)
     if shape is None:
         shape = _shape(syntax)
@@ -36,9 +37,63 @@ def compile_pattern(action, syntax: str) -> Pattern:
             _SHAPES.clear()
         _SHAPES[syntax] = shape
     regex, slots, literals, needs, words, cut = shape
-    kinds = tuple(action.spec.params.get(s, "thing") for s in slots)
+    params = action.spec.params if params is None else params
+    kinds = tuple(params.get(s, "thing") for s in slots)
     return Pattern(action, regex, slots, literals, syntax, kinds, needs, words, literals + len(slots),
                     tuple(zip(slots, kinds, range(len(slots)))), cut)
+
+
+class Layout:
+    """Which patterns a line's first word tries, for one list of action definitions: the same for
+    every world of a ruleset (a generated world per reset reads it once), each pattern then bound to
+    the world's own action (``bound``). Patterns are held by index: ``templates[i].action`` is the
+    index of its action in the list."""
+
+    __slots__ = ("templates", "by_first", "slot_first", "verbs", "words", "specs")
+
+    def __init__(self, specs: tuple) -> None:
+        self.specs = specs   # kept alive: the key is their ids
+        self.templates: list[Pattern] = []
+        by_first: dict[str, list[int]] = {}
+        slot_first: list[int] = []
+        for i, spec in enumerate(specs):
+            for syn in spec.syntax:
+                j = len(self.templates)
+                self.templates.append(compile_pattern(i, syn, spec.params))
+                first = syn.split()[0]
+                if first.startswith("{"):
+                    slot_first.append(j)
+                else:
+                    for alt in first.split("|"):
+                        by_first.setdefault(alt, []).append(j)
+        for js in by_first.values():
+            js.sort(key=lambda j: -self.templates[j].literals)
+        self.by_first = {w: tuple(js) for w, js in by_first.items()}
+        self.slot_first = tuple(slot_first)
+        self.verbs = frozenset(by_first)
+        self.words = frozenset(w for js in by_first.values() for j in js for w in self.templates[j].words)
+
+    def bound(self, actions: list) -> tuple[dict, list]:
+        """(by_first, slot_first) with ``actions``' own patterns in the templates' places."""
+        pats = [Pattern(actions[t.action], t.regex, t.slots, t.literals, t.text, t.kinds, t.needs, t.words,
+                        t.size, t.parts, t.sep) for t in self.templates]
+        return ({w: [pats[j] for j in js] for w, js in self.by_first.items()},
+                [pats[j] for j in self.slot_first])
+
+
+_LAYOUTS: dict[tuple, Layout] = {}   # the actions' definitions' ids -> their Layout
+MAX_LAYOUTS = 256
+
+
+def layout_of(actions: list) -> Layout:
+    key = tuple(id(a.spec) for a in actions)
+    hit = _LAYOUTS.get(key)
+    if hit is None:
+        hit = Layout(tuple(a.spec for a in actions))
+        if len(_LAYOUTS) >= MAX_LAYOUTS:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = hit
+    return hit
 
 
 def _cut(syntax: str) -> str | None:
