@@ -78,7 +78,9 @@ class CommandParser:
         self.style = style
         # the patterns, laid out once per list of action definitions (``Layout``), bound to this world's
         lay = layout_of(world.actions)
-        self.by_first, self.slot_first = lay.bound(world.actions)
+        pats = lay.bound(world.actions)
+        self.by_first = {w: [pats[j] for j in js] for w, js in lay.by_first.items()}
+        self.slot_first = [pats[j] for j in lay.slot_first]
         self.verbs = set(lay.verbs)
         # the patterns a first word is tried against, in order: its own, then those starting with a slot
         self.tried = {w: pats + self.slot_first for w, pats in self.by_first.items()}
@@ -103,9 +105,9 @@ class CommandParser:
         self._memo: list = []   # the state caches holding parses
         self.memo_limit = MEMO_PARSES   # how many before they are emptied (raised by World.keep_memos)
         self._read_last = False   # set when a parse read what "it" means
-        self.once = self._read_once(set(self.by_first) | set(one_words))
+        self.once = self._read_once(set(self.by_first) | set(one_words), lay, pats)
 
-    def _read_once(self, words) -> dict:
+    def _read_once(self, words, lay, pats: list) -> dict:
         """word -> (action, env) for a command of one word read the same in every state (north, look).
 
         As ``_parse`` reads it: of the patterns of one part (no other can match
@@ -115,13 +117,14 @@ class CommandParser:
         ``_parse``, as is a word no pattern reads.
         """
         out = {}
-        lone = [p for p in self.slot_first if len(p.slots) == 1 and not p.literals]
+        lone = [pats[j] for j in lay.lone]
+        own = lay.own   # the layout's: word -> its own pattern of that word alone
         for word in words:
             if not _PLAIN_RE.match(word) or " " in word:
                 continue   # not one word as a command reads once cleaned: never looked up
-            own = [p for p in self.by_first.get(word, ()) if p.literals == 1 and not p.slots]
-            if own:
-                out[word] = (own[0].action, {})
+            j = own.get(word)
+            if j is not None:
+                out[word] = (pats[j].action, {})
                 continue
             for pat in lone:
                 if pat.kinds[0] == "thing":

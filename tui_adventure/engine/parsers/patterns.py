@@ -49,7 +49,7 @@ class Layout:
     the world's own action (``bound``). Patterns are held by index: ``templates[i].action`` is the
     index of its action in the list."""
 
-    __slots__ = ("templates", "by_first", "slot_first", "verbs", "words", "specs")
+    __slots__ = ("templates", "by_first", "slot_first", "verbs", "words", "specs", "own", "lone")
 
     def __init__(self, specs: tuple) -> None:
         self.specs = specs   # kept alive: the key is their ids
@@ -72,13 +72,21 @@ class Layout:
         self.slot_first = tuple(slot_first)
         self.verbs = frozenset(by_first)
         self.words = frozenset(w for js in by_first.values() for j in js for w in self.templates[j].words)
+        # for the parser's commands of one word (``CommandParser._read_once``): a word's own pattern
+        # of that word alone, first of its own, and the patterns of a lone slot, in order
+        self.own: dict[str, int] = {}
+        for w, js in self.by_first.items():
+            mine = [j for j in js if self.templates[j].literals == 1 and not self.templates[j].slots]
+            if mine:
+                self.own[w] = mine[0]
+        self.lone = tuple(j for j in self.slot_first if len(self.templates[j].slots) == 1
+                          and not self.templates[j].literals)
 
-    def bound(self, actions: list) -> tuple[dict, list]:
-        """(by_first, slot_first) with ``actions``' own patterns in the templates' places."""
-        pats = [Pattern(actions[t.action], t.regex, t.slots, t.literals, t.text, t.kinds, t.needs, t.words,
+    def bound(self, actions: list) -> list:
+        """The patterns with ``actions``' own in the templates' places (``by_first`` and
+        ``slot_first`` index them)."""
+        return [Pattern(actions[t.action], t.regex, t.slots, t.literals, t.text, t.kinds, t.needs, t.words,
                         t.size, t.parts, t.sep) for t in self.templates]
-        return ({w: [pats[j] for j in js] for w, js in self.by_first.items()},
-                [pats[j] for j in self.slot_first])
 
 
 _LAYOUTS: dict[tuple, Layout] = {}   # the actions' definitions' ids -> their Layout

@@ -210,9 +210,10 @@ class Action:
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None,
-                 memo: list | None = None, where_key: tuple | None = None) -> None:
+                 memo: list | None = None, where_key: tuple | None = None, shape: tuple | None = None) -> None:
         """``where(st)``: the player's room; ``where_key``, when the style has one, the by-first index
-        key whose entry's first item is that room (``where`` written out in ``attempt_later``)."""
+        key whose entry's first item is that room (``where`` written out in ``attempt_later``);
+        ``shape``: ``_shape(compiler, functions)``, when the caller made it already."""
         self.spec = spec
         self.where = where or (lambda st: None)
         self.where_key = where_key
@@ -224,7 +225,7 @@ class Action:
         self.info = spec.info
         self.attempt_later = self._first_attempt   # compiled when first tried
         self._making = (compiler, names, types, functions, static)
-        key = _definition(spec, compiler, functions)
+        key = (_definition(spec), shape or _shape(compiler, functions))
         if _COMPILED.get(key) is None:
             self._compile()   # a rule error is reported at load, with the action's place in its file
             _COMPILED.put(key, compiler.macros)   # kept alive: no other dict takes its id meanwhile
@@ -409,10 +410,24 @@ class Recent:
 _COMPILED = Recent(512)
 
 
-def _definition(spec: ActionSpec, compiler: Compiler, functions: dict) -> tuple:
-    return (spec.id, tuple(spec.syntax), tuple(spec.params.items()), tuple(spec.checks), tuple(spec.effects),
-            spec.success, spec.all_where, spec.plan_if, id(compiler.macros) if compiler.macros else 0, compiler.builtin_names,
-            frozenset(functions))
+_DEFINITIONS: dict = {}   # id(an ActionSpec) -> (it, its definition): read once per ruleset, not per world
+
+
+def _definition(spec: ActionSpec) -> tuple:
+    hit = _DEFINITIONS.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        if len(_DEFINITIONS) > 10_000:
+            _DEFINITIONS.clear()
+        hit = _DEFINITIONS[id(spec)] = (spec, (
+            spec.id, tuple(spec.syntax), tuple(spec.params.items()), tuple(spec.checks), tuple(spec.effects),
+            spec.success, spec.all_where, spec.plan_if))
+    return hit[1]
+
+
+def _shape(compiler: Compiler, functions: dict) -> tuple:
+    """What of a world decides whether a definition compiles: its macros (by identity), builtins and
+    text functions by name."""
+    return id(compiler.macros) if compiler.macros else 0, compiler.builtin_names, frozenset(functions)
 
 
 _CHANGED: dict = {}   # the actions' ids -> (the predicates their effects change, the actions kept alive)
@@ -445,9 +460,10 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
     if initial is not None:
         if dynamic is not None:
             static = (dynamic, compiler.builtin_names, compiler.macros, initial, compiler.domain)
+    shape = _shape(compiler, functions)
     for spec in specs:
         try:
-            out.append(Action(spec, compiler, names, types, functions, static, where, memo, where_key))
+            out.append(Action(spec, compiler, names, types, functions, static, where, memo, where_key, shape))
         except (LogicError, TemplateError) as exc:
             errors.append(SourceError(spec.source, spec.pos, f"action {spec.id!r}: {exc}"))
     if errors:
