@@ -11,7 +11,7 @@ MAX_SHAPES = 10_000  # pattern texts remembered (a ruleset has a hundred or so)
 
 @dataclass(slots=True)
 class Pattern:
-    action: object
+    action: int                   # its action's index in the world's actions (shared by every world: ``Layout``)
     regex: re.Pattern
     slots: tuple[str, ...]
     literals: int
@@ -28,8 +28,8 @@ class Pattern:
 _SHAPES: dict[str, tuple] = {}   # syntax -> what ``_shape`` makes of it: the same in every world
 
 
-def compile_pattern(action, syntax: str, params: dict | None = None) -> Pattern:
-    """``params``: the slots' kinds (the action's own by default)."""
+def compile_pattern(action: int, syntax: str, params: dict) -> Pattern:
+    """``action``: its index in the world's actions; ``params``: its slots' kinds."""
     shape = _SHAPES.get(syntax)
     if shape is None:
         shape = _shape(syntax)
@@ -37,7 +37,6 @@ def compile_pattern(action, syntax: str, params: dict | None = None) -> Pattern:
             _SHAPES.clear()
         _SHAPES[syntax] = shape
     regex, slots, literals, needs, words, cut = shape
-    params = action.spec.params if params is None else params
     kinds = tuple(params.get(s, "thing") for s in slots)
     return Pattern(action, regex, slots, literals, syntax, kinds, needs, words, literals + len(slots),
                     tuple(zip(slots, kinds, range(len(slots)))), cut)
@@ -45,48 +44,40 @@ def compile_pattern(action, syntax: str, params: dict | None = None) -> Pattern:
 
 class Layout:
     """Which patterns a line's first word tries, for one list of action definitions: the same for
-    every world of a ruleset (a generated world per reset reads it once), each pattern then bound to
-    the world's own action (``bound``). Patterns are held by index: ``templates[i].action`` is the
-    index of its action in the list."""
+    every world of a ruleset (a generated world per reset reads none of it again). A pattern holds
+    its action by index (``Pattern.action``), so the patterns themselves are shared."""
 
-    __slots__ = ("templates", "by_first", "slot_first", "verbs", "words", "specs", "own", "lone")
+    __slots__ = ("by_first", "slot_first", "tried", "verbs", "words", "specs", "own", "lone")
 
     def __init__(self, specs: tuple) -> None:
         self.specs = specs   # kept alive: the key is their ids
-        self.templates: list[Pattern] = []
-        by_first: dict[str, list[int]] = {}
-        slot_first: list[int] = []
+        by_first: dict[str, list[Pattern]] = {}
+        slot_first: list[Pattern] = []
         for i, spec in enumerate(specs):
             for syn in spec.syntax:
-                j = len(self.templates)
-                self.templates.append(compile_pattern(i, syn, spec.params))
+                pat = compile_pattern(i, syn, spec.params)
                 first = syn.split()[0]
                 if first.startswith("{"):
-                    slot_first.append(j)
+                    slot_first.append(pat)
                 else:
                     for alt in first.split("|"):
-                        by_first.setdefault(alt, []).append(j)
-        for js in by_first.values():
-            js.sort(key=lambda j: -self.templates[j].literals)
-        self.by_first = {w: tuple(js) for w, js in by_first.items()}
-        self.slot_first = tuple(slot_first)
+                        by_first.setdefault(alt, []).append(pat)
+        for pats in by_first.values():
+            pats.sort(key=lambda p: -p.literals)
+        self.by_first = by_first
+        self.slot_first = slot_first
+        # the patterns a first word is tried against, in order: its own, then those starting with a slot
+        self.tried = {w: pats + slot_first for w, pats in by_first.items()}
         self.verbs = frozenset(by_first)
-        self.words = frozenset(w for js in by_first.values() for j in js for w in self.templates[j].words)
+        self.words = frozenset(w for pats in by_first.values() for p in pats for w in p.words)
         # for the parser's commands of one word (``CommandParser._read_once``): a word's own pattern
         # of that word alone, first of its own, and the patterns of a lone slot, in order
-        self.own: dict[str, int] = {}
-        for w, js in self.by_first.items():
-            mine = [j for j in js if self.templates[j].literals == 1 and not self.templates[j].slots]
+        self.own: dict[str, Pattern] = {}
+        for w, pats in by_first.items():
+            mine = [p for p in pats if p.literals == 1 and not p.slots]
             if mine:
                 self.own[w] = mine[0]
-        self.lone = tuple(j for j in self.slot_first if len(self.templates[j].slots) == 1
-                          and not self.templates[j].literals)
-
-    def bound(self, actions: list) -> list:
-        """The patterns with ``actions``' own in the templates' places (``by_first`` and
-        ``slot_first`` index them)."""
-        return [Pattern(actions[t.action], t.regex, t.slots, t.literals, t.text, t.kinds, t.needs, t.words,
-                        t.size, t.parts, t.sep) for t in self.templates]
+        self.lone = tuple(p for p in slot_first if len(p.slots) == 1 and not p.literals)
 
 
 _LAYOUTS: dict[tuple, Layout] = {}   # the actions' definitions' ids -> their Layout

@@ -202,18 +202,20 @@ class Action:
                  "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "attempt_later",
                  "thing_params", "where_key", "_later", "_making")
 
-    # What is compiled when first read (``__getattr__``): a world made for one episode (a Gymnasium
-    # env's ``generate=`` reset) compiles only the actions it tries, and only after an action of the
-    # same definition, in a world of the same shape, compiled without error (``_compiles``).
+    # What a lazy action compiles when first read (``__getattr__``): a world made for one episode (a
+    # Gymnasium env's ``generate=`` reset) compiles only the actions it tries, and only after an action
+    # of the same definition, in a world of the same shape, compiled without error (``_COMPILED``).
     LAZY = frozenset({"checks", "effect", "success", "all_where", "plan_if", "allowed", "order",
                       "slot_checks", "_later"})
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None,
-                 memo: list | None = None, where_key: tuple | None = None, shape: tuple | None = None) -> None:
+                 memo: list | None = None, where_key: tuple | None = None, shape: tuple | None = None,
+                 lazy: bool = False) -> None:
         """``where(st)``: the player's room; ``where_key``, when the style has one, the by-first index
         key whose entry's first item is that room (``where`` written out in ``attempt_later``);
-        ``shape``: ``_shape(compiler, functions)``, when the caller made it already."""
+        ``shape``: ``_shape(compiler, functions)``, when the caller made it already; ``lazy``: compiled
+        when first read (see ``LAZY``), if its definition compiled before in a world of this shape."""
         self.spec = spec
         self.where = where or (lambda st: None)
         self.where_key = where_key
@@ -225,6 +227,9 @@ class Action:
         self.info = spec.info
         self.attempt_later = self._first_attempt   # compiled when first tried
         self._making = (compiler, names, types, functions, static)
+        if not lazy:
+            self._compile()
+            return
         key = (_definition(spec), shape or _shape(compiler, functions))
         if _COMPILED.get(key) is None:
             self._compile()   # a rule error is reported at load, with the action's place in its file
@@ -450,7 +455,7 @@ def _changed_predicates(specs: tuple) -> frozenset | None:
 
 def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable, types: Callable,
                     functions: dict, initial: State | None = None, where: Callable | None = None,
-                    where_key: tuple | None = None) -> list[Action]:
+                    where_key: tuple | None = None, lazy: bool = False) -> list[Action]:
     out = []
     errors = []
     static = None
@@ -463,7 +468,7 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
     shape = _shape(compiler, functions)
     for spec in specs:
         try:
-            out.append(Action(spec, compiler, names, types, functions, static, where, memo, where_key, shape))
+            out.append(Action(spec, compiler, names, types, functions, static, where, memo, where_key, shape, lazy))
         except (LogicError, TemplateError) as exc:
             errors.append(SourceError(spec.source, spec.pos, f"action {spec.id!r}: {exc}"))
     if errors:
