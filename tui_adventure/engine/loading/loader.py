@@ -355,6 +355,7 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
                 self.err(pos_of(obj, "name"), f"the name of {oid!r} is empty (give it a name or leave name out)")
 
     def exits(self, rooms, objects, entities, facts) -> None:
+        present = set(facts)   # what is in ``facts``, for a door's place: a scan of the list per door grew as n^2
         for rid, room in rooms.items():
             if rid not in entities or entities[rid].kind != "room":
                 continue
@@ -416,8 +417,9 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
                         self.err(dpos, f"{door!r} is used as a door but lacks the trait 'door'"
                                  " (add door to its traits)")
                     facts.append(("via", rid, canon, door))
-                    if ("at", door, rid) not in facts:
+                    if ("at", door, rid) not in present:
                         facts.append(("at", door, rid))
+                        present.add(("at", door, rid))
 
     def object_facts(self, objects, entities, facts) -> None:
         doors_used = {f[3] for f in facts if f[0] == "via"}

@@ -66,9 +66,13 @@ def ruleset_path(name: str, base: Path | None = None) -> Path:
 
 
 _CACHE: dict[str, RulesetSpec] = {}
+_PACKAGED: dict[str, RulesetSpec] = {}   # a packaged ruleset's name -> it: a world per reset looks for no file
 
 
 def load_ruleset(name: str, base: Path | None = None) -> RulesetSpec:
+    hit = _PACKAGED.get(name)
+    if hit is not None:
+        return hit
     path = ruleset_path(name, base)
     key = str(path)
     if key not in _CACHE:
@@ -76,6 +80,8 @@ def load_ruleset(name: str, base: Path | None = None) -> RulesetSpec:
             raise FileNotFoundError(str(path))
         data = load_yaml(path.read_text(encoding="utf-8"), str(path))
         _CACHE[key] = parse_ruleset(data, str(path))
+    if path.parent == RULESET_DIR and path.name == f"{name}.yaml":
+        _PACKAGED[name] = _CACHE[key]
     return _CACHE[key]
 
 
@@ -202,7 +208,7 @@ class Action:
                  "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "attempt_later",
                  "thing_params", "where_key", "_later", "_making")
 
-    # What a lazy action compiles when first read (``__getattr__``): a world made for one episode (a
+    # What a lazy action compiles when first read (``_LazyAction``): a world made for one episode (a
     # Gymnasium env's ``generate=`` reset) compiles only the actions it tries, and only after an action
     # of the same definition, in a world of the same shape, compiled without error (``_COMPILED``).
     LAZY = frozenset({"checks", "effect", "success", "all_where", "plan_if", "allowed", "order",
@@ -217,12 +223,11 @@ class Action:
         ``shape``: ``_shape(compiler, functions)``, when the caller made it already; ``lazy``: compiled
         when first read (see ``LAZY``), if its definition compiled before in a world of this shape."""
         self.spec = spec
-        self.where = where or (lambda st: None)
+        self.where = where or _nowhere
         self.where_key = where_key
         self.memo: list = memo if memo is not None else Memo()
         self.id = spec.id
-        self.params = tuple(spec.params)
-        self.thing_params = tuple(p for p in self.params if spec.params[p] == "thing")   # what "it" may name
+        definition, self.params, self.thing_params = _definition(spec)   # thing_params: what "it" may name
         self.ends = spec.ends
         self.info = spec.info
         self.attempt_later = self._first_attempt   # compiled when first tried
@@ -230,17 +235,13 @@ class Action:
         if not lazy:
             self._compile()
             return
-        key = (_definition(spec), shape or _shape(compiler, functions))
+        key = (definition, shape or _shape(compiler, functions))
         if _COMPILED.get(key) is None:
             self._compile()   # a rule error is reported at load, with the action's place in its file
             _COMPILED.put(key, compiler.macros)   # kept alive: no other dict takes its id meanwhile
+        else:
+            self.__class__ = _LazyAction
 
-    def __getattr__(self, name: str):
-        """A compiled part read before the action was compiled (only those of ``LAZY``)."""
-        if name not in Action.LAZY or self._making is None:
-            raise AttributeError(name)
-        self._compile()
-        return object.__getattribute__(self, name)
 
     def _compile(self) -> None:
         compiler, names, types, functions, static = self._making
@@ -415,18 +416,38 @@ class Recent:
 _COMPILED = Recent(512)
 
 
-_DEFINITIONS: dict = {}   # id(an ActionSpec) -> (it, its definition): read once per ruleset, not per world
+class _LazyAction(Action):
+    """An action not compiled yet: its first read of a compiled part compiles it, and it is then a
+    plain ``Action`` (a class with ``__getattr__`` is read slower on every attribute, compiled or not)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        if name not in Action.LAZY:
+            raise AttributeError(name)
+        self.__class__ = Action
+        self._compile()
+        return getattr(self, name)
+
+
+_DEFINITIONS: dict = {}   # id(an ActionSpec) -> (it, its definition, params, thing params): once per ruleset
 
 
 def _definition(spec: ActionSpec) -> tuple:
+    """(its definition, for ``_COMPILED``; its parameters; those that are things)."""
     hit = _DEFINITIONS.get(id(spec))
     if hit is None or hit[0] is not spec:
         if len(_DEFINITIONS) > 10_000:
             _DEFINITIONS.clear()
+        params = tuple(spec.params)
         hit = _DEFINITIONS[id(spec)] = (spec, (
             spec.id, tuple(spec.syntax), tuple(spec.params.items()), tuple(spec.checks), tuple(spec.effects),
-            spec.success, spec.all_where, spec.plan_if))
-    return hit[1]
+            spec.success, spec.all_where, spec.plan_if), params, tuple(p for p in params if spec.params[p] == "thing"))
+    return hit[1:]
+
+
+def _nowhere(st) -> None:
+    return None
 
 
 def _shape(compiler: Compiler, functions: dict) -> tuple:
