@@ -2,6 +2,7 @@
 
     python benchmarks/bench_instructions.py [--world house] [--worlds 100] [--seeds 0,1] [--read]
     python benchmarks/bench_instructions.py --world clembench --worlds 2 --read
+    python benchmarks/bench_instructions.py --resets 30
 
 Timings of identical runs on a shared 2-core VM differ by 10-20%, and the
 same commit runs a house step cold at 101,700 steps/s on one VM and at
@@ -25,7 +26,9 @@ or two.
 only when it is read: an episode reads every one). ``--world clembench``
 replays each of the 128 packaged clembench instances' ``optimal_commands``
 on a newly built world, ``--worlds`` times over: what ``bench_cold.py`` sets
-against upstream's interpreter.
+against upstream's interpreter. ``--resets N`` counts a Gymnasium env's
+``generate=`` reset instead (a new 6-room world each, as ``bench_vs_twx.py``
+times them): N resets less none, after a few that fill the caches.
 """
 
 from __future__ import annotations
@@ -70,6 +73,29 @@ os._exit(0)
 """
 
 
+RESETS = """
+import gc, os, sys
+from tui_adventure.agents.env import AdventureEnv
+env = AdventureEnv(generate=dict(rooms=6, objects=12, goals=2), infos=(), max_turns=100)
+env.reset(seed=1)
+for _ in range(5):
+    env.reset()
+gc.disable()
+for _ in range(int(sys.argv[1])):
+    env.reset()
+os._exit(0)
+"""
+
+
+def resets(n: int, seed: int) -> float:
+    def count(k: int) -> int:
+        out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c",
+                              RESETS, str(k)], capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONHASHSEED=str(seed)), check=True)
+        return int(re.search(r"Collected\s*:\s*(\d+)", out.stderr).group(1))
+    return (count(n) - count(0)) / n
+
+
 def collected(path: Path, solution: Path, n: int, play: bool, seed: int, read: bool = False) -> int:
     """The instructions callgrind counted in one child."""
     env = dict(os.environ, PYTHONHASHSEED=str(seed))
@@ -93,9 +119,16 @@ def main() -> None:
     ap.add_argument("--worlds", type=int, default=100, help="worlds loaded (and replayed) per count")
     ap.add_argument("--seeds", default="0,1", help="hash seeds, comma-separated: the mean is printed")
     ap.add_argument("--read", action="store_true", help="read every step's observation (renders its message)")
+    ap.add_argument("--resets", type=int, default=0, help="count a generate= reset instead, over this many")
     args = ap.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
+    if args.resets:
+        seeds = [int(s) for s in args.seeds.split(",")]
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            counts = list(pool.map(lambda s: resets(args.resets, s), seeds))
+        print(f"mean: {sum(counts) / len(counts):,.0f} instructions a generate= reset (6 rooms, collector off)")
+        return
     if args.world == "clembench":
         from tui_adventure.clembench import packaged
 
