@@ -1,6 +1,8 @@
 """CPU instructions per cold step, by callgrind: the engine's speed as a figure that reproduces.
 
-    python benchmarks/bench_instructions.py [--world house] [--worlds 100] [--seeds 0,1]
+    python benchmarks/bench_instructions.py [--world house] [--worlds 100] [--seeds 0,1] [--read]
+    python benchmarks/bench_instructions.py --world clembench --worlds 2 --read
+    python benchmarks/bench_instructions.py --resets 30
 
 Timings of identical runs on a shared 2-core VM differ by 10-20%, and the
 same commit runs a house step cold at 101,700 steps/s on one VM and at
@@ -19,6 +21,14 @@ Set iteration order, and so the count, depends on the hash seed by about 1.5%:
 each seed in ``--seeds`` is counted (two at a time, one a core) and the mean
 printed. Needs valgrind (``apt-get install valgrind``); a count takes a minute
 or two.
+
+``--read`` reads every step's observation too (the engine renders a message
+only when it is read: an episode reads every one). ``--world clembench``
+replays each of the 128 packaged clembench instances' ``optimal_commands``
+on a newly built world, ``--worlds`` times over: what ``bench_cold.py`` sets
+against upstream's interpreter. ``--resets N`` counts a Gymnasium env's
+``generate=`` reset instead (a new 6-room world each, as ``bench_vs_twx.py``
+times them): N resets less none, after a few that fill the caches.
 """
 
 from __future__ import annotations
@@ -38,25 +48,60 @@ CHILD = """
 import gc, os, sys
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world
-path, solution, n, play = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
-commands = [c.strip() for c in open(solution, encoding="utf-8").read().split("\\n") if c.strip()]
-load_world(path)   # the process's first world fills the per-ruleset caches every later one shares
+path, solution, n, play, read = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5] == "1"
+if path == "clembench":   # every packaged instance, its optimal commands
+    from tui_adventure.clembench import packaged
+    names = packaged.names()
+    runs = [(lambda name=name: packaged.world(name), packaged.experiments()[name.split("/")[1]][int(name.split("/")[2])]["optimal_commands"])
+            for name in names]
+else:
+    commands = [c.strip() for c in open(solution, encoding="utf-8").read().split("\\n") if c.strip()]
+    runs = [(lambda: load_world(path), commands)]
+for make, _ in runs:
+    make()   # the process's first world fills the per-ruleset caches every later one shares
 gc.disable()
 for _ in range(n):
-    world = load_world(path)
-    if play:
-        game = Game(world)
-        for c in commands:
-            game.step(c)
+    for make, commands in runs:
+        world = make()
+        if play:
+            game = Game(world)
+            for c in commands:
+                r = game.step(c)
+                if read:
+                    r.observation
 os._exit(0)
 """
 
 
-def collected(path: Path, solution: Path, n: int, play: bool, seed: int) -> int:
+RESETS = """
+import gc, os, sys
+from tui_adventure.agents.env import AdventureEnv
+env = AdventureEnv(generate=dict(rooms=6, objects=12, goals=2), infos=(), max_turns=100)
+env.reset(seed=1)
+for _ in range(5):
+    env.reset()
+gc.disable()
+for _ in range(int(sys.argv[1])):
+    env.reset()
+os._exit(0)
+"""
+
+
+def resets(n: int, seed: int) -> float:
+    def count(k: int) -> int:
+        out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c",
+                              RESETS, str(k)], capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONHASHSEED=str(seed)), check=True)
+        return int(re.search(r"Collected\s*:\s*(\d+)", out.stderr).group(1))
+    return (count(n) - count(0)) / n
+
+
+def collected(path: Path, solution: Path, n: int, play: bool, seed: int, read: bool = False) -> int:
     """The instructions callgrind counted in one child."""
     env = dict(os.environ, PYTHONHASHSEED=str(seed))
     out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                          sys.executable, "-c", CHILD, str(path), str(solution), str(n), "1" if play else "0"],
+                          sys.executable, "-c", CHILD, str(path), str(solution), str(n), "1" if play else "0",
+                          "1" if read else "0"],
                          capture_output=True, text=True, env=env, check=True)
     m = re.search(r"Collected\s*:\s*(\d+)", out.stderr)
     if m is None:
@@ -64,8 +109,8 @@ def collected(path: Path, solution: Path, n: int, play: bool, seed: int) -> int:
     return int(m.group(1))
 
 
-def per_step(path: Path, solution: Path, n: int, seed: int, steps: int) -> float:
-    return (collected(path, solution, n, True, seed) - collected(path, solution, n, False, seed)) / (n * steps)
+def per_step(path: Path, solution: Path, n: int, seed: int, steps: int, read: bool = False) -> float:
+    return (collected(path, solution, n, True, seed, read) - collected(path, solution, n, False, seed)) / (n * steps)
 
 
 def main() -> None:
@@ -73,20 +118,36 @@ def main() -> None:
     ap.add_argument("--world", default="house", help="a world under worlds/ with a solution in worlds/solutions/")
     ap.add_argument("--worlds", type=int, default=100, help="worlds loaded (and replayed) per count")
     ap.add_argument("--seeds", default="0,1", help="hash seeds, comma-separated: the mean is printed")
+    ap.add_argument("--read", action="store_true", help="read every step's observation (renders its message)")
+    ap.add_argument("--resets", type=int, default=0, help="count a generate= reset instead, over this many")
     args = ap.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
-    path = ROOT / "worlds" / f"{args.world}.yaml"
-    solution = ROOT / "worlds" / "solutions" / f"{args.world}.txt"
-    if not path.is_file() or not solution.is_file():
-        sys.exit(f"no world {path} with a solution {solution}")
-    steps = sum(1 for c in solution.read_text(encoding="utf-8").split("\n") if c.strip())
+    if args.resets:
+        seeds = [int(s) for s in args.seeds.split(",")]
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            counts = list(pool.map(lambda s: resets(args.resets, s), seeds))
+        print(f"mean: {sum(counts) / len(counts):,.0f} instructions a generate= reset (6 rooms, collector off)")
+        return
+    if args.world == "clembench":
+        from tui_adventure.clembench import packaged
+
+        path = solution = Path("clembench")
+        steps = sum(len(packaged.experiments()[n.split("/")[1]][int(n.split("/")[2])]["optimal_commands"])
+                    for n in packaged.names())
+    else:
+        path = ROOT / "worlds" / f"{args.world}.yaml"
+        solution = ROOT / "worlds" / "solutions" / f"{args.world}.txt"
+        if not path.is_file() or not solution.is_file():
+            sys.exit(f"no world {path} with a solution {solution}")
+        steps = sum(1 for c in solution.read_text(encoding="utf-8").split("\n") if c.strip())
     seeds = [int(s) for s in args.seeds.split(",")]
     with ThreadPoolExecutor(max_workers=2) as pool:   # a child a core
-        counts = list(pool.map(lambda s: per_step(path, solution, args.worlds, s, steps), seeds))
+        counts = list(pool.map(lambda s: per_step(path, solution, args.worlds, s, steps, args.read), seeds))
+    read = ", observations read" if args.read else ""
     for seed, c in zip(seeds, counts):
-        print(f"hash seed {seed}: {c:,.0f} instructions a cold {args.world} step")
-    print(f"mean: {sum(counts) / len(counts):,.0f} instructions a cold {args.world} step"
+        print(f"hash seed {seed}: {c:,.0f} instructions a cold {args.world} step{read}")
+    print(f"mean: {sum(counts) / len(counts):,.0f} instructions a cold {args.world} step{read}"
           f" ({args.worlds} worlds x {steps} steps, collector off, loading not counted)")
 
 

@@ -93,7 +93,8 @@ class AdventureEnv(gym.Env):
         if self._world is None:
             self._world = self._generated(0)
         self.action_space = spaces.Text(ACTION_CHARS, min_length=0, charset=ACTION_CHARSET)
-        self.observation_space = spaces.Text(OBSERVATION_CHARS, min_length=0, charset=_charset(self._world))
+        self._chars = ""
+        self._fit_space(self._world)
         self._load(self._world)
 
     # -- the world -------------------------------------------------------------------------
@@ -103,6 +104,14 @@ class AdventureEnv(gym.Env):
         # built from its document, no YAML round trip; solved only when its max_turns (made from par) is
         # wanted: the par and progress infos ask the tracker, which solves the world itself when read
         return generated_world(Knobs.of(self._generate), seed, solve=self._max_turns is None)
+
+    def _fit_space(self, world: World) -> None:
+        """The observation space of ``world``'s characters: the same space kept while they are the same
+        (generated worlds of one theme mostly share them)."""
+        chars = _charset(world)
+        if chars != self._chars:
+            self._chars = chars
+            self.observation_space = spaces.Text(OBSERVATION_CHARS, min_length=0, charset=chars)
 
     def _load(self, world: World) -> None:
         self.world = world
@@ -133,10 +142,10 @@ class AdventureEnv(gym.Env):
                 raise TypeError(f"options['world'] is a file, a packaged name or a World, not"
                                 f" {type(options['world']).__name__}")
             self._world = open_world(options["world"]) if isinstance(options["world"], str) else options["world"]
-            self.observation_space = spaces.Text(OBSERVATION_CHARS, min_length=0, charset=_charset(self._world))
+            self._fit_space(self._world)
         elif self._generate is not None:   # a world drawn from the seeded generator: the seed fixes it
             self._world = self._generated(int(self.np_random.integers(0, 2 ** 31 - 1)))
-            self.observation_space = spaces.Text(OBSERVATION_CHARS, min_length=0, charset=_charset(self._world))
+            self._fit_space(self._world)
         if seed is not None:
             self.observation_space.seed(seed)
         if self._fitted and self.world is not self._world:
@@ -271,17 +280,31 @@ class AdventureEnv(gym.Env):
         return fitted
 
 
+_ACTION_CHARS: dict = {}   # the actions' definitions' ids -> (them, the characters of their texts)
+
+
 def _charset(world: World) -> str:
-    """Every character an observation of this world can hold: printable ASCII and the world's own texts."""
+    """Every character an observation of this world can hold: printable ASCII and the world's own texts
+    (its actions' read once per ruleset: a generated world per reset shares them)."""
     chars = set(string.printable) - {"\x0b", "\x0c"}
     texts = [world.title, world.intro, json.dumps(world.meta.get("instance") or {}, ensure_ascii=False),
              str(world.meta.get("prompt", ""))]
     for e in world.entities.values():
         texts.append(e.name)
         texts.append(e.description or "")
-    for a in world.actions:
-        texts.append(a.spec.success)
-        texts.extend(str(c) for check in a.spec.checks for c in check)
     for text in texts:
         chars.update(text or "")
+    key = tuple(id(a.spec) for a in world.actions)
+    hit = _ACTION_CHARS.get(key)
+    if hit is None:
+        said: set = set()
+        for a in world.actions:
+            said.update(a.spec.success)
+            for check in a.spec.checks:
+                for c in check:
+                    said.update(str(c))
+        if len(_ACTION_CHARS) > 256:
+            _ACTION_CHARS.clear()
+        hit = _ACTION_CHARS[key] = ([a.spec for a in world.actions], frozenset(said))
+    chars |= hit[1]
     return "".join(sorted(chars))

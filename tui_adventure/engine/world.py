@@ -81,6 +81,10 @@ class World:
     strict: bool = False
     seed: int = 0
     scene_spec: Any = None   # engine.scene.SceneSpec: characters, tables, events, losing (None: no scene)
+    # A world made for one episode (a Gymnasium env's generate= reset): an action is compiled when first
+    # used, once one of its definition compiled in a world of this shape (so rule errors are still
+    # reported at load); a world loaded to be played, replayed or searched compiles them all at load.
+    lazy: bool = False
 
     def __post_init__(self) -> None:
         from .styles import make_style
@@ -111,7 +115,7 @@ class World:
             self.style.functions = {**self.style.functions, **scene_functions(self)}
         self.actions: list[Action] = compile_actions(
             self.ruleset.actions + self.extra_actions, compiler, self.name_of, self.type_of,
-            self.style.functions, self.initial, self.style.player_room, self.style.player_at)
+            self.style.functions, self.initial, self.style.player_room, self.style.player_at, lazy=self.lazy)
         self.action_by_id = {a.id: a for a in self.actions}
         self.parser = self.style.make_parser()
         self.scene = None

@@ -50,9 +50,9 @@ def generated_world(knobs: Knobs, seed: int, solve: bool = True, seconds: float 
     if not solve:
         d = draft(knobs, seed, 0)
         doc = {**d.doc, "generated": _making(knobs, None, seed, 0)}
-        return load_world_data(doc, f"<generated {knobs.theme} {seed}>")
+        return load_world_data(doc, f"<generated {knobs.theme} {seed}>", lazy=True)
     ordered = _within(knobs, seed, None, None, seconds, None)[0]
-    return load_world_data(ordered, f"<generated {knobs.theme} {seed}>")
+    return load_world_data(ordered, f"<generated {knobs.theme} {seed}>", lazy=True)
 
 
 def generate_world(knobs: Knobs, seed: int, par: tuple[int, int] | None = None, name: str | None = None,

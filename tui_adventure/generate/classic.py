@@ -16,7 +16,7 @@ import hashlib
 import json
 import random
 import re
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 
 import yaml
 
@@ -92,7 +92,7 @@ class Knobs:
         return cls(**knobs)
 
     def as_dict(self) -> dict:
-        return {k: v for k, v in asdict(self).items()}
+        return {f.name: getattr(self, f.name) for f in fields(self)}   # asdict's, without its deep copies of ints
 
 
 @dataclass
@@ -107,8 +107,17 @@ def rng_for(knobs: Knobs, seed: int, attempt: int = 0) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big"))
 
 
+_SLUGS: dict[str, str] = {}   # a theme's names are few: each slugged once
+
+
 def slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+    hit = _SLUGS.get(name)
+    if hit is None:
+        hit = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+        if len(_SLUGS) > 10_000:
+            _SLUGS.clear()
+        _SLUGS[name] = hit
+    return hit
 
 
 # -- the map --------------------------------------------------------------------------------

@@ -15,6 +15,22 @@ from ..rules.world_actions import _example
 from ..yamlpos import _kind, did_you_mean, pos_of
 
 
+_CHANGED_BY: dict[str, frozenset] = {}   # an effect's text -> the predicates it changes (every world of a ruleset)
+
+
+def _changed_by(text: str) -> frozenset:
+    hit = _CHANGED_BY.get(text)
+    if hit is None:
+        try:
+            hit = frozenset(effect_predicates(parse_effects(text)))
+        except LogicError:
+            hit = frozenset()   # reported where the action is checked
+        if len(_CHANGED_BY) > 10_000:
+            _CHANGED_BY.clear()
+        _CHANGED_BY[text] = hit
+    return hit
+
+
 class GoalChecks:
     """Mixed into the world builder (which provides ``d``, ``err``)."""
 
@@ -29,10 +45,7 @@ class GoalChecks:
         texts.extend(self.scene_effect_texts())   # events, rules and giving change facts too
         out = set(GOAL_PREDICATES)
         for text in texts:
-            try:
-                out |= effect_predicates(parse_effects(str(text)))
-            except LogicError:
-                pass   # reported where the action is checked
+            out |= _changed_by(str(text))
         return out
 
     def goals(self, entities, changeable: set[str] = GOAL_PREDICATES) -> list[Goal]:

@@ -78,9 +78,10 @@ def load_world_text(text: str, path: str = "<world>", readers: Mapping[str, Sect
     return load_world_data(data, path, readers)
 
 
-def load_world_data(data, path: str = "<world>", readers: Mapping[str, SectionReader] | None = None) -> World:
+def load_world_data(data, path: str = "<world>", readers: Mapping[str, SectionReader] | None = None,
+                    lazy: bool = False) -> World:
     """A world from its document as the YAML reader makes it (a generated world's own, with no text
-    written and parsed back: the same checks, errors without positions)."""
+    written and parsed back: the same checks, errors without positions). ``lazy``: see ``World.lazy``."""
     if data is None:
         raise SourceErrors([SourceError(path, Pos(1, 1), "the file is empty (a world is a mapping with at least"
                                         " rooms, start and goal; see docs/worlds.md)")])
@@ -103,12 +104,13 @@ def load_world_data(data, path: str = "<world>", readers: Mapping[str, SectionRe
             raise SourceErrors([SourceError(path, key_pos_of(data, section),
                                             f"the {section} section cannot be read ({type(exc).__name__}: {exc});"
                                             " re-import the instance")]) from None
-    return _Builder(data, path).build()
+    return _Builder(data, path, lazy).build()
 
 
 class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
-    def __init__(self, data, path: str) -> None:
+    def __init__(self, data, path: str, lazy: bool = False) -> None:
         self.d = data
+        self.lazy = lazy
         self.path = path
         self.errors: list[SourceError] = []
         self.seen: dict[str, str] = {}
@@ -191,7 +193,7 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
                           ruleset=ruleset, start=start, entities=entities, initial_facts=facts,
                           goals=goals, max_turns=max_turns, par=par, intro=str(d.get("intro") or "").strip(),
                           extra_actions=extra + scene_actions, strict=bool(d.get("strict", False)), seed=seed,
-                          scene_spec=scene,
+                          scene_spec=scene, lazy=self.lazy,
                           meta={"goal_pos": key_pos_of(d, "goal"), "par_pos": pos_of(d, "par"),
                                 **_generated_meta(d.get("generated"))})
         except SourceErrors:
@@ -353,6 +355,7 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
                 self.err(pos_of(obj, "name"), f"the name of {oid!r} is empty (give it a name or leave name out)")
 
     def exits(self, rooms, objects, entities, facts) -> None:
+        present = set(facts)   # what is in ``facts``, for a door's place: a scan of the list per door grew as n^2
         for rid, room in rooms.items():
             if rid not in entities or entities[rid].kind != "room":
                 continue
@@ -414,8 +417,9 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
                         self.err(dpos, f"{door!r} is used as a door but lacks the trait 'door'"
                                  " (add door to its traits)")
                     facts.append(("via", rid, canon, door))
-                    if ("at", door, rid) not in facts:
+                    if ("at", door, rid) not in present:
                         facts.append(("at", door, rid))
+                        present.add(("at", door, rid))
 
     def object_facts(self, objects, entities, facts) -> None:
         doors_used = {f[3] for f in facts if f[0] == "via"}

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..text import english_list
-from .patterns import Pattern, compile_pattern
+from .patterns import Pattern, compile_pattern, layout_of
 
 DETERMINERS = frozenset({"the", "a", "an", "some", "my"})
 ALL_WORDS = frozenset({"all", "everything", "every thing"})
@@ -76,23 +76,11 @@ class CommandParser:
         command of one of them is read once, at load (see ``_read_once``)."""
         self.world = world
         self.style = style
-        self.by_first: dict[str, list[Pattern]] = {}
-        self.slot_first: list[Pattern] = []
-        self.verbs: set[str] = set()
-        for action in world.actions:
-            for syn in action.spec.syntax:
-                pat = compile_pattern(action, syn)
-                words = syn.split()
-                if words[0].startswith("{"):
-                    self.slot_first.append(pat)
-                else:
-                    for alt in words[0].split("|"):
-                        self.by_first.setdefault(alt, []).append(pat)
-                        self.verbs.add(alt)
-        for pats in self.by_first.values():
-            pats.sort(key=lambda p: -p.literals)
-        # the patterns a first word is tried against, in order: its own, then those starting with a slot
-        self.tried = {w: pats + self.slot_first for w, pats in self.by_first.items()}
+        # the patterns, laid out once per list of action definitions (``Layout``), bound to this world's
+        lay = layout_of(world.actions)
+        self.actions = world.actions   # a pattern's action is its index in these (``Pattern.action``)
+        self.by_first, self.slot_first, self.tried = lay.by_first, lay.slot_first, lay.tried   # shared: never changed
+        self.verbs = lay.verbs
         vocab: dict[str, list[str]] = {}
         for ent in world.entities.values():   # in the world's order (World.order)
             if ent.kind == "object" and not ent.hidden:
@@ -100,10 +88,7 @@ class CommandParser:
                     vocab.setdefault(w, []).append(ent.id)
         self.vocab = {w: frozenset(ids) for w, ids in vocab.items()}
         self.in_order = {w: tuple(ids) for w, ids in vocab.items()}   # as sort_ids has them
-        self.known_words = set(self.vocab) | self.verbs | DETERMINERS | PRONOUNS | ALL_WORDS
-        for pats in self.by_first.values():
-            for p in pats:
-                self.known_words.update(p.words)
+        self.known_words = set(self.vocab) | self.verbs | DETERMINERS | PRONOUNS | ALL_WORDS | lay.words
         # phrase -> what it names in any state (see ``_name``). A word of a thing's names names the
         # things it is a word of (``in_order``), as ``_name`` reads it, unless it is a determiner
         # (dropped), a pronoun or two words: put here at once, so a parse looks it up.
@@ -117,9 +102,9 @@ class CommandParser:
         self._memo: list = []   # the state caches holding parses
         self.memo_limit = MEMO_PARSES   # how many before they are emptied (raised by World.keep_memos)
         self._read_last = False   # set when a parse read what "it" means
-        self.once = self._read_once(set(self.by_first) | set(one_words))
+        self.once = self._read_once(set(self.by_first) | set(one_words), lay)
 
-    def _read_once(self, words) -> dict:
+    def _read_once(self, words, lay) -> dict:
         """word -> (action, env) for a command of one word read the same in every state (north, look).
 
         As ``_parse`` reads it: of the patterns of one part (no other can match
@@ -129,20 +114,21 @@ class CommandParser:
         ``_parse``, as is a word no pattern reads.
         """
         out = {}
-        lone = [p for p in self.slot_first if len(p.slots) == 1 and not p.literals]
+        own = lay.own   # the layout's: word -> its own pattern of that word alone
+        actions = self.actions
         for word in words:
             if not _PLAIN_RE.match(word) or " " in word:
                 continue   # not one word as a command reads once cleaned: never looked up
-            own = [p for p in self.by_first.get(word, ()) if p.literals == 1 and not p.slots]
-            if own:
-                out[word] = (own[0].action, {})
+            pat = own.get(word)
+            if pat is not None:
+                out[word] = (actions[pat.action], {})
                 continue
-            for pat in lone:
+            for pat in lay.lone:
                 if pat.kinds[0] == "thing":
                     break
                 got = self._slot(pat.kinds[0], word, None, {}, ())
                 if got is not None:
-                    out[word] = (pat.action, {pat.slots[0]: got})
+                    out[word] = (actions[pat.action], {pat.slots[0]: got})
                     break
         return out
 
@@ -249,9 +235,10 @@ class CommandParser:
             if len(words) < 3 or not re.fullmatch(r"\{\w+\}", words[-1]) or words[-2].startswith("{"):
                 continue
             missing, prep = words[-1][1:-1], words[-2].split("|")[0]
-            head = compile_pattern(pat.action, " ".join(words[:-2]))
+            action = self.actions[pat.action]
+            head = compile_pattern(pat.action, " ".join(words[:-2]), action.spec.params)
             m = head.regex.match(line)
-            if not m or pat.action.spec.params.get(missing, "thing") != "thing":
+            if not m or action.spec.params.get(missing, "thing") != "thing":
                 continue
             got = self._resolve(head, m.groups(), st, last)
             if not isinstance(got, Parsed) or got.all_slot:
@@ -263,7 +250,7 @@ class CommandParser:
                 continue
             what = " ".join(f"the {self.world.name_of(v)}" for v in got.env.values())
             verb = words[0].split("|")[0]
-            return Question(f"What do you want to {verb} {what} {prep}?", pat.action, got.env, missing,
+            return Question(f"What do you want to {verb} {what} {prep}?", action, got.env, missing,
                             sorted(candidates, key=lambda x: self.world.order.get(x, 0)))
         return None
 
@@ -301,8 +288,8 @@ class CommandParser:
             phrase = groups[i]
             if kind != "thing":
                 got = self._slot(kind, phrase, st, env, last)
-            elif phrase in ALL_WORDS and pat.action.spec.all_slot == slot:
-                items = self.style.all_candidates(pat.action, slot, st)
+            elif phrase in ALL_WORDS and self.actions[pat.action].spec.all_slot == slot:
+                items = self.style.all_candidates(self.actions[pat.action], slot, st)
                 if not items:
                     return Failure("resolution", "nothing", f"There is nothing to {pat.text.split()[0].split('|')[0]}.")
                 env[slot] = items
@@ -322,8 +309,8 @@ class CommandParser:
             if type(got) is list:
                 return self._which(pat, groups, env, slot, got)
             return got
-        parsed = _new(Parsed)   # as Parsed(pat.action, env, all_slot), without __init__'s frame
-        parsed.action = pat.action
+        parsed = _new(Parsed)   # as Parsed(its action, env, all_slot), without __init__'s frame
+        parsed.action = self.actions[pat.action]
         parsed.env = env
         parsed.all_slot = all_slot
         return parsed
@@ -333,7 +320,8 @@ class CommandParser:
         would cost every parse cells)."""
         names = [f"the {self.style.distinct_name(c, got)}" for c in got]
         phrases = {s: groups[i] for i, s in enumerate(pat.slots) if s != slot and s not in env}
-        return Question(f"Which do you mean, {english_list(names, 'or')}?", pat.action, env, slot, got, phrases)
+        return Question(f"Which do you mean, {english_list(names, 'or')}?", self.actions[pat.action], env, slot, got,
+                        phrases)
 
     def _slot(self, kind: str, phrase: str, st, env, last):
         """An id (resolved), a list of ids (ambiguous), a Failure, or None (not this pattern)."""

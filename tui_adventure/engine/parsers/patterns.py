@@ -11,7 +11,7 @@ MAX_SHAPES = 10_000  # pattern texts remembered (a ruleset has a hundred or so)
 
 @dataclass(slots=True)
 class Pattern:
-    action: object
+    action: int                   # its action's index in the world's actions (shared by every world: ``Layout``)
     regex: re.Pattern
     slots: tuple[str, ...]
     literals: int
@@ -28,7 +28,8 @@ class Pattern:
 _SHAPES: dict[str, tuple] = {}   # syntax -> what ``_shape`` makes of it: the same in every world
 
 
-def compile_pattern(action, syntax: str) -> Pattern:
+def compile_pattern(action: int, syntax: str, params: dict) -> Pattern:
+    """``action``: its index in the world's actions; ``params``: its slots' kinds."""
     shape = _SHAPES.get(syntax)
     if shape is None:
         shape = _shape(syntax)
@@ -36,9 +37,62 @@ def compile_pattern(action, syntax: str) -> Pattern:
             _SHAPES.clear()
         _SHAPES[syntax] = shape
     regex, slots, literals, needs, words, cut = shape
-    kinds = tuple(action.spec.params.get(s, "thing") for s in slots)
+    kinds = tuple(params.get(s, "thing") for s in slots)
     return Pattern(action, regex, slots, literals, syntax, kinds, needs, words, literals + len(slots),
                     tuple(zip(slots, kinds, range(len(slots)))), cut)
+
+
+class Layout:
+    """Which patterns a line's first word tries, for one list of action definitions: the same for
+    every world of a ruleset (a generated world per reset reads none of it again). A pattern holds
+    its action by index (``Pattern.action``), so the patterns themselves are shared."""
+
+    __slots__ = ("by_first", "slot_first", "tried", "verbs", "words", "specs", "own", "lone")
+
+    def __init__(self, specs: tuple) -> None:
+        self.specs = specs   # kept alive: the key is their ids
+        by_first: dict[str, list[Pattern]] = {}
+        slot_first: list[Pattern] = []
+        for i, spec in enumerate(specs):
+            for syn in spec.syntax:
+                pat = compile_pattern(i, syn, spec.params)
+                first = syn.split()[0]
+                if first.startswith("{"):
+                    slot_first.append(pat)
+                else:
+                    for alt in first.split("|"):
+                        by_first.setdefault(alt, []).append(pat)
+        for pats in by_first.values():
+            pats.sort(key=lambda p: -p.literals)
+        self.by_first = by_first
+        self.slot_first = slot_first
+        # the patterns a first word is tried against, in order: its own, then those starting with a slot
+        self.tried = {w: pats + slot_first for w, pats in by_first.items()}
+        self.verbs = frozenset(by_first)
+        self.words = frozenset(w for pats in by_first.values() for p in pats for w in p.words)
+        # for the parser's commands of one word (``CommandParser._read_once``): a word's own pattern
+        # of that word alone, first of its own, and the patterns of a lone slot, in order
+        self.own: dict[str, Pattern] = {}
+        for w, pats in by_first.items():
+            mine = [p for p in pats if p.literals == 1 and not p.slots]
+            if mine:
+                self.own[w] = mine[0]
+        self.lone = tuple(p for p in slot_first if len(p.slots) == 1 and not p.literals)
+
+
+_LAYOUTS: dict[tuple, Layout] = {}   # the actions' definitions' ids -> their Layout
+MAX_LAYOUTS = 256
+
+
+def layout_of(actions: list) -> Layout:
+    key = tuple(id(a.spec) for a in actions)
+    hit = _LAYOUTS.get(key)
+    if hit is None:
+        hit = Layout(tuple(a.spec for a in actions))
+        if len(_LAYOUTS) >= MAX_LAYOUTS:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = hit
+    return hit
 
 
 def _cut(syntax: str) -> str | None:

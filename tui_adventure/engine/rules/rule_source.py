@@ -435,7 +435,8 @@ def _defined(source: str, fname: str, ns: dict):
     return ns[fname]
 
 
-_SOURCES: dict = {}   # (kind, rule, bound, the compiler's shape) -> (source, function name, recipe, kept alive)
+_SOURCES: dict = {}   # (kind, rule, bound, the compiler's shape) -> [source, function name, recipe, kept alive,
+#                       the function itself when it names nothing of a world's own (None until made)]
 SOURCES_LIMIT = 10_000
 
 
@@ -443,11 +444,15 @@ def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep
     """The function for a rule, its source written by ``write(gen) -> (source, name)`` only the
     first time a compiler of this shape asks. ``rule`` is hashable (ids of ASTs, which ``keep``
     holds, so no other tree takes their id while the entry lives). ``values``: names the source
-    reads that are this world's own (an action's memo, its messages), not the rule's."""
+    reads that are this world's own (an action's memo, its messages), not the rule's. A function
+    whose names are all the rule's (no builtin, no domain, no ``values``) is the same in every world
+    of that shape: made once and shared."""
     key = (kind, rule, bound, compiler.changing, id(compiler.macros), compiler.builtin_names)
     hit = _SOURCES.get(key)
     if hit is not None:
-        source, fname, (fixed, makes), _kept = hit
+        source, fname, (fixed, makes), _kept, shared = hit
+        if shared is not None and not values:
+            return shared
         ns = fixed.copy()   # a world's reset builds dozens of these: a copy, then the few made per compiler
         for k, make in makes:
             ns[k] = make(compiler)
@@ -459,8 +464,12 @@ def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep
             _SOURCES.clear()
         recipe = ({k: v for k, v, make in gen.recipe if make is None},
                   tuple((k, make) for k, _v, make in gen.recipe if make is not None))
-        _SOURCES[key] = (source, fname, recipe, (keep, compiler.macros))
+        hit = _SOURCES[key] = [source, fname, recipe, (keep, compiler.macros), None]
         ns = dict(gen.ns)
     if values:
         ns.update(values)
-    return _defined(source, fname, ns)
+        return _defined(source, fname, ns)
+    fn = _defined(source, fname, ns)
+    if not hit[2][1]:   # nothing made per world: every world of this shape may call this one
+        hit[4] = fn
+    return fn

@@ -10,6 +10,7 @@ message, fail type: the first that fails is what the player reads),
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -65,9 +66,13 @@ def ruleset_path(name: str, base: Path | None = None) -> Path:
 
 
 _CACHE: dict[str, RulesetSpec] = {}
+_PACKAGED: dict[str, RulesetSpec] = {}   # a packaged ruleset's name -> it: a world per reset looks for no file
 
 
 def load_ruleset(name: str, base: Path | None = None) -> RulesetSpec:
+    hit = _PACKAGED.get(name)
+    if hit is not None:
+        return hit
     path = ruleset_path(name, base)
     key = str(path)
     if key not in _CACHE:
@@ -75,6 +80,8 @@ def load_ruleset(name: str, base: Path | None = None) -> RulesetSpec:
             raise FileNotFoundError(str(path))
         data = load_yaml(path.read_text(encoding="utf-8"), str(path))
         _CACHE[key] = parse_ruleset(data, str(path))
+    if path.parent == RULESET_DIR and path.name == f"{name}.yaml":
+        _PACKAGED[name] = _CACHE[key]
     return _CACHE[key]
 
 
@@ -199,38 +206,64 @@ class Action:
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
                  "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "attempt_later",
-                 "thing_params", "where_key", "_later")
+                 "thing_params", "where_key", "_later", "_making")
+
+    # What a lazy action compiles when first read (``_LazyAction``): a world made for one episode (a
+    # Gymnasium env's ``generate=`` reset) compiles only the actions it tries, and only after an action
+    # of the same definition, in a world of the same shape, compiled without error (``_COMPILED``).
+    LAZY = frozenset({"checks", "effect", "success", "all_where", "plan_if", "allowed", "order",
+                      "slot_checks", "_later"})
 
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None,
-                 memo: list | None = None, where_key: tuple | None = None) -> None:
+                 memo: list | None = None, where_key: tuple | None = None, shape: tuple | None = None,
+                 lazy: bool = False) -> None:
         """``where(st)``: the player's room; ``where_key``, when the style has one, the by-first index
-        key whose entry's first item is that room (``where`` written out in ``attempt_later``)."""
+        key whose entry's first item is that room (``where`` written out in ``attempt_later``);
+        ``shape``: ``_shape(compiler, functions)``, when the caller made it already; ``lazy``: compiled
+        when first read (see ``LAZY``), if its definition compiled before in a world of this shape."""
         self.spec = spec
-        self.where = where or (lambda st: None)
+        self.where = where or _nowhere
         self.where_key = where_key
         self.memo: list = memo if memo is not None else Memo()
         self.id = spec.id
-        self.params = tuple(spec.params)
-        self.thing_params = tuple(p for p in self.params if spec.params[p] == "thing")   # what "it" may name
+        definition, self.params, self.thing_params = _definition(spec)   # thing_params: what "it" may name
+        self.ends = spec.ends
+        self.info = spec.info
+        self.attempt_later = self._first_attempt   # compiled when first tried
+        self._making = (compiler, names, types, functions, static)
+        if not lazy:
+            self._compile()
+            return
+        key = (definition, shape or _shape(compiler, functions))
+        if _COMPILED.get(key) is None:
+            self._compile()   # a rule error is reported at load, with the action's place in its file
+            _COMPILED.put(key, compiler.macros)   # kept alive: no other dict takes its id meanwhile
+        else:
+            self.__class__ = _LazyAction
+
+
+    def _compile(self) -> None:
+        compiler, names, types, functions, static = self._making
+        self._making = None
+        spec = self.spec
         bound = frozenset(self.params) | {"here"}   # the player's room, set before every evaluation
-        self.checks = []
+        checks = []
         asts = []
         for cond_text, message, fail_type in spec.checks:
             ast = parse_condition(cond_text)
             asts.append(ast)
             cond = compiler.condition(ast, bound)
             render = compile_template(message, names, types, functions, set(bound) | {"prep"})
-            self.checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound) - {"here"}))
+            checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound) - {"here"}))
+        self.checks = checks
         self.effect = compiler.effects(spec.effects, bound) if spec.effects else None
         self.success = compile_template(spec.success, names, types, functions, set(bound) | {"prep"})
-        self.ends = spec.ends
-        self.info = spec.info
         self.all_where = compiler.condition(spec.all_where, bound) if spec.all_where else None
         self.plan_if = compiler.condition(spec.plan_if, bound) if spec.plan_if else None
         # For grounding: checks of one parameter over facts no effect ever changes are
         # decided once, at load, as a set of allowed values ("put_in: dst is a container").
-        self.allowed: dict[str, frozenset] = {}
+        allowed: dict[str, frozenset] = {}
         static_checks: set[int] = set()
         if static is not None:
             dynamic, builtins, macros, initial, domain = static
@@ -238,21 +271,22 @@ class Action:
                 used, preds, here = _check_shape(cond_text, bound, macros)
                 if len(used) == 1 and "here" not in used and not here and not (preds & dynamic) and not (preds & builtins):
                     (p,) = used
-                    cond = self.checks[i][0]
+                    cond = checks[i][0]
                     ok = frozenset(x for x in domain if cond(initial, {p: x}))
-                    self.allowed[p] = self.allowed.get(p, ok) & ok
+                    allowed[p] = allowed.get(p, ok) & ok
                     static_checks.add(i)
+        self.allowed = allowed
         # Which remaining checks can run once the first k parameters are bound.
         self.order = self.params
-        self.slot_checks = []
+        slot_checks = []
         seen: set = set()
-        live = [c for i, c in enumerate(self.checks) if i not in static_checks]
+        live = [c for i, c in enumerate(checks) if i not in static_checks]
         for p in self.order:
             seen.add(p)
-            self.slot_checks.append([c[0] for c in live if c[3] <= seen and p in c[3]])
-        self.slot_checks.append([c[0] for c in live if not c[3]])
+            slot_checks.append([c[0] for c in live if c[3] <= seen and p in c[3]])
+        slot_checks.append([c[0] for c in live if not c[3]])
+        self.slot_checks = slot_checks
         self._later = (compiler, asts, bound)
-        self.attempt_later = self._first_attempt   # compiled when first tried
 
     def _first_attempt(self, st: State, env: dict) -> tuple:
         """``attempt_later`` compiled on its first call, then called: a world made for one episode (a
@@ -355,6 +389,73 @@ class Action:
         return out
 
 
+class Recent:
+    """A bounded map that forgets the least recently used entry first (``limit`` entries)."""
+
+    __slots__ = ("limit", "_d")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._d: OrderedDict = OrderedDict()
+
+    def get(self, key):
+        hit = self._d.get(key)
+        if hit is not None:
+            self._d.move_to_end(key)
+        return hit
+
+    def put(self, key, value) -> None:
+        self._d[key] = value
+        self._d.move_to_end(key)
+        if len(self._d) > self.limit:
+            self._d.popitem(last=False)
+
+
+# Definitions known to compile, by what decides it: the action's text, the world's macros (by
+# identity: a ruleset's own, kept alive by the entry), builtins and text functions by name.
+_COMPILED = Recent(512)
+
+
+class _LazyAction(Action):
+    """An action not compiled yet: its first read of a compiled part compiles it, and it is then a
+    plain ``Action`` (a class with ``__getattr__`` is read slower on every attribute, compiled or not)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        if name not in Action.LAZY:
+            raise AttributeError(name)
+        self.__class__ = Action
+        self._compile()
+        return getattr(self, name)
+
+
+_DEFINITIONS: dict = {}   # id(an ActionSpec) -> (it, its definition, params, thing params): once per ruleset
+
+
+def _definition(spec: ActionSpec) -> tuple:
+    """(its definition, for ``_COMPILED``; its parameters; those that are things)."""
+    hit = _DEFINITIONS.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        if len(_DEFINITIONS) > 10_000:
+            _DEFINITIONS.clear()
+        params = tuple(spec.params)
+        hit = _DEFINITIONS[id(spec)] = (spec, (
+            spec.id, tuple(spec.syntax), tuple(spec.params.items()), tuple(spec.checks), tuple(spec.effects),
+            spec.success, spec.all_where, spec.plan_if), params, tuple(p for p in params if spec.params[p] == "thing"))
+    return hit[1:]
+
+
+def _nowhere(st) -> None:
+    return None
+
+
+def _shape(compiler: Compiler, functions: dict) -> tuple:
+    """What of a world decides whether a definition compiles: its macros (by identity), builtins and
+    text functions by name."""
+    return id(compiler.macros) if compiler.macros else 0, compiler.builtin_names, frozenset(functions)
+
+
 _CHANGED: dict = {}   # the actions' ids -> (the predicates their effects change, the actions kept alive)
 
 
@@ -375,7 +476,7 @@ def _changed_predicates(specs: tuple) -> frozenset | None:
 
 def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable, types: Callable,
                     functions: dict, initial: State | None = None, where: Callable | None = None,
-                    where_key: tuple | None = None) -> list[Action]:
+                    where_key: tuple | None = None, lazy: bool = False) -> list[Action]:
     out = []
     errors = []
     static = None
@@ -385,9 +486,10 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
     if initial is not None:
         if dynamic is not None:
             static = (dynamic, compiler.builtin_names, compiler.macros, initial, compiler.domain)
+    shape = _shape(compiler, functions)
     for spec in specs:
         try:
-            out.append(Action(spec, compiler, names, types, functions, static, where, memo, where_key))
+            out.append(Action(spec, compiler, names, types, functions, static, where, memo, where_key, shape, lazy))
         except (LogicError, TemplateError) as exc:
             errors.append(SourceError(spec.source, spec.pos, f"action {spec.id!r}: {exc}"))
     if errors:

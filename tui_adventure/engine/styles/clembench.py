@@ -20,6 +20,16 @@ INVENTORY = "inventory"
 _AT_PLAYER = ("at", PLAYER)
 
 
+_EMPTY: frozenset = frozenset()
+
+
+class _Names(dict):
+    """Entity id -> its name; any other id is its own name (``World.name_of``)."""
+
+    def __missing__(self, eid) -> str:
+        return str(eid)
+
+
 def _a_list(names: list[str]) -> str:
     return english_list([f"a {n}" for n in names])
 
@@ -40,6 +50,7 @@ class ClembenchStyle:
         self.rooms = [f[1] for f in facts if f[0] == "room"]
         self.floors = {f[1] for f in facts if f[0] == "type" and f[2] == "floor"}
         self.builtins: dict = {}
+        self._names = _Names({eid: e.name for eid, e in world.entities.items()})   # name_of as one lookup
         self._descriptions: dict = {}
         self.functions = {
             "room_description": self.room_description,
@@ -93,14 +104,24 @@ class ClembenchStyle:
         return self.room_description(st)
 
     def listed_here(self, st) -> list[str]:
-        facts = st   # reads through a derived state's overlay
+        # the state's reads written out (has, rest): an episode reads a room's description most turns
+        over, known, o1, b1 = st.over, st.known, st.o1, st.b1
+        floors = self.floors
         out = []
         for x in self.things_here(st):
-            if x in self.floors or x == INVENTORY or (("in", x, INVENTORY) in facts):
+            if x in floors or x == INVENTORY:
                 continue
-            if any(("closed", c) in facts for (c,) in st.rest("in", x)):
+            f = ("in", x, INVENTORY)
+            if over[f] if f in over else f in known:
                 continue
-            out.append(x)
+            k = ("in", x)
+            v = o1.get(k)
+            for (c,) in (b1.get(k, _EMPTY) if v is None else v):
+                f = ("closed", c)
+                if over[f] if f in over else f in known:
+                    break
+            else:
+                out.append(x)
         return out
 
     def room_description(self, st) -> str:
@@ -108,31 +129,46 @@ class ClembenchStyle:
         return memo_by_facts(self._descriptions, st, self._describe_room)
 
     def _describe_room(self, st) -> str:
+        names = self._names
+        over, known, o1, b1 = st.over, st.known, st.o1, st.b1   # the state's reads written out (has, rest)
         room = self.player_room(st)
-        parts = [f"You are in a {self.name(room)} now."]
+        parts = [f"You are in a {names[room]} now."]
         things = self.listed_here(st)
-        names = [self.name(x) for x in things]
-        if len(names) == 1:
-            parts.append(f"There is a {names[0]}.")
-        elif names:
-            parts.append(f"There are {_a_list(names)}.")
-        facts = st   # reads through a derived state's overlay
+        if len(things) == 1:
+            parts.append(f"There is a {names[things[0]]}.")
+        elif things:
+            parts.append(f"There are {_a_list([names[x] for x in things])}.")
+        floors = self.floors
         for x in things:
-            n = self.name(x)
-            if ("closed", x) in facts:
+            n = names[x]
+            f = ("closed", x)
+            if over[f] if f in over else f in known:
                 parts.append(f"The {n} is closed.")
-            if ("open", x) in facts:
+            f = ("open", x)
+            if over[f] if f in over else f in known:
                 parts.append(f"The {n} is open.")
-            for (c,) in self._sorted_rest(st, "in", x):
-                parts.append(f"The {n} is in the {self.name(c)}.")
-            for (s,) in self._sorted_rest(st, "on", x):
-                parts.append(f"The {n} is on the {'floor' if s in self.floors else self.name(s)}.")
-        exits = [self.name(r) for (r,) in self._sorted_rest(st, "exit", room)]
+            k = ("in", x)
+            v = o1.get(k)
+            rests = b1.get(k, _EMPTY) if v is None else v
+            if rests:
+                for (c,) in (rests if len(rests) < 2 else self._in_order(rests)):
+                    parts.append(f"The {n} is in the {names[c]}.")
+            k = ("on", x)
+            v = o1.get(k)
+            rests = b1.get(k, _EMPTY) if v is None else v
+            if rests:
+                for (s,) in (rests if len(rests) < 2 else self._in_order(rests)):
+                    parts.append(f"The {n} is on the {'floor' if s in floors else names[s]}.")
+        exits = [names[r] for (r,) in self._sorted_rest(st, "exit", room)]
         if len(exits) == 1:
             parts.append(f"There is a passage to a {exits[0]} here.")
         elif exits:
             parts.append(f"There are passages to {_a_list(exits)} here.")
         return " ".join(parts)
+
+    def _in_order(self, rests) -> list[tuple]:
+        order = self.world.order
+        return sorted(rests, key=lambda r: order.get(r[0], 1 << 30))
 
     def _sorted_rest(self, st, pred: str, first: str) -> list[tuple]:
         rests = st.rest(pred, first)
