@@ -55,8 +55,9 @@ TICKET_SECONDS = 60          # a page must open its session within this
 MAX_MESSAGE_BYTES = 16_384   # a keystroke is ~20 bytes, a pasted line a few hundred
 MAX_CELLS = 1000             # columns or rows a browser may ask for
 RELEASE_WAIT = 5.0           # a reload's new page waits this long for the old session to end
-REFILL_DELAY = 1.0           # seconds from a visitor taking a spare to its replacement starting (the newcomer's
+REFILL_DELAY = 5.0           # seconds from a visitor taking a spare to its replacement starting (the newcomer's
                              # first screens are drawn first; a starting Python takes a core for a second)
+LAST_REFILL_DELAY = 0.5      # the same when no spare is left: the newcomer's consent screen is drawn within it
 SPARES = 2                   # processes kept waiting for the next visitors (--spares)
 # what textual-serve's AppService gives its app's environment: Textual's web driver and its terminal
 ENVIRONMENT = {**os.environ, "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver", "TEXTUAL_FPS": "60",
@@ -115,7 +116,8 @@ class Spares:
                 break
         else:
             process = await self._start()
-        asyncio.get_running_loop().call_later(REFILL_DELAY, self.fill)
+        # the last spare gone: the next visitor may be seconds away, and would wait for a cold start
+        asyncio.get_running_loop().call_later(REFILL_DELAY if self.ready else LAST_REFILL_DELAY, self.fill)
         return process
 
     def fill(self) -> None:
