@@ -13,15 +13,14 @@ from textual.widgets import ProgressBar, Static
 from ..keyboard.figures import Panels, par_label
 
 
-def show(widget: Static, text: Text, before: Text | None) -> None:
-    """Put ``text`` in ``widget``, laying the screen out again only when its height changes: a layout
-    repaints every panel whose place it touches, and served to browsers each repaint is CPU that
-    twenty participants share."""
+def show(widget: Static, text: Text, shape: tuple[int, int] | None) -> tuple[int, int] | None:
+    """Put ``text`` in ``widget``, laying the screen out again only when its shape (width, lines at that
+    width; ``shape``: the last text's) changes: a layout repaints every panel whose place it touches, and
+    served to browsers each repaint is CPU that twenty participants share. The new shape."""
     width = widget.content_size.width
-    console = widget.app.console
-    same = (before is not None and width > 0
-            and len(text.wrap(console, width)) == len(before.wrap(console, width)))
-    widget.update(text, layout=not same)
+    now = (width, len(text.wrap(widget.app.console, width))) if width > 0 else None
+    widget.update(text, layout=now is None or now != shape)
+    return now
 
 
 class Panel(Static):
@@ -33,6 +32,7 @@ class Panel(Static):
         super().__init__("", **kwargs)
         self.border_title = title
         self._shown: Text | None = None
+        self._shape: tuple[int, int] | None = None   # the shown text's (width, lines)
 
     def watch_data(self, data: Panels | None) -> None:
         if data is None:
@@ -41,7 +41,7 @@ class Panel(Static):
         # most turns change one or two panels: an unchanged one is not laid out and drawn again
         # (served to browsers, each repaint is CPU that twenty participants share)
         if text != self._shown:
-            show(self, text, self._shown)
+            self._shape = show(self, text, self._shape)
             self._shown = text
 
     def render_data(self, data: Panels) -> Text:   # pragma: no cover - overridden
@@ -91,6 +91,7 @@ class ScorePanel(Vertical):
         super().__init__(**kwargs)
         self.border_title = "Score"
         self._shown: Text | None = None
+        self._shape: tuple[int, int] | None = None   # the shown text's (width, lines)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="score-text")
@@ -117,7 +118,7 @@ class ScorePanel(Vertical):
             lines.append(d.outcome)
         text = Text("\n".join(lines))
         if text != self._shown:
-            show(self.query_one("#score-text", Static), text, self._shown)
+            self._shape = show(self.query_one("#score-text", Static), text, self._shape)
             self._shown = text
         bar.display = d.progress is not None or not d.blind
         if d.progress is not None:
