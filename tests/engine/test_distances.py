@@ -103,3 +103,42 @@ def test_a_goal_thing_shut_in_another_box_keeps_its_exact_par(style):
     assert everything is not None
     assert Planner(world).solve(game.state).par == everything.par
     assert tracker.par(game.state) == everything.par
+
+
+def test_a_goal_thing_eaten_is_out_of_reach_at_once():
+    """The apple eaten: the goal 'apple in fridge' can never hold. The bound says so itself, where a search
+    once walked every state the other goals leave open to prove it (the most of a random walk's cost)."""
+    world = load_world(WORLDS / "house.yaml")
+    game = Game(world)
+    for move in ["go north", "go east", "take apple", "eat apple"]:
+        assert game.step(move).fail is None, move
+    assert Planner(world).bfs(game.state) is None   # the plain search, no bound: none either
+    tracker = ProgressTracker(world)
+    assert tracker.par(game.state) is None
+    assert tracker.searches == 0 and not tracker.limited(game.state)
+
+
+def test_states_that_differ_only_in_a_distractor_share_one_answer():
+    """Carrying the blue book changes nothing the goals need: its state is known from the search made for
+    the start, and the answer is a fresh planner's."""
+    world = load_world(WORLDS / "house.yaml")
+    distances = Distances(Planner(world))
+    assert distances.par(world.initial) == 21 and distances.searches == 1
+    game = Game(world)
+    for move in ["go west", "take blue book", "go east", "go north", "take biscuit", "go south"]:
+        assert game.step(move).fail is None, move
+    assert game.state.facts != world.initial.facts
+    assert distances.known(game.state) == 21   # known already: no search, no replay
+    assert distances.par(game.state) == Planner(world).solve(game.state).par == 21
+
+
+def test_under_an_inventory_limit_a_distractor_held_counts():
+    """clembench's inventory limit: holding the potted plant can cost a move (it must be put down to carry
+    two goal things), so there states are not keyed on the goal things alone."""
+    world = packaged.world("clembench/home_deliver_three_basic_easy_invlimittwo/0")
+    tracker = ProgressTracker(world)
+    game = Game(world)
+    assert game.step("go hallway").fail is None
+    empty_handed = tracker.par(game.state)
+    assert game.step("take potted plant").fail is None
+    assert tracker.par(game.state) == Planner(world).solve(game.state).par == empty_handed + 2

@@ -19,6 +19,13 @@ things make most answers cheap, all exact:
   state ends the search as a goal does) and the shorter of those plans as a
   ceiling (nothing that long or longer is looked at).
 
+States are keyed on what their distance reads: in a style whose rules promise it
+(``relevance_keys``), the changing facts that name a relevant object (the
+planner's ``relevant``) or no object, so a random walk's states that differ only
+in where the distractors lie share one answer. The relevant set only grows (a
+goal thing put in a box makes the box matter); when it does, the keys made with
+the smaller set no longer say enough, and what was learned is forgotten.
+
 Without a heuristic (worlds whose own actions void it), the replay still gives
 the ceiling. A world with a scene (its turn follows every move, the clock
 counts) is solved state by state as before. Memory is bounded: past
@@ -31,6 +38,8 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from ..facts import State
+from .heuristic import DEAD
+from .packing import changed_predicates
 from .planner import Planner
 
 UNREACHABLE = -1
@@ -49,16 +58,83 @@ class Distances:
         self._incremental = planner.scene is None
         self.searches = 0   # A* searches run
         self.replays = 0    # states answered by a replayed plan, no search
+        changing = changed_predicates(planner.world)
+        self._keyed = (planner.relevant is not None and changing is not None
+                       and getattr(planner.style, "relevance_keys", False) is True)
+        self._changing = changing or frozenset()
+        self._objects = frozenset(e.id for e in planner.world.entities.values() if e.kind == "object")
+        self._relevant = planner.relevant
+        self._keys: dict[frozenset, frozenset] = {}   # facts -> key, for states met again
+        self._judged: set = set()                      # facts looked at for keys ...
+        self._kept: set = set()                        # ... and those keys hold
+        self._checked: set = set()                     # keys whose relevant things were looked for
+        self._h: dict[frozenset, int] = {}             # key -> the planner's lower bound
 
     def __len__(self) -> int:
         return len(self._d)
 
+    def key(self, st: State) -> frozenset:
+        """What the state's distance reads: its facts, or in a style that promises it, the changing
+        facts naming a relevant object or none."""
+        if not self._keyed:
+            return st.facts
+        facts = st.facts
+        key = self._keys.get(facts)
+        if key is not None:
+            return key
+        key = self._project(facts)
+        if key not in self._checked:
+            # what is relevant here is read from facts the key holds (where each relevant thing lies),
+            # so one look per key: a goal thing put in another box makes that box matter
+            planner = self.planner
+            need = planner.style.relevant_objects(planner.goals, st)
+            if not need <= planner.relevant:
+                planner.relevant = planner.relevant | need
+            if planner.relevant is not self._relevant:   # keys made with fewer relevant things say too little
+                self._forget()
+                key = self._project(facts)
+            self._checked.add(key)
+        if len(self._keys) >= self.max_entries:
+            self._keys.clear()
+            self._checked.clear()
+        self._keys[facts] = key
+        return key
+
+    def _project(self, facts: frozenset) -> frozenset:
+        new = facts.difference(self._judged)
+        if new:
+            changing, objects, relevant = self._changing, self._objects, self._relevant
+            for f in new:
+                if f[0] in changing:   # a fact no action changes is the same in every state
+                    named = [a for a in f[1:] if a in objects]
+                    if not named or any(a in relevant for a in named):
+                        self._kept.add(f)
+            self._judged |= new
+        return facts & self._kept
+
+    def estimate(self, st: State) -> int:
+        """The planner's lower bound, once per key: states of one key are as far from the goals, so the
+        bound of one is a bound for all (searches from nearby states meet the same ones)."""
+        key = self.key(st)
+        h = self._h.get(key)
+        if h is None:
+            if len(self._h) >= self.max_entries:
+                self._h.clear()
+            h = self._h[key] = self.planner.h(st)
+        return h
+
+    def _forget(self) -> None:
+        self._relevant = self.planner.relevant
+        for memo in (self._d, self._next, self._keys, self._kept, self._judged, self._checked, self._h):
+            memo.clear()
+        self._last = None
+
     def known(self, st: State) -> int | None:
         """The distance when known (UNREACHABLE for out of reach), without searching."""
-        return self._d.get(st.facts)
+        return self._d.get(self.key(st))
 
     def par(self, st: State) -> int | None:
-        key = st.facts
+        key = self.key(st)
         d = self._d.get(key)
         if d is not None:
             self._d.move_to_end(key)
@@ -73,7 +149,10 @@ class Distances:
         planner = self.planner
         if not self._incremental:
             return self._search(st, None)
-        floor = planner.h(st) if planner.h is not None else 0
+        floor = self.estimate(st) if planner.h is not None else 0
+        if floor >= DEAD:   # out of reach for good, said by the bound itself
+            self._store(self.key(st), UNREACHABLE)
+            return UNREACHABLE
         replay = self._replay(st)
         if replay is None or replay[0] > floor:   # a move to a known state may do better (a walk's step back)
             near = self._next_to_known(st)
@@ -90,8 +169,9 @@ class Distances:
         walk's new state is mostly one move from the state it came from."""
         d_of = self._d
         best = None
+        key = self.key
         for action, env, new in self.planner.successors(st):
-            d = d_of.get(new.facts)
+            d = d_of.get(key(new))
             if d is not None and d != UNREACHABLE and (best is None or d + 1 < best[0]):
                 best = (d + 1, [(action, env)])
         return best
@@ -100,12 +180,13 @@ class Distances:
         self.searches += 1
         planner = self.planner
         if self._incremental:
-            plan = planner.solve(st, known=self.known, below=replay[0] if replay is not None else None)
+            plan = planner.solve(st, known=self.known, below=replay[0] if replay is not None else None,
+                                 estimate=self.estimate if planner.h is not None else None)
         else:
             plan = planner.solve(st)
         if plan is None:
             if replay is None:
-                self._store(st.facts, UNREACHABLE)
+                self._store(self.key(st), UNREACHABLE)
                 return UNREACHABLE
             self._learn(st, replay[1], replay[0])   # nothing shorter than the replayed plan
             return replay[0]
@@ -118,15 +199,15 @@ class Distances:
         """(length, moves) of the last state's plan replayed from ``st``, or None when a move of it is not one
         the search could take from here. The replay stops early at a state whose distance is known."""
         key = self._last
-        if key is None or key == st.facts:
+        if key is None or key == self.key(st):
             return None
-        move, is_goal, d_of, nxt = self.planner.move, self.planner.is_goal, self._d, self._next
+        move, is_goal, d_of, nxt, key_of = self.planner.move, self.planner.is_goal, self._d, self._next, self.key
         steps: list = []
         here = st
         for _ in range(len(d_of) + 1):
             if is_goal(here):
                 return len(steps), steps
-            known = d_of.get(here.facts) if steps else None
+            known = d_of.get(key_of(here)) if steps else None
             if known is not None:
                 return (len(steps) + known, steps) if known != UNREACHABLE else None
             link = nxt.get(key)
@@ -143,7 +224,7 @@ class Distances:
     def _learn(self, st: State, steps: list, par: int) -> None:
         """Distances along a plan of ``par`` moves whose ``steps`` go as far as a goal or a known state: the
         i-th state is ``par - i`` from the goals, and each keeps its move."""
-        key = st.facts
+        key = self.key(st)
         self._store(key, par)
         left = par
         scene = self.planner.scene
@@ -152,7 +233,7 @@ class Distances:
             if scene is not None:   # the scene's turn follows every move, as in the game
                 st = scene.advance(before, st, action.id, dict(env)) or st
             left -= 1
-            nxt = st.facts
+            nxt = self.key(st)
             self._next[key] = (action, env, nxt)
             if nxt not in self._d:
                 self._store(nxt, left)

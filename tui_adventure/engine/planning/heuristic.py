@@ -15,6 +15,7 @@ from __future__ import annotations
 from .door_tree import DoorTree
 from .walk import INF, KeyTour, TourBound, door_sides, door_weights, room_distances, spanning_bound
 
+DEAD = 1 << 40        # h of a state whose goals are out of reach for good (a goal names a thing gone)
 MAX_TOUR_TASKS = 12   # more tasks than this and the exact tour's table grows too large: spanning tree instead
 LONG = 200            # a walk a door's absence makes impossible counts as this long when weighing doors
 MODELLED_LOCKS = 5    # locked doors whose keys the walk bound fetches (each doubles its table at most; 3 until
@@ -45,7 +46,7 @@ def transport_heuristic(style, goals):
         if f[0] == "unlocks":
             keys_of.setdefault(f[2], []).append(f[1])
     room_of, is_held, closed_chain, player_room = style.room_of, style.is_held, style.closed_chain, style.player_room
-    movable = style.movable
+    movable, gone = style.movable, style.gone
 
     def h(st) -> int:
         tasks: set = set()   # (pick-up room or None, drop-off room or None): see walk.TourBound
@@ -56,6 +57,9 @@ def transport_heuristic(style, goals):
             if g.holds(st):
                 continue
             fact = g.fact
+            for x in fact[1:]:   # every action binds things in sight: an unmet goal about a thing gone stays unmet
+                if gone(st, x):
+                    return DEAD
             pred = fact[0]
             if not g.positive:
                 other += 1

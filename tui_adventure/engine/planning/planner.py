@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from .admissible import Admissible, ground
+from .heuristic import DEAD
 from .packing import Packing
 from .planning_view import PlanningView, planning_view
 from ..facts import State
@@ -27,6 +28,7 @@ from ..text import plural
 
 MEMORY_BUDGET = 2 * 1024 ** 3   # what one search may hold; the machines this runs on have a few GB
 STORED_STATE_BYTES = 640          # a stored state: its packed facts, two dict entries, its parent link
+KNOWN, EVALUATED, UNESTIMATED = 0, 1, 2   # a queue entry's f: a known distance, the estimate, the parent's
 RECENT_STATES = 64                # whole states kept for the queue's next pops (the rest are rebuilt: cheap)
 
 
@@ -208,7 +210,7 @@ class Planner:
 
     # search -----------------------------------------------------------
     def solve(self, start: State | None = None, weight: float = 1.0, known=None,
-              below: int | None = None) -> Plan | None:
+              below: int | None = None, estimate=None) -> Plan | None:
         """The optimal plan from ``start`` (the initial state by default); None if no plan exists.
 
         ``weight`` > 1 trades optimality for speed (weighted A*: a plan at most ``weight`` times
@@ -218,7 +220,8 @@ class Planner:
         None. A known distance is a perfect estimate, and a known state ends the search as a goal
         does once it comes off the queue (its f is then the optimum): the plan's ``commands`` stop
         there and ``tail`` counts the rest. ``below``: a plan that long is known to exist; longer
-        ones are not looked for, and None then means none shorter.
+        ones are not looked for, and None then means none shorter. ``estimate``: a lower bound to
+        read instead of the planner's own heuristic (``Distances`` hands in its memo of it).
 
         States are stored packed: the facts no action changes are the same in
         every state and are left out, the others are bits of one integer, so a
@@ -236,9 +239,12 @@ class Planner:
             need = self.style.relevant_objects(self.goals, start)
             if not need <= self.relevant:
                 self.relevant = self.relevant | need
-        h = self.h or (lambda st: 0)
+        h = estimate or self.h or (lambda st: 0)
         if self.is_goal(start):
             return Plan([], [], 0, time.perf_counter() - t0)
+        first = h(start)
+        if first >= DEAD:   # a goal names a thing gone for good: no plan, and no search to prove it
+            return None
         if self._packing is None:   # the unchanging facts are every state's, so any start will do
             self._packing = Packing(self.world, start)
         pack = self._packing
@@ -247,19 +253,35 @@ class Planner:
         best_g = {root: 0}
         parent: dict = {root: None}
         recent: dict = {root: start}
-        queue = [(h(start) * weight, 0, 1, next(counter), root)]
+        queue = [(first * weight, 0, EVALUATED, next(counter), root)]
+        # a child's estimate is read when it comes off the queue, not when it goes on: until then the
+        # parent's f stands for it (exact distances drop by one a move at most, so f never falls),
+        # and on a tight bound the search walks down one child while its siblings are never estimated
+        lazy = weight == 1.0 and (estimate is not None or self.h is not None)
         expanded = 0
         moves: dict = {}        # (action id, env items) -> (action, env), shared by every parent link
         exact: dict = {}        # known states met: their distances
         limit = (1 << 30) if below is None else below
         while queue:
-            f, neg_g, _, _, key = heapq.heappop(queue)
+            f, neg_g, kind, _, key = heapq.heappop(queue)
             g = -neg_g
             if g > best_g.get(key, 1 << 30):
                 continue
             st = recent.pop(key, None)
             if st is None:
                 st = pack.state(key)
+            if kind == UNESTIMATED:
+                left = h(st)
+                if deadline is not None and time.perf_counter() > deadline:   # one estimate can take 0.5 s
+                    self._give_up(f, queue, weight, expanded, len(best_g), False)
+                if left >= DEAD or g + left >= limit:
+                    continue
+                if g + left > f:   # back on the queue at its own f
+                    heapq.heappush(queue, (g + left, neg_g, EVALUATED, next(counter), key))
+                    if len(recent) >= RECENT_STATES:
+                        del recent[next(iter(recent))]
+                    recent[key] = st
+                    continue
             tail = exact.get(key)
             if tail is not None or self.is_goal(st):
                 plan = self._plan(parent, key, expanded, time.perf_counter() - t0, optimal=weight == 1.0)
@@ -291,10 +313,13 @@ class Planner:
                         if rest < 0 or ng + rest >= limit:   # out of reach, or no shorter than the plan known
                             continue
                         exact[child] = rest
-                        fc = ng + rest
+                        fc, kind = ng + rest, KNOWN
+                    elif lazy:
+                        fc, kind = f, UNESTIMATED
                     else:
-                        fc = ng + h(new) * weight
-                        if fc >= limit:
+                        left = h(new)
+                        fc, kind = ng + left * weight, EVALUATED
+                        if fc >= limit or left >= DEAD:
                             continue
                     best_g[child] = ng
                     step = (action.id, tuple(env.items()))
@@ -303,7 +328,7 @@ class Planner:
                         move = moves[step] = (action, env)
                     parent[child] = (key, move)
                     # at equal f and g a known state first: it ends the search
-                    heapq.heappush(queue, (fc, -ng, rest is None, next(counter), child))
+                    heapq.heappush(queue, (fc, -ng, kind, next(counter), child))
                     if deadline is not None and time.perf_counter() > deadline:   # one estimate can take 0.5 s
                         self._give_up(f, queue, weight, expanded, len(best_g), False)
                     if len(recent) >= RECENT_STATES:

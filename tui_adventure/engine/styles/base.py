@@ -60,6 +60,8 @@ class Style(Protocol):
     player_at: tuple | None            # the by-first index key whose entry's first item is the player's room
     #                                    (player_room written out by an action's step); None: player_room only
     sight: Sight | None                # what a state's commands can read (see Sight); None: no such promise
+    relevance_keys: bool               # a state's distance to the goals reads only its facts that name a
+    #                                    relevant object (relevant_objects) or no object: Distances keys on them
 
     def make_parser(self) -> CommandParser: ...
     def player_room(self, st) -> str | None: ...
@@ -94,6 +96,12 @@ class Style(Protocol):
     def room_of(self, st, x: str) -> str | None: ...
     def is_held(self, st, x: str) -> bool: ...
     def is_door(self, x: str) -> bool: ...
+
+    def gone(self, st, x: str) -> bool:
+        """Whether x is out of the game for good (eaten: no place, not held, and no action gives it one);
+        a goal naming it is then out of reach, which the heuristic says at once (``DEAD``) instead of a
+        search through every state to prove it."""
+        ...
 
     def movable(self, st, x: str) -> bool:
         """Whether x can be carried (itself or what holds it): the heuristic may then bring things to it."""

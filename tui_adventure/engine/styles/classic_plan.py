@@ -3,6 +3,8 @@ and their keys (apart from classic.py, which a step reads through)."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from ..planning.heuristic import transport_heuristic
 
 
@@ -10,6 +12,11 @@ class ClassicPlanning:
     """Mixed into ``ClassicStyle``, whose ``world``, ``parent`` and ``closed`` it reads."""
 
     put_needs_held = True
+    # a state's distance to the goals depends only on its facts that name a relevant object or none
+    # (Distances keys on those): an optimal plan binds only relevant objects, whose actions read nothing
+    # else, since the classic rules carry any number of things (no count of what is held) and nothing
+    # about an irrelevant thing (where it is, open, eaten) enables or blocks a move of a relevant one
+    relevance_keys = True
     plannable = None   # every grounded move of the classic rules is a real move
 
     def heuristic(self, goals):
@@ -27,11 +34,8 @@ class ClassicPlanning:
         st = st if st is not None else self.world.initial
         facts = st.facts
         relevant = {a for g in goals for a in g.fact[1:] if a in ents and ents[a].kind == "object"}
-        relevant |= {x for (p, *rest) in facts if p == "door" for x in rest}
-        keys_of: dict[str, list[str]] = {}
-        for f in facts:
-            if f[0] == "unlocks":
-                keys_of.setdefault(f[2], []).append(f[1])
+        doors, keys_of = self._doors_and_keys
+        relevant |= doors
         todo = list(relevant)   # a worklist: each object is looked at once (chains 800 deep stay linear)
         while todo:
             x = todo.pop()
@@ -43,6 +47,17 @@ class ClassicPlanning:
                     relevant.add(y)
                     todo.append(y)
         return frozenset(relevant)
+
+    @cached_property
+    def _doors_and_keys(self) -> tuple[frozenset, dict]:
+        """The doors and each lock's keys: no classic action changes either, so they are read once."""
+        facts = self.world.initial.facts
+        doors = frozenset(x for (p, *rest) in facts if p == "door" for x in rest)
+        keys_of: dict[str, list[str]] = {}
+        for f in facts:
+            if f[0] == "unlocks":
+                keys_of.setdefault(f[2], []).append(f[1])
+        return doors, keys_of
 
     def room_graph(self) -> dict[str, set[str]]:
         graph: dict[str, set[str]] = {r: set() for r in self.world.rooms()}
@@ -67,6 +82,27 @@ class ClassicPlanning:
 
     def is_held(self, st, x: str) -> bool:
         return ("held", x) in st
+
+    def gone(self, st, x: str) -> bool:
+        """No place up its chain (eaten, or in something eaten): the classic rules give a thing a place
+        only by dropping or putting it (held first) or by taking it (in sight first, and sight starts
+        from the room and what is held), so it never comes back."""
+        if x not in self._objects:
+            return False
+        for _ in range(64):
+            if ("held", x) in st:
+                return False
+            p = self.parent(st, x)
+            if p is None:
+                return True
+            if p not in self._objects:   # a room
+                return False
+            x = p
+        return False
+
+    @cached_property
+    def _objects(self) -> frozenset:
+        return frozenset(e.id for e in self.world.entities.values() if e.kind == "object")
 
     def movable(self, st, x: str) -> bool:
         """Whether x can be carried (itself or whatever holds it): then things may be brought to it."""

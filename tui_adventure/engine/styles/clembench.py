@@ -295,6 +295,11 @@ class ClembenchStyle:
     def is_door(self, x: str) -> bool:
         return False
 
+    relevance_keys = False   # what is held counts (an inventory limit): a distractor held can cost a drop
+
+    def gone(self, st, x: str) -> bool:
+        return False   # adventuregame's actions move things; none takes one out of the game
+
     def movable(self, st, x: str) -> bool:
         return ("takeable", x) in st.facts
 
