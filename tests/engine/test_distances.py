@@ -142,3 +142,18 @@ def test_under_an_inventory_limit_a_distractor_held_counts():
     empty_handed = tracker.par(game.state)
     assert game.step("take potted plant").fail is None
     assert tracker.par(game.state) == Planner(world).solve(game.state).par == empty_handed + 2
+
+
+def test_a_goal_thing_put_in_a_distractor_makes_the_distractor_matter():
+    """The wardrobe holds no goal thing at the start, so its door is no part of a state's key; once the lamp
+    is in it, open and closed are a move apart, and the two states must not share an answer."""
+    world = load_world(WORLDS / "house.yaml")
+    tracker = ProgressTracker(world)
+    game = Game(world)
+    tracker.par(game.state)
+    for move in ["go up", "go north", "take lamp", "open wardrobe", "put lamp in wardrobe"]:
+        assert game.step(move).fail is None, move
+        tracker.par(game.state)
+    open_box = tracker.par(game.state)
+    assert game.step("close wardrobe").fail is None
+    assert tracker.par(game.state) == Planner(world).solve(game.state).par == open_box + 1

@@ -60,14 +60,14 @@ class Distances:
         self.replays = 0    # states answered by a replayed plan, no search
         changing = changed_predicates(planner.world)
         self._keyed = (planner.relevant is not None and changing is not None
-                       and getattr(planner.style, "relevance_keys", False) is True)
+                       and planner.style.relevance_keys)
         self._changing = changing or frozenset()
         self._objects = frozenset(e.id for e in planner.world.entities.values() if e.kind == "object")
         self._relevant = planner.relevant
         self._keys: dict[frozenset, frozenset] = {}   # facts -> key, for states met again
         self._judged: set = set()                      # facts looked at for keys ...
         self._kept: set = set()                        # ... and those keys hold
-        self._checked: set = set()                     # keys whose relevant things were looked for
+        self._widening: set = set()                    # kept facts that make more things relevant
         self._h: dict[frozenset, int] = {}             # key -> the planner's lower bound
 
     def __len__(self) -> int:
@@ -82,21 +82,17 @@ class Distances:
         key = self._keys.get(facts)
         if key is not None:
             return key
+        if self.planner.relevant is not self._relevant:   # grown by a search: keys on fewer say too little
+            self._forget()
         key = self._project(facts)
-        if key not in self._checked:
-            # what is relevant here is read from facts the key holds (where each relevant thing lies),
-            # so one look per key: a goal thing put in another box makes that box matter
+        if not key.isdisjoint(self._widening):
+            # a goal thing put in another box makes that box matter: the relevant things grow
             planner = self.planner
-            need = planner.style.relevant_objects(planner.goals, st)
-            if not need <= planner.relevant:
-                planner.relevant = planner.relevant | need
-            if planner.relevant is not self._relevant:   # keys made with fewer relevant things say too little
-                self._forget()
-                key = self._project(facts)
-            self._checked.add(key)
+            planner.relevant = planner.relevant | planner.style.relevant_objects(planner.goals, st)
+            self._forget()
+            key = self._project(facts)
         if len(self._keys) >= self.max_entries:
             self._keys.clear()
-            self._checked.clear()
         self._keys[facts] = key
         return key
 
@@ -104,11 +100,14 @@ class Distances:
         new = facts.difference(self._judged)
         if new:
             changing, objects, relevant = self._changing, self._objects, self._relevant
+            widens = self.planner.style.widens_relevance
             for f in new:
                 if f[0] in changing:   # a fact no action changes is the same in every state
                     named = [a for a in f[1:] if a in objects]
                     if not named or any(a in relevant for a in named):
                         self._kept.add(f)
+                        if widens(f, relevant):
+                            self._widening.add(f)
             self._judged |= new
         return facts & self._kept
 
@@ -125,7 +124,7 @@ class Distances:
 
     def _forget(self) -> None:
         self._relevant = self.planner.relevant
-        for memo in (self._d, self._next, self._keys, self._kept, self._judged, self._checked, self._h):
+        for memo in (self._d, self._next, self._keys, self._kept, self._judged, self._widening, self._h):
             memo.clear()
         self._last = None
 

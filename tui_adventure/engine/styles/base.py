@@ -86,6 +86,11 @@ class Style(Protocol):
         """What can matter to the goals from ``st`` (the initial state by default): the planner leaves
         the rest alone. A state's own: a goal thing shut in another box since the start needs that box."""
         ...
+    def widens_relevance(self, fact: tuple, relevant: frozenset) -> bool:
+        """With ``relevance_keys``: whether a state holding ``fact`` has relevant objects beyond
+        ``relevant`` (a set ``relevant_objects`` made), so keys on ``relevant`` say too little."""
+        ...
+
     def room_graph(self) -> dict[str, set[str]]: ...
 
     def door_exits(self) -> dict | None:

@@ -30,34 +30,55 @@ class ClassicPlanning:
         those rules, in ``st`` (the initial state by default). An action on irrelevant objects only
         changes facts about irrelevant objects, so dropping it from a plan keeps the plan valid.
         """
-        ents = self.world.entities
         st = st if st is not None else self.world.initial
-        facts = st.facts
-        relevant = {a for g in goals for a in g.fact[1:] if a in ents and ents[a].kind == "object"}
-        doors, keys_of = self._doors_and_keys
-        relevant |= doors
-        todo = list(relevant)   # a worklist: each object is looked at once (chains 800 deep stay linear)
+        base, movable, keys_of = self._relevance(tuple(goals))
+        relevant = set(base)
+        todo = list(base)   # a worklist: each object is looked at once (chains 800 deep stay linear)
+        parent_of = self.parent
         while todo:
-            x = todo.pop()
-            parent = self.parent(st, x)
-            movable = ("takeable", parent) in facts or ("openable", parent) in facts
-            found = ([parent] if parent is not None and movable else []) + keys_of.get(x, [])
-            for y in found:
-                if y not in relevant:
-                    relevant.add(y)
-                    todo.append(y)
+            parent = parent_of(st, todo.pop())
+            if parent in movable and parent not in relevant:
+                relevant.add(parent)
+                todo.append(parent)
+                for key in keys_of.get(parent, ()):
+                    if key not in relevant:
+                        relevant.add(key)
+                        todo.append(key)
         return frozenset(relevant)
 
-    @cached_property
-    def _doors_and_keys(self) -> tuple[frozenset, dict]:
-        """The doors and each lock's keys: no classic action changes either, so they are read once."""
+    def widens_relevance(self, fact: tuple, relevant: frozenset) -> bool:
+        """Whether a state holding ``fact`` has more relevant objects than ``relevant`` (closed as
+        ``relevant_objects`` closes it): a relevant thing in or on something movable outside it."""
+        if len(fact) != 3 or fact[0] not in ("in", "on") or fact[1] not in relevant:
+            return False
+        movable = self._relevance(())[1]
+        return fact[2] in movable and fact[2] not in relevant
+
+    def _relevance(self, goals: tuple) -> tuple[frozenset, frozenset, dict]:
+        """What relevance starts from, for these goals: their objects, every door and the keys of
+        every lock among them (closed over keys), with the things that can be carried or opened and
+        each lock's keys. No classic action changes a trait, a door or a key's lock, so once."""
+        memo = self.__dict__.setdefault("_relevance_memo", {})
+        hit = memo.get(goals)
+        if hit is not None:
+            return hit
+        ents = self.world.entities
         facts = self.world.initial.facts
-        doors = frozenset(x for (p, *rest) in facts if p == "door" for x in rest)
         keys_of: dict[str, list[str]] = {}
         for f in facts:
             if f[0] == "unlocks":
                 keys_of.setdefault(f[2], []).append(f[1])
-        return doors, keys_of
+        base = {a for g in goals for a in g.fact[1:] if a in ents and ents[a].kind == "object"}
+        base |= {x for (p, *rest) in facts if p == "door" for x in rest}
+        todo = list(base)
+        while todo:
+            for key in keys_of.get(todo.pop(), ()):
+                if key not in base:
+                    base.add(key)
+                    todo.append(key)
+        movable = frozenset(f[1] for f in facts if f[0] in ("takeable", "openable") and len(f) == 2)
+        hit = memo[goals] = (frozenset(base), movable, keys_of)
+        return hit
 
     def room_graph(self) -> dict[str, set[str]]:
         graph: dict[str, set[str]] = {r: set() for r in self.world.rooms()}

@@ -297,6 +297,9 @@ class ClembenchStyle:
 
     relevance_keys = False   # what is held counts (an inventory limit): a distractor held can cost a drop
 
+    def widens_relevance(self, fact: tuple, relevant: frozenset) -> bool:
+        return True   # never asked: no relevance keys
+
     def gone(self, st, x: str) -> bool:
         return False   # adventuregame's actions move things; none takes one out of the game
 
