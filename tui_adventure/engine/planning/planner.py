@@ -92,6 +92,7 @@ class Planner:
         self._plans: list = []
         self._packing: Packing | None = None   # the same for every search of this world: made once
         self._admissible: Admissible | None = None
+        self._last_successors: tuple | None = None
         for action in self.moves:
             things = [p for p in action.params if action.spec.params[p] == "thing"]
             mode = action.spec.plan if prune and own_rules and action.spec.plan in ("goal", "goal_object") else None
@@ -105,6 +106,16 @@ class Planner:
 
     # successors -------------------------------------------------------
     def successors(self, st: State):
+        """Every move from ``st`` to a state unlike it (the last state's answer is kept: a search from
+        a state starts where ``Distances`` has just looked at its moves)."""
+        last = self._last_successors
+        if last is not None and last[0] is st and last[1] is self.relevant:
+            return last[2]
+        out = self._successors(st)
+        self._last_successors = (st, self.relevant, out)
+        return out
+
+    def _successors(self, st: State):
         domains = self.style.domains
         relevant = self.relevant
         if relevant is not None:   # the relevant things in sight, read once for every action grounded here

@@ -108,7 +108,7 @@ class ClassicPlanning:
         """No place up its chain (eaten, or in something eaten): the classic rules give a thing a place
         only by dropping or putting it (held first) or by taking it (in sight first, and sight starts
         from the room and what is held), so it never comes back."""
-        if x not in self._objects:
+        if x not in self._objects or not st.having("eaten"):   # only eating takes a place away
             return False
         for _ in range(64):
             if ("held", x) in st:
