@@ -248,3 +248,30 @@ def test_the_estimate_never_exceeds_the_turns_left_on_generated_houses():
             assert planner.h(game.state) <= par - done, (seed, done)
         tight += planner.h(world.initial) == par
     assert tight > 30   # mostly exact: a bound this close would cross par with any turn counted twice
+
+
+@pytest.mark.slow
+def test_par_from_random_states_is_what_breadth_first_search_finds():
+    """The search estimates a child only when it comes off the queue, and calls a goal thing eaten out of
+    reach with no search: on states of a random walk (things carried off, boxes left open, the apple
+    eaten) its par is still the plain breadth-first search's."""
+    import random
+
+    from conftest import WORLDS
+    from tui_adventure.generate import Knobs, generate_world
+
+    worlds = [load_world_text((WORLDS / "house.yaml").read_text(), "house.yaml"),
+              load_world_text(generate_world(Knobs(rooms=6, objects=12, goals=2), 1).text, "g.yaml")]
+    out_of_reach = 0
+    for world in worlds:
+        rng = random.Random(7)
+        chooser = Planner(world)
+        for _ in range(12):
+            game = Game(world)
+            for _ in range(rng.randrange(5, 60)):
+                if game.step(rng.choice(chooser.admissible_commands(game.state))).done:
+                    break
+            fast, slow = Planner(world).solve(game.state), Planner(world).bfs(game.state)
+            assert (fast and fast.par) == (slow and slow.par)
+            out_of_reach += slow is None
+    assert out_of_reach   # the walks eat a goal thing now and then
