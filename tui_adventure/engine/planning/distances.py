@@ -152,11 +152,13 @@ class Distances:
         if floor >= DEAD:   # out of reach for good, said by the bound itself
             self._store(self.key(st), UNREACHABLE)
             return UNREACHABLE
-        replay = self._replay(st)
-        if replay is None or replay[0] > floor:   # a move to a known state may do better (a walk's step back)
-            near = self._next_to_known(st)
-            if near is not None and (replay is None or near[0] < replay[0]):
-                replay = near
+        # a move to a known state first (a walk's step back, or on along a plan: most new states), its
+        # moves kept for a search that follows; then the last state's plan replayed (a dozen checked moves)
+        replay = self._next_to_known(st)
+        if replay is None or replay[0] > floor:
+            after = self._replay(st)
+            if after is not None and (replay is None or after[0] < replay[0]):
+                replay = after
         if replay is not None and replay[0] == floor:   # as long as the lower bound: optimal
             self.replays += 1
             self._learn(st, replay[1], replay[0])

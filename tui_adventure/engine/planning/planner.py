@@ -7,7 +7,11 @@ puts, takes and opens that the unmet goals still need, plus a lower bound on
 walking: every room the player must still visit, joined by a minimum spanning
 tree over shortest room distances (any walk through those rooms is at least
 that long). Worlds with actions of their own fall back to h = 0 (plain
-breadth-first), since their effects could break the bound.
+breadth-first), since their effects could break the bound. A goal naming a
+thing gone for good (eaten) makes the bound ``DEAD``: no search walks every
+state left to prove the goals out of reach. A child is estimated when it
+comes off the queue, not when it goes on (the estimate is most of a search's
+cost, and on a tight bound most children never come off).
 """
 
 from __future__ import annotations
