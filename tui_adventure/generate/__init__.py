@@ -16,6 +16,7 @@ from pathlib import Path
 from ..engine.loading import MAX_TURNS_LIMIT, load_world_data
 from ..engine.planning import Planner, PlannerLimit
 from ..engine.snapshot import write_atomic
+from .built import world_of_draft
 from .budget import DEFAULT_SECONDS, MAX_SEED, Budget, OutOfTime, check_seeds, too_slow
 from .classic import VERSION, Knobs, KnobError, draft, dump
 from . import clembench_flavour
@@ -42,7 +43,7 @@ class Generated:
 
 def generated_world(knobs: Knobs, seed: int, solve: bool = True, seconds: float | None = DEFAULT_SECONDS):
     """The World of ``generate_world(knobs, seed)`` built from its document, no YAML written and read
-    back (a trainer's env makes one per reset). ``solve=False`` leaves par (and the max_turns made from
+    back, nor the document checked as a file is (a trainer's env makes one per reset: ``built.py``). ``solve=False`` leaves par (and the max_turns made from
     it, and the difficulty features) out: no planner search, the first draft, which is winnable by
     construction (``generate_world`` redraws only when its planner gives up, on worlds far larger)."""
     knobs = knobs.resolved()
@@ -50,9 +51,9 @@ def generated_world(knobs: Knobs, seed: int, solve: bool = True, seconds: float 
     if not solve:
         d = draft(knobs, seed, 0)
         doc = {**d.doc, "generated": _making(knobs, None, seed, 0)}
-        return load_world_data(doc, f"<generated {knobs.theme} {seed}>", lazy=True)
+        return world_of_draft(doc, f"<generated {knobs.theme} {seed}>")
     ordered = _within(knobs, seed, None, None, seconds, None)[0]
-    return load_world_data(ordered, f"<generated {knobs.theme} {seed}>", lazy=True)
+    return world_of_draft(ordered, f"<generated {knobs.theme} {seed}>")
 
 
 def generate_world(knobs: Knobs, seed: int, par: tuple[int, int] | None = None, name: str | None = None,
