@@ -68,8 +68,8 @@ class ClassicStyle(ClassicPlanning):
         # are read once for every world that reads them alike (most have no passages)
         one_words = _DIRECTION_WORDS | frozenset(self.passages) if self.passages else _DIRECTION_WORDS
         return CommandParser(self.world, self, one_words,
-                             reads={"dir": frozenset(self.passages.items()),
-                                    "room": frozenset(self.room_names.items())})
+                             reads={"dir": lambda: frozenset(self.passages.items()),
+                                    "room": lambda: frozenset(self.room_names.items())})
 
     # where things are -------------------------------------------------
     def player_room(self, st) -> str | None:
