@@ -8,7 +8,7 @@ import pytest
 
 from tui_adventure.engine.loading.loader import load_world_data
 from tui_adventure.engine.yamlpos import SourceErrors
-from tui_adventure.generate import Knobs, _making, generated_world
+from tui_adventure.generate import Knobs, _making, _making_of_draft, generated_world
 from tui_adventure.generate.built import world_of_draft
 from tui_adventure.generate.classic import draft
 
@@ -36,6 +36,8 @@ def test_a_draft_built_without_the_loader_is_the_world_the_loader_makes(knobs):
         doc = {**draft(resolved, seed, 0).doc, "generated": _making(resolved, None, seed, 0)}
         path = f"<generated {resolved.theme} {seed}>"
         same(world_of_draft(doc, path), load_world_data(doc, path, lazy=True))
+        same(generated_world(Knobs(**knobs), seed, solve=False), load_world_data(doc, path, lazy=True))
+        assert _making_of_draft(resolved, seed) == _making(resolved, None, seed, 0)
 
 
 def test_a_solved_world_is_built_without_the_loader_too():
