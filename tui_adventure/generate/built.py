@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..engine.goals import goal_from_text
 from ..engine.loading import load_world_data
-from ..engine.loading.loader import _generated_meta
+from ..engine.loading.loader import generated_meta
 from ..engine.rules import TRAITS, load_ruleset
 from ..engine.styles.classic import DIRECTIONS
 from ..engine.world import Entity, World
@@ -83,7 +83,7 @@ def world_of_draft(doc: dict, path: str, lazy: bool = True) -> World:
     return World(path=path, game=doc["game"], title=doc["title"], ruleset=load_ruleset("classic"), start=start,
                  entities=entities, initial_facts=facts, goals=goals, max_turns=doc.get("max_turns", 100),
                  par=doc.get("par"), intro=doc["intro"].strip(), lazy=lazy,
-                 meta={"goal_pos": None, "par_pos": None, **_generated_meta(doc.get("generated"))})
+                 meta={"goal_pos": None, "par_pos": None, **generated_meta(doc.get("generated"))})
 
 
 def _draft_shaped(doc) -> bool:
