@@ -14,17 +14,20 @@ goes to the loader.
 
 from __future__ import annotations
 
-from ..engine.goals import goal_from_text
+import re
+
+from ..engine.facts import parse_fact
 from ..engine.loading import load_world_data
 from ..engine.loading.loader import generated_meta
 from ..engine.rules import TRAITS, load_ruleset
 from ..engine.styles.classic import DIRECTIONS
-from ..engine.world import Entity, World
+from ..engine.world import Entity, Goal, World
 
 _TOP = frozenset({"game", "title", "ruleset", "intro", "start", "max_turns", "par", "rooms", "objects", "goal",
                   "generated"})
 _ROOM = frozenset({"name", "description", "exits"})
 _OBJECT = frozenset({"name", "adjectives", "traits", "description", "at", "in", "on", "open", "locked", "key"})
+_FACT = re.compile(r"(?:in|on|at)\([a-z][a-z0-9_]*, [a-z][a-z0-9_]*\)\Z")   # a goal as a draft writes it
 _PLACES = ("in", "on", "at")   # the loader's order of an object's location keys (a draft writes one)
 
 
@@ -34,52 +37,51 @@ def world_of_draft(doc: dict, path: str, lazy: bool = True) -> World:
         return load_world_data(doc, path, lazy=lazy)
     rooms, objects = doc["rooms"], doc["objects"]
     entities: dict[str, Entity] = {}
-    for rid, room in rooms.items():
-        name = room.get("name")
-        entities[rid] = Entity(rid, (rid.replace("_", " ") if name is None else str(name).strip()).lower(),
-                               kind="room", description=str(room.get("description") or "").strip())
-    for oid, obj in objects.items():
-        adjectives = obj.get("adjectives")
-        entities[oid] = Entity(oid, str(obj["name"]).strip().lower(),
-                               adjectives=tuple(a.lower().strip() for a in adjectives if a.strip())
-                               if adjectives else (),
-                               description=str(obj.get("description") or "").strip())
     # the facts as the loader lists them: the player's place, each room and its exits (a door where
     # it stands), then each object's traits, place, open or locked, and key
     start = doc["start"]
     facts: list[tuple] = [("at", "player", start)]
+    add = facts.append
     doors_at: set = set()
     for rid, room in rooms.items():
-        facts.append(("room", rid))
+        name = room.get("name")
+        entities[rid] = Entity(rid, (rid.replace("_", " ") if name is None else str(name).strip()).lower(), "room",
+                               (), (), str(room.get("description") or "").strip())
+        add(("room", rid))
         for label, target in (room.get("exits") or {}).items():
             lab = str(label).lower()
             canon = DIRECTIONS.get(lab, lab)
             door = None
             if type(target) is dict:
                 door, target = target.get("door"), target["to"]
-            facts.append(("exit", rid, canon, target))
+            add(("exit", rid, canon, target))
             if door is not None:
-                facts.append(("via", rid, canon, door))
+                add(("via", rid, canon, door))
                 if (door, rid) not in doors_at:
                     doors_at.add((door, rid))
-                    facts.append(("at", door, rid))
+                    add(("at", door, rid))
     doors = {door for door, _ in doors_at}
     for oid, obj in objects.items():
+        adjectives = obj.get("adjectives")
+        entities[oid] = Entity(oid, str(obj["name"]).strip().lower(), "object",
+                               tuple(a.lower().strip() for a in adjectives if a.strip()) if adjectives else (), (),
+                               str(obj.get("description") or "").strip())
         traits = {t.lower().strip() for t in obj.get("traits") or ()}
-        facts.extend((t, oid) for t in sorted(traits & TRAITS))
+        for t in sorted(traits & TRAITS):
+            add((t, oid))
         if "door" not in traits and oid not in doors:
             for rel in _PLACES:
                 if rel in obj:
-                    facts.append((rel, oid, obj[rel]))
+                    add((rel, oid, obj[rel]))
                     break
         if obj.get("open") is True:
-            facts.append(("open", oid))
+            add(("open", oid))
         if obj.get("locked") is True:
-            facts.append(("locked", oid))
+            add(("locked", oid))
         if "key" in obj:
-            facts.append(("unlocks", obj["key"], oid))
+            add(("unlocks", obj["key"], oid))
     entities["player"] = Entity("player", "you", kind="player", hidden=True)
-    goals = [goal_from_text(g, entities) for g in doc["goal"]]
+    goals = [Goal(parse_fact(g)) for g in doc["goal"]]   # goal_from_text's of a fact (a draft writes no other)
     return World(path=path, game=doc["game"], title=doc["title"], ruleset=load_ruleset("classic"), start=start,
                  entities=entities, initial_facts=facts, goals=goals, max_turns=doc.get("max_turns", 100),
                  par=doc.get("par"), intro=doc["intro"].strip(), lazy=lazy,
@@ -96,6 +98,8 @@ def _draft_shaped(doc) -> bool:
         return False
     rooms, objects, goal = doc.get("rooms"), doc.get("objects"), doc.get("goal")
     if type(rooms) is not dict or type(objects) is not dict or type(goal) is not list or not goal:
+        return False
+    if not all(type(g) is str and _FACT.match(g) for g in goal):
         return False
     if doc["start"] not in rooms or "player" in objects:
         return False
