@@ -15,7 +15,9 @@ import pytest
 from conftest import ROOT, TEST_WORLDS
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world, load_world_data
+from tui_adventure.engine.parsers.patterns import layout_of
 from tui_adventure.engine.planning import Planner
+from tui_adventure.engine.styles.classic import DIRECTIONS
 from tui_adventure.engine.yamlpos import SourceErrors, load_yaml
 from tui_adventure.generate import Knobs, generated_world
 
@@ -28,6 +30,7 @@ COLD = """
 import json, random, sys
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world
+from tui_adventure.engine.parsers.patterns import layout_of
 from tui_adventure.engine.planning import Planner
 from tui_adventure.generate import Knobs, generated_world
 kind, what, seed, steps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -122,3 +125,18 @@ def test_a_lazy_world_compiles_only_the_actions_it_tries():
     assert compiled() == set()
     Game(world).step("look")
     assert compiled() == {world.parser.once["look"][0].id}
+
+
+def test_commands_of_one_word_read_once_per_layout_are_each_worlds_own():
+    """A world takes its commands of one word (north, look) from an earlier world that reads them alike
+    (the same patterns, directions and passages): the same actions of its own, the same slots, as its
+    own reading of them gives; a world with a passage (manor's ladder) reads it as its own."""
+    worlds = [generated_world(Knobs(**KNOBS), seed, solve=False) for seed in (1, 2, 3)]
+    worlds += [load_world(ROOT / "worlds" / f"{name}.yaml") for name in ("house", "manor", "house", "manor")]
+    for world in worlds:
+        p = world.parser
+        own = p._read_once(set(p.by_first) | set(DIRECTIONS) | set(world.style.passages), layout_of(world.actions))
+        assert p.once == own
+        assert all(action is world.action_by_id[action.id] for action, _env in p.once.values())
+    manor = worlds[-1]
+    assert manor.parser.once["ladder"][1] == {"dir": "ladder"} and "ladder" not in worlds[0].parser.once

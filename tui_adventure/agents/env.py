@@ -89,6 +89,7 @@ class AdventureEnv(gym.Env):
         self._planner: Planner | None = None
         self._fitted: dict[str, str] = {}
         self._generate = dict(generate) if generate is not None else None
+        self._knobs = None   # the generate= knobs, read once (the first world's making checks them)
         self._world = open_world(world) if isinstance(world, str) else world
         if self._world is None:
             self._world = self._generated(0)
@@ -101,9 +102,11 @@ class AdventureEnv(gym.Env):
     def _generated(self, seed: int) -> World:
         from ..generate import Knobs, generated_world
 
+        if self._knobs is None:
+            self._knobs = Knobs.of(self._generate)
         # built from its document, no YAML round trip; solved only when its max_turns (made from par) is
         # wanted: the par and progress infos ask the tracker, which solves the world itself when read
-        return generated_world(Knobs.of(self._generate), seed, solve=self._max_turns is None)
+        return generated_world(self._knobs, seed, solve=self._max_turns is None)
 
     def _fit_space(self, world: World) -> None:
         """The observation space of ``world``'s characters: the same space kept while they are the same
@@ -283,17 +286,20 @@ class AdventureEnv(gym.Env):
 _ACTION_CHARS: dict = {}   # the actions' definitions' ids -> (them, the characters of their texts)
 
 
+_PRINTABLE = frozenset(string.printable) - {"\x0b", "\x0c"}
+
+
 def _charset(world: World) -> str:
     """Every character an observation of this world can hold: printable ASCII and the world's own texts
     (its actions' read once per ruleset: a generated world per reset shares them)."""
-    chars = set(string.printable) - {"\x0b", "\x0c"}
-    texts = [world.title, world.intro, json.dumps(world.meta.get("instance") or {}, ensure_ascii=False),
-             str(world.meta.get("prompt", ""))]
+    instance = world.meta.get("instance")
+    texts = [world.title or "", world.intro or "", str(world.meta.get("prompt", ""))]
+    if instance:   # an empty one adds "{}", printable
+        texts.append(json.dumps(instance, ensure_ascii=False))
     for e in world.entities.values():
-        texts.append(e.name)
+        texts.append(e.name or "")
         texts.append(e.description or "")
-    for text in texts:
-        chars.update(text or "")
+    chars = _PRINTABLE.union("".join(texts))
     key = tuple(id(a.spec) for a in world.actions)
     hit = _ACTION_CHARS.get(key)
     if hit is None:
@@ -307,4 +313,12 @@ def _charset(world: World) -> str:
             _ACTION_CHARS.clear()
         hit = _ACTION_CHARS[key] = ([a.spec for a in world.actions], frozenset(said))
     chars |= hit[1]
-    return "".join(sorted(chars))
+    got = _CHARSETS.get(chars)
+    if got is None:   # worlds of one theme mostly have the same characters: each set sorted once
+        if len(_CHARSETS) > 256:
+            _CHARSETS.clear()
+        got = _CHARSETS[chars] = "".join(sorted(chars))
+    return got
+
+
+_CHARSETS: dict[frozenset, str] = {}   # a world's characters -> them in order

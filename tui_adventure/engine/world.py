@@ -52,6 +52,16 @@ class Goal:
 
 
 _GOAL_TEXT: dict = {}
+_FACTS: dict = {}   # a fact -> the same fact of interned names (one tuple for every world that states it)
+MAX_FACTS = 100_000
+
+
+def _interned(fact: Fact) -> Fact:
+    out = tuple(map(intern, fact))
+    if len(_FACTS) >= MAX_FACTS:
+        _FACTS.clear()
+    _FACTS[out] = out
+    return out
 
 
 def _goal_text(fact: Fact, positive: bool) -> str:
@@ -91,8 +101,10 @@ class World:
 
         # One string object per name: a fact lookup then compares names by identity, and a fresh game
         # touches one copy of each name (a step's cost is mostly memory it has not touched yet).
-        self.initial_facts = [tuple(map(intern, f)) for f in self.initial_facts]
-        self.goals = [Goal(tuple(map(intern, g.fact)), g.positive) for g in self.goals]
+        # (a fact met in an earlier world is that world's tuple: generated worlds of one theme share most)
+        known = _FACTS.get
+        self.initial_facts = [known(f) or _interned(f) for f in self.initial_facts]
+        self.goals = [Goal(known(g.fact) or _interned(g.fact), g.positive) for g in self.goals]
         for eid, ent in list(self.entities.items()):
             ent.id = intern(ent.id)
         self.entities = {intern(eid): ent for eid, ent in self.entities.items()}

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..engine.loading import MAX_TURNS_LIMIT, load_world_data
 from ..engine.planning import Planner, PlannerLimit
 from ..engine.snapshot import write_atomic
+from .built import world_of_draft
 from .budget import DEFAULT_SECONDS, MAX_SEED, Budget, OutOfTime, check_seeds, too_slow
 from .classic import VERSION, Knobs, KnobError, draft, dump
 from . import clembench_flavour
@@ -42,17 +43,30 @@ class Generated:
 
 def generated_world(knobs: Knobs, seed: int, solve: bool = True, seconds: float | None = DEFAULT_SECONDS):
     """The World of ``generate_world(knobs, seed)`` built from its document, no YAML written and read
-    back (a trainer's env makes one per reset). ``solve=False`` leaves par (and the max_turns made from
+    back, nor the document checked as a file is (a trainer's env makes one per reset: ``built.py``). ``solve=False`` leaves par (and the max_turns made from
     it, and the difficulty features) out: no planner search, the first draft, which is winnable by
     construction (``generate_world`` redraws only when its planner gives up, on worlds far larger)."""
-    knobs = knobs.resolved()
+    knobs = _resolved(knobs)
     check_seeds(seed, what="seed")
     if not solve:
         d = draft(knobs, seed, 0)
-        doc = {**d.doc, "generated": _making(knobs, None, seed, 0)}
-        return load_world_data(doc, f"<generated {knobs.theme} {seed}>", lazy=True)
+        doc = {**d.doc, "generated": _making_of_draft(knobs, seed)}
+        return world_of_draft(doc, f"<generated {knobs.theme} {seed}>")
     ordered = _within(knobs, seed, None, None, seconds, None)[0]
-    return load_world_data(ordered, f"<generated {knobs.theme} {seed}>", lazy=True)
+    return world_of_draft(ordered, f"<generated {knobs.theme} {seed}>")
+
+
+_RESOLVED: dict[Knobs, Knobs] = {}   # knobs -> resolved (a trainer's env draws a world of the same knobs per reset)
+
+
+def _resolved(knobs: Knobs) -> Knobs:
+    hit = _RESOLVED.get(knobs)
+    if hit is None:
+        hit = knobs.resolved()   # KnobError for knobs that make no world: never kept
+        if len(_RESOLVED) > 256:
+            _RESOLVED.clear()
+        _RESOLVED[knobs] = hit
+    return hit
 
 
 def generate_world(knobs: Knobs, seed: int, par: tuple[int, int] | None = None, name: str | None = None,
@@ -81,6 +95,21 @@ def _making(knobs: Knobs, par, seed: int, attempt: int, **more) -> dict:
     return {"generator": GENERATOR, "version": VERSION, "experiment": experiment_of(knobs, par), "seed": seed,
             "attempt": attempt, "knobs": {k: v for k, v in knobs.as_dict().items() if v is not None},
             **({"par_range": list(par)} if par else {}), **more}
+
+
+def _making_of_draft(knobs: Knobs, seed: int) -> dict:
+    """``_making(knobs, None, seed, 0)`` for a world per reset: its experiment named once per knobs."""
+    hit = _EXPERIMENTS.get(knobs)
+    if hit is None:
+        if len(_EXPERIMENTS) > 256:
+            _EXPERIMENTS.clear()
+        hit = _EXPERIMENTS[knobs] = (experiment_of(knobs, None),
+                                     {k: v for k, v in knobs.as_dict().items() if v is not None})
+    return {"generator": GENERATOR, "version": VERSION, "experiment": hit[0], "seed": seed, "attempt": 0,
+            "knobs": hit[1].copy()}
+
+
+_EXPERIMENTS: dict[Knobs, tuple] = {}   # knobs -> (their experiment, their knobs written)
 
 
 def _solved(knobs: Knobs, seed: int, par, name, budget: Budget):

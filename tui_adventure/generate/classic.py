@@ -102,8 +102,19 @@ class Draft:
     lock_depth: dict[str, int] = field(default_factory=dict)   # door id -> locks crossed to reach its key, + 1
 
 
+_KNOBS_JSON: dict[Knobs, str] = {}   # knobs -> their JSON in rng_for's text (a trainer's env draws per reset)
+
+
 def rng_for(knobs: Knobs, seed: int, attempt: int = 0) -> random.Random:
-    text = json.dumps({"v": VERSION, "knobs": knobs.as_dict(), "seed": seed, "attempt": attempt}, sort_keys=True)
+    """The draft's generator, seeded by a hash of ``json.dumps({"v", "knobs", "seed", "attempt"},
+    sort_keys=True)``: that text, with the knobs' part made once."""
+    knobs_json = _KNOBS_JSON.get(knobs)
+    if knobs_json is None:
+        knobs_json = json.dumps(knobs.as_dict(), sort_keys=True)
+        if len(_KNOBS_JSON) > 256:
+            _KNOBS_JSON.clear()
+        _KNOBS_JSON[knobs] = knobs_json
+    text = f'{{"attempt": {int(attempt)}, "knobs": {knobs_json}, "seed": {int(seed)}, "v": {VERSION}}}'
     return random.Random(int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big"))
 
 
@@ -184,7 +195,7 @@ def locks_to_reach(start: int, target: int, links, locked: set[int]) -> int:
 
 
 # -- names ----------------------------------------------------------------------------------
-def name_all(rng: random.Random, pool: list[str], n: int, adjectives, taken: set[str]) -> list[tuple[str, list[str]]]:
+def name_all(rng: random.Random, pool: tuple[str, ...] | list[str], n: int, adjectives, taken: set[str]) -> list[tuple[str, list[str]]]:
     """n (name, adjectives) pairs from ``pool`` (nouns of other kinds excluded); an adjective only
     where names collide."""
     free = [w for w in pool if w not in taken] or list(pool)
@@ -229,18 +240,18 @@ def draft(knobs: Knobs, seed: int, attempt: int = 0) -> Draft:
     theme = THEMES[knobs.theme]
     links = layout(rng, knobs.rooms)
     taken: set[str] = set()
-    rooms = name_all(rng, list(words(theme, "rooms", knobs.split)), knobs.rooms, PLACES, taken)
+    rooms = name_all(rng, words(theme, "rooms", knobs.split), knobs.rooms, PLACES, taken)
     ids: set[str] = set()
     room_ids = _ids([n for n, _ in rooms], ids)
     door_links = rng.sample(range(len(links)), knobs.doors)
     locked_links = door_links[:knobs.locked]
-    doors = name_all(rng, list(theme.doors), knobs.doors, MATERIALS, set())
+    doors = name_all(rng, theme.doors, knobs.doors, MATERIALS, set())
     door_ids = _ids([f"{n}" for n, _ in doors], ids)
     door_of = dict(zip(door_links, door_ids))
 
-    containers = name_all(rng, list(words(theme, "containers", knobs.split)), knobs.containers, COLOURS, taken)
-    supports = name_all(rng, list(words(theme, "supports", knobs.split)), knobs.supports, COLOURS, taken)
-    things = name_all(rng, list(words(theme, "things", knobs.split)), knobs.goals + knobs.distractors, COLOURS,
+    containers = name_all(rng, words(theme, "containers", knobs.split), knobs.containers, COLOURS, taken)
+    supports = name_all(rng, words(theme, "supports", knobs.split), knobs.supports, COLOURS, taken)
+    things = name_all(rng, words(theme, "things", knobs.split), knobs.goals + knobs.distractors, COLOURS,
                       taken)
     keys = name_all(rng, ["key"], knobs.locked, MATERIALS, set())
     container_ids = _ids([n for n, _ in containers], ids)
@@ -309,14 +320,16 @@ def draft(knobs: Knobs, seed: int, attempt: int = 0) -> Draft:
 
     room_docs: dict[str, dict] = {}
     moods = theme.moods
+    ways: dict[int, list] = {r: [] for r in range(knobs.rooms)}   # each room's exits, in the links' order
+    for i, (a, b, d) in enumerate(links):
+        ways[a].append((d, b, i))
+        ways[b].append((OPPOSITE[d], a, i))
     for r, (ident, (name, _)) in enumerate(zip(room_ids, rooms)):
         entry: dict = {} if ident == slug(name) and ident.replace("_", " ") == name else {"name": name}
         entry["description"] = f"{_a(moods[rng.randrange(len(moods))])} {name}."
         exits: dict = {}
-        for i, (a, b, d) in enumerate(links):
-            for x, y, way in ((a, b, d), (b, a, OPPOSITE[d])):
-                if x == r:
-                    exits[way] = {"to": room_ids[y], "door": door_of[i]} if i in door_of else room_ids[y]
+        for way, y, i in ways[r]:
+            exits[way] = {"to": room_ids[y], "door": door_of[i]} if i in door_of else room_ids[y]
         entry["exits"] = {d: exits[d] for d in DIRS if d in exits}
         room_docs[ident] = entry
 

@@ -108,4 +108,13 @@ def words(theme: Theme, kind: str, split: str | None) -> tuple[str, ...]:
     (None: all of them)."""
     pool = {"rooms": theme.rooms, "containers": theme.containers, "supports": theme.supports,
             "things": theme.things}[kind]
-    return pool if split is None else tuple(w for w in pool if split_of(w) == split)
+    if split is None:
+        return pool
+    key = (theme, kind, split)
+    hit = _SPLIT_WORDS.get(key)
+    if hit is None:   # a draft per reset asks again and again: each word hashed once
+        hit = _SPLIT_WORDS[key] = tuple(w for w in pool if split_of(w) == split)
+    return hit
+
+
+_SPLIT_WORDS: dict[tuple, tuple[str, ...]] = {}   # (theme, kind, split) -> its words (a few themes' worth)

@@ -42,7 +42,7 @@ FOREIGN_SECTIONS = {"clembench": "an imported clembench instance"}
 MAX_TURNS_LIMIT = 1_000    # bounds an episode's time, records and memory (clembench uses 50)
 
 
-def _generated_meta(generated) -> dict:
+def generated_meta(generated) -> dict:
     """A generated world's making, and where its records go: one game per theme, one experiment per set
     of knobs, the seed as the instance, so ``eval`` reads a generated benchmark as clembench's tables read."""
     if not isinstance(generated, dict):
@@ -195,7 +195,7 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
                           extra_actions=extra + scene_actions, strict=bool(d.get("strict", False)), seed=seed,
                           scene_spec=scene, lazy=self.lazy,
                           meta={"goal_pos": key_pos_of(d, "goal"), "par_pos": pos_of(d, "par"),
-                                **_generated_meta(d.get("generated"))})
+                                **generated_meta(d.get("generated"))})
         except SourceErrors:
             raise
         except (ValueError, KeyError) as exc:

@@ -32,6 +32,9 @@ MEMO_PHRASES = 50_000  # phrases read, remembered per world
 _NONE: frozenset = frozenset()
 _new = object.__new__
 _PARSE = object()   # a parse's key in a state's cache starts with it (no action id is this object)
+_ONCE: dict = {}   # (layout, one words, what the style reads) -> word -> (action index, env): see ``_once``
+MAX_ONCE = 256
+_FIXED_WORDS: dict = {}   # layout -> the words of its patterns, the determiners, pronouns and "all"
 
 
 @dataclass(slots=True)
@@ -71,9 +74,12 @@ def normalise(text: str) -> list[str]:
 
 
 class CommandParser:
-    def __init__(self, world, style, one_words=()) -> None:
+    def __init__(self, world, style, one_words=(), reads: dict | None = None) -> None:
         """``one_words``: words the style reads without a state (directions), besides the verbs: a
-        command of one of them is read once, at load (see ``_read_once``)."""
+        command of one of them is read once, at load (see ``_read_once``). ``reads``: for a slot's
+        kind, a function giving a hashable value that stands for all the style's reading of a word of
+        that kind depends on in this world (``direction``: the passages' names); a world whose values for the
+        kinds ``_read_once`` asks about are another's takes its commands of one word from that one's."""
         self.world = world
         self.style = style
         # the patterns, laid out once per list of action definitions (``Layout``), bound to this world's
@@ -85,10 +91,19 @@ class CommandParser:
         for ent in world.entities.values():   # in the world's order (World.order)
             if ent.kind == "object" and not ent.hidden:
                 for w in ent.words():
-                    vocab.setdefault(w, []).append(ent.id)
+                    ids = vocab.get(w)
+                    if ids is None:
+                        vocab[w] = [ent.id]
+                    else:
+                        ids.append(ent.id)
         self.vocab = {w: frozenset(ids) for w, ids in vocab.items()}
         self.in_order = {w: tuple(ids) for w, ids in vocab.items()}   # as sort_ids has them
-        self.known_words = set(self.vocab) | self.verbs | DETERMINERS | PRONOUNS | ALL_WORDS | lay.words
+        fixed = _FIXED_WORDS.get(lay)   # the words every world of the layout knows
+        if fixed is None:
+            if len(_FIXED_WORDS) >= MAX_ONCE:
+                _FIXED_WORDS.clear()
+            fixed = _FIXED_WORDS[lay] = self.verbs | DETERMINERS | PRONOUNS | ALL_WORDS | lay.words
+        self.known_words = fixed.union(vocab)
         # phrase -> what it names in any state (see ``_name``). A word of a thing's names names the
         # things it is a word of (``in_order``), as ``_name`` reads it, unless it is a determiner
         # (dropped), a pronoun or two words: put here at once, so a parse looks it up.
@@ -102,7 +117,26 @@ class CommandParser:
         self._memo: list = []   # the state caches holding parses
         self.memo_limit = MEMO_PARSES   # how many before they are emptied (raised by World.keep_memos)
         self._read_last = False   # set when a parse read what "it" means
-        self.once = self._read_once(set(self.by_first) | set(one_words), lay)
+        self.once = self._once(one_words, lay, reads)
+
+    def _once(self, one_words, lay, reads) -> dict:
+        """``_read_once``'s table, read once per layout, words and what the style reads of the world
+        (a generated world per reset reads the same words the same way): shared as action indexes."""
+        kinds = lay.lone_kinds
+        if reads is None or not all(k in reads for k in kinds):
+            return self._read_once(set(self.by_first) | set(one_words), lay)
+        key = (lay, one_words if isinstance(one_words, frozenset) else frozenset(one_words),
+               tuple(reads[k]() for k in kinds))
+        shared = _ONCE.get(key)
+        if shared is None:
+            index = {id(a): i for i, a in enumerate(self.actions)}
+            shared = {w: (index[id(a)], env) for w, (a, env) in
+                      self._read_once(set(self.by_first) | set(one_words), lay).items()}
+            if len(_ONCE) >= MAX_ONCE:
+                _ONCE.clear()
+            _ONCE[key] = shared
+        actions = self.actions
+        return {w: (actions[i], env) for w, (i, env) in shared.items()}   # env: copied by every reader
 
     def _read_once(self, words, lay) -> dict:
         """word -> (action, env) for a command of one word read the same in every state (north, look).

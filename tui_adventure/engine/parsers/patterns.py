@@ -47,7 +47,7 @@ class Layout:
     every world of a ruleset (a generated world per reset reads none of it again). A pattern holds
     its action by index (``Pattern.action``), so the patterns themselves are shared."""
 
-    __slots__ = ("by_first", "slot_first", "tried", "verbs", "words", "specs", "own", "lone")
+    __slots__ = ("by_first", "slot_first", "tried", "verbs", "words", "specs", "own", "lone", "lone_kinds")
 
     def __init__(self, specs: tuple) -> None:
         self.specs = specs   # kept alive: the key is their ids
@@ -78,6 +78,15 @@ class Layout:
             if mine:
                 self.own[w] = mine[0]
         self.lone = tuple(p for p in slot_first if len(p.slots) == 1 and not p.literals)
+        # the kinds a word of its own is read as, by them, before the first thing's (which depends on the
+        # state): what a parser's table of one-word commands depends on besides the words
+        kinds: list[str] = []
+        for p in self.lone:
+            if p.kinds[0] == "thing":
+                break
+            if p.kinds[0] != "word" and p.kinds[0] not in kinds:
+                kinds.append(p.kinds[0])
+        self.lone_kinds = tuple(kinds)
 
 
 _LAYOUTS: dict[tuple, Layout] = {}   # the actions' definitions' ids -> their Layout

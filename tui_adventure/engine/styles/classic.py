@@ -16,6 +16,7 @@ DIRECTIONS = {
     "north east": "northeast", "north west": "northwest", "south east": "southeast",
     "south west": "southwest", "in": "in", "out": "out", "inside": "in", "outside": "out",
 }
+_DIRECTION_WORDS = frozenset(DIRECTIONS)
 _AT_PLAYER = ("at", "player")
 _EMPTY: frozenset = frozenset()
 COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
@@ -63,7 +64,12 @@ class ClassicStyle(ClassicPlanning):
         self.sight = Sight(self.sight_ids, frozenset({"player"}), frozenset({"thing"}))
 
     def make_parser(self) -> CommandParser:
-        return CommandParser(self.world, self, set(DIRECTIONS) | set(self.passages))
+        # what ``direction`` and ``room_named`` read beyond DIRECTIONS: the parser's commands of one word
+        # are read once for every world that reads them alike (most have no passages)
+        one_words = _DIRECTION_WORDS | frozenset(self.passages) if self.passages else _DIRECTION_WORDS
+        return CommandParser(self.world, self, one_words,
+                             reads={"dir": lambda: frozenset(self.passages.items()),
+                                    "room": lambda: frozenset(self.room_names.items())})
 
     # where things are -------------------------------------------------
     def player_room(self, st) -> str | None:
