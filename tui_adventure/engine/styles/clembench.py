@@ -22,6 +22,7 @@ _ROOM = ("room description",)   # its key in a state's cache (an action's memo k
 
 
 _EMPTY: frozenset = frozenset()
+_new = object.__new__
 
 
 class _Rank(dict):
@@ -104,7 +105,7 @@ class ClembenchStyle:
         return frozenset(x for x in self.things_here(st) if ("accessible", x) in st)
 
     def held(self, st) -> list[str]:
-        return self.world.sort_ids(st.firsts("in", INVENTORY))
+        return sorted(st.firsts("in", INVENTORY), key=self._rank)
 
     def name(self, eid: str) -> str:
         return self.world.name_of(eid)
@@ -220,15 +221,17 @@ class ClembenchStyle:
         return []
 
     def container_content(self, st, c: str) -> str:
-        inside = [self.name(x) for x in self.world.sort_ids(st.firsts("in", c))]
+        names = self._names   # name_of and sort_ids as C lookups: a message an episode reads
+        inside = [names[x] for x in sorted(st.firsts("in", c), key=self._rank)]
         if not inside:
-            return f"The {self.name(c)} is empty."
+            return f"The {names[c]} is empty."
         if len(inside) == 1:
-            return f"In the {self.name(c)} there is a {inside[0]}."
-        return f"In the {self.name(c)} there are {_a_list(inside)}."
+            return f"In the {names[c]} there is a {inside[0]}."
+        return f"In the {names[c]} there are {_a_list(inside)}."
 
     def inventory_desc(self, st) -> str:
-        held = [self.name(x) for x in self.held(st)]
+        names = self._names
+        held = [names[x] for x in sorted(st.firsts("in", INVENTORY), key=self._rank)]
         if not held:
             return "Your inventory is empty."
         return f"In your inventory you have {_a_list(held)}."
@@ -382,8 +385,15 @@ class ClemCommandParser:
     def parse(self, text: str, st, last=()):
         """Upstream's grammar has no pronouns: ``last`` (what "it" means) is accepted and unused."""
         style = self.style
-        got = self.parser.parse_fields(text, style.type_of.get(style.player_room(st), ""),
-                                       _HeldTypes(style.type_of, st))
+        type_of = style.type_of
+        held = _new(_HeldTypes)   # its __init__'s fields set here: every step parses (no frame for them)
+        held.type_of, held.st = type_of, st
+        at = st.o1.get(_AT_PLAYER)   # style.player_room written out
+        room = None
+        for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
+            room = r[0]
+            break
+        got = self.parser.parse_fields(text, type_of.get(room, ""), held)
         if type(got) is not tuple:
             return Failure(got.phase, got.fail_type, got.message)
         verb, arg1, arg2, prep, t1, t2, _ = got
@@ -413,7 +423,9 @@ class ClemCommandParser:
             params = action.params
             if params:
                 env[params[0]] = first
-        return Parsed(action, env)
+        parsed = _new(Parsed)   # Parsed(action, env), its fields set here
+        parsed.action, parsed.env, parsed.all_slot = action, env, None
+        return parsed
 
     def answer(self, text, question, st, last=()):
         return None
