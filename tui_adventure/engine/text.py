@@ -106,9 +106,31 @@ def compile_template(template: str, names: Callable[[str], str], types: Callable
     if type(plan) is str:
         return lambda st, env: plan
     parts = [p if type(p) is str else _bind(p, template, names, types, functions) for p in plan]
+    return _joined(parts)
+
+
+def _joined(parts: list) -> Callable:
+    """``render(st, env)`` joining the parts (texts, and functions of the state and the arguments): a
+    template of one or two placeholders, nearly every one, is one f-string (a message is rendered on
+    each step an episode reads, and a generator joined cost more than most of its parts)."""
+    texts, calls = [""], []
+    for p in parts:
+        if type(p) is str:
+            texts[-1] += p
+        else:
+            calls.append(p)
+            texts.append("")
+    if len(calls) == 1:
+        (f,), (a, b) = calls, texts
+        if not a and not b:
+            return f
+        return lambda st, env: f"{a}{f(st, env)}{b}"
+    if len(calls) == 2:
+        (f, g), (a, b, c) = calls, texts
+        return lambda st, env: f"{a}{f(st, env)}{b}{g(st, env)}{c}"
 
     def render(st, env) -> str:
-        return "".join(p if isinstance(p, str) else p(st, env) for p in parts)
+        return "".join([p if type(p) is str else p(st, env) for p in parts])
     return render
 
 
@@ -175,7 +197,11 @@ def _bind(part: tuple, template: str, names, types, functions):
     if form is None:
         if cap:
             return lambda st, env: capitalise(name_of(env))
-        return lambda st, env: name_of(env)
+
+        def plain(st, env):   # name_of written out: most placeholders are a plain name
+            value = env.get(var)
+            return names(value) if value is not None else ""
+        return plain
     low = form.lower()
     up = form[:1].isupper()
     # a name that starts with a capital is a person's (a player's): no article, "you give it to Bo"
@@ -183,7 +209,8 @@ def _bind(part: tuple, template: str, names, types, functions):
         word = "The" if up else "the"
 
         def definite(st, env):
-            name = name_of(env)
+            value = env.get(var)
+            name = names(value) if value is not None else ""
             return name if name[:1].isupper() else f"{word} {name}"
         return definite
     if low == "a":

@@ -28,7 +28,8 @@ dict, so a global read would miss what the interpreter learnt of the last one.
 
 from __future__ import annotations
 
-import dis
+import builtins
+import keyword
 import re
 from types import CodeType
 from typing import Callable
@@ -403,34 +404,46 @@ def twice(shapes: list) -> frozenset:
     return frozenset(k for k, count in seen.items() if count > 1)
 
 
-def _bound(source: str):
+def _bound(source: str, names) -> CodeType:
     """The code of ``source`` with every global its functions read made a default argument: read as a
     local then. Each world execs the code with its own namespace, so a global read would miss what
-    the interpreter learnt of another world's namespace and look it up in full every time."""
-    code = compile(source, "<rule>", "exec")
-    reads: dict = {}
-    for const in code.co_consts:
-        if isinstance(const, CodeType):
-            reads[const.co_name] = sorted({i.argval for i in dis.get_instructions(const) if i.opname == "LOAD_GLOBAL"})
+    the interpreter learnt of another world's namespace and look it up in full every time.
+
+    ``names``: what the namespace will hold (the functions defined before are added). A function's
+    defaults are the identifiers of its body, string literals left out, that name one of them or a
+    builtin: written once, compiled once (reading the bytecode for its global loads took a fresh
+    process's first episode several milliseconds per rule). A name it only reads as an attribute
+    is an unused default, never a wrong one: a name a function assigns is its local either way."""
+    known = set(names) | _BUILTINS
     lines = source.split("\n")
-    for i, line in enumerate(lines):
-        m = _DEF.match(line)
-        if m and reads.get(m.group(1)):
-            lines[i] = f"def {m.group(1)}({m.group(2)}, " + ", ".join(f"{n}={n}" for n in reads[m.group(1)]) + "):"
+    heads = [i for i, line in enumerate(lines) if _DEF.match(line)] + [len(lines)]
+    for start, end in zip(heads, heads[1:]):
+        name, params = _DEF.match(lines[start]).groups()
+        body = _STRING.sub("", "\n".join(lines[start + 1:end]))
+        taken = {p.split("=")[0].strip() for p in params.split(",")}
+        reads = sorted(n for n in set(_WORD.findall(body)) & known if n not in taken)
+        if reads:
+            lines[start] = f"def {name}({params}, " + ", ".join(f"{n}={n}" for n in reads) + "):"
+        known.add(name)
     return compile("\n".join(lines), "<rule>", "exec")
 
 
+_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_") and not keyword.iskeyword(n))
+_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _DEF = re.compile(r"def (\w+)\((.*)\):$")
+
+
+# what every rule's source may read beside its own names
+_FIXED = {"_MISSING": _MISSING, "_restore": _restore, "_EMPTY": _EMPTY, "_ONES": _ONES, "_one": _one,
+          "_reindex": _reindex, "_State": State, "_new": object.__new__, "_Later": Later, "_pairs": pairs}
 
 
 def _defined(source: str, fname: str, ns: dict):
     code = _CODE.get(source)
     if code is None:
-        code = _bound(source)
-        _CODE[source] = code
-    ns["_MISSING"], ns["_restore"], ns["_EMPTY"] = _MISSING, _restore, _EMPTY
-    ns["_ONES"], ns["_one"], ns["_reindex"], ns["_State"], ns["_new"] = _ONES, _one, _reindex, State, object.__new__
-    ns["_Later"], ns["_pairs"] = Later, pairs
+        code = _CODE[source] = _bound(source, list(ns) + list(_FIXED))
+    ns.update(_FIXED)
     exec(code, ns)
     return ns[fname]
 

@@ -18,9 +18,18 @@ from ..text import english_list
 PLAYER = "player1"
 INVENTORY = "inventory"
 _AT_PLAYER = ("at", PLAYER)
+_ROOM = ("room description",)   # its key in a state's cache (an action's memo keys there are tuples of other shapes)
 
 
 _EMPTY: frozenset = frozenset()
+_new = object.__new__
+
+
+class _Rank(dict):
+    """Entity id -> its place in the world's order; any other id after them all (``World.sort_ids``)."""
+
+    def __missing__(self, eid) -> int:
+        return 1 << 30
 
 
 class _Names(dict):
@@ -51,7 +60,7 @@ class ClembenchStyle:
         self.floors = {f[1] for f in facts if f[0] == "type" and f[2] == "floor"}
         self.builtins: dict = {}
         self._names = _Names({eid: e.name for eid, e in world.entities.items()})   # name_of as one lookup
-        self._descriptions: dict = {}
+        self._rank = _Rank(world.order).__getitem__   # an id's place in the instance's order, as World.sort_ids
         self.functions = {
             "room_description": self.room_description,
             "container_content": self.container_content,
@@ -78,8 +87,14 @@ class ClembenchStyle:
     def things_here(self, st) -> list[str]:
         hit = st.cache.get("here")
         if hit is None:
+            # st.firsts("at", room) and World.sort_ids written out: the key a C lookup, not a lambda per id
             room = self.player_room(st)
-            hit = self.world.sort_ids(x for x in st.firsts("at", room) if x != PLAYER)
+            k = ("at", room)
+            v = st.o2.get(k)
+            ids = st.b2.get(k, _EMPTY) if v is None else v
+            hit = sorted(ids, key=self._rank)
+            if PLAYER in ids:
+                hit.remove(PLAYER)
             st.cache["here"] = hit
         return hit
 
@@ -90,7 +105,7 @@ class ClembenchStyle:
         return frozenset(x for x in self.things_here(st) if ("accessible", x) in st)
 
     def held(self, st) -> list[str]:
-        return self.world.sort_ids(st.firsts("in", INVENTORY))
+        return sorted(st.firsts("in", INVENTORY), key=self._rank)
 
     def name(self, eid: str) -> str:
         return self.world.name_of(eid)
@@ -104,10 +119,16 @@ class ClembenchStyle:
         return self.room_description(st)
 
     def listed_here(self, st) -> list[str]:
-        # the state's reads written out (has, rest): an episode reads a room's description most turns
+        """What a room's description lists: the things here but floors, the inventory, what is held and
+        what is in a closed container."""
+        return self._listed(st)[0]
+
+    def _listed(self, st) -> tuple[list, list]:
+        """(the things listed, for each the receptacles it is in): the state's reads written out (has,
+        rest), in one pass (an episode reads a room's description most turns)."""
         over, known, o1, b1 = st.over, st.known, st.o1, st.b1
         floors = self.floors
-        out = []
+        out, ins = [], []
         for x in self.things_here(st):
             if x in floors or x == INVENTORY:
                 continue
@@ -116,30 +137,37 @@ class ClembenchStyle:
                 continue
             k = ("in", x)
             v = o1.get(k)
-            for (c,) in (b1.get(k, _EMPTY) if v is None else v):
+            rests = b1.get(k, _EMPTY) if v is None else v
+            for (c,) in rests:
                 f = ("closed", c)
                 if over[f] if f in over else f in known:
                     break
             else:
                 out.append(x)
-        return out
+                ins.append(rests)
+        return out, ins
 
     def room_description(self, st) -> str:
-        """Memoised per state: the text is a function of the facts alone."""
-        return memo_by_facts(self._descriptions, st, self._describe_room)
+        """Kept in the state's own cache: the text is a function of the facts alone, and the states a
+        game meets again are the same objects (an action's memo hands them out), so none is hashed."""
+        cache = st.cache
+        text = cache.get(_ROOM)
+        if text is None:
+            text = cache[_ROOM] = self._describe_room(st)
+        return text
 
     def _describe_room(self, st) -> str:
         names = self._names
         over, known, o1, b1 = st.over, st.known, st.o1, st.b1   # the state's reads written out (has, rest)
         room = self.player_room(st)
         parts = [f"You are in a {names[room]} now."]
-        things = self.listed_here(st)
+        things, ins = self._listed(st)
         if len(things) == 1:
             parts.append(f"There is a {names[things[0]]}.")
         elif things:
             parts.append(f"There are {_a_list([names[x] for x in things])}.")
         floors = self.floors
-        for x in things:
+        for x, rests in zip(things, ins):
             n = names[x]
             f = ("closed", x)
             if over[f] if f in over else f in known:
@@ -147,28 +175,34 @@ class ClembenchStyle:
             f = ("open", x)
             if over[f] if f in over else f in known:
                 parts.append(f"The {n} is open.")
-            k = ("in", x)
-            v = o1.get(k)
-            rests = b1.get(k, _EMPTY) if v is None else v
-            if rests:
-                for (c,) in (rests if len(rests) < 2 else self._in_order(rests)):
+            if len(rests) == 1:
+                for (c,) in rests:
+                    parts.append(f"The {n} is in the {names[c]}.")
+            elif rests:
+                for c in self._in_order(rests):
                     parts.append(f"The {n} is in the {names[c]}.")
             k = ("on", x)
             v = o1.get(k)
             rests = b1.get(k, _EMPTY) if v is None else v
-            if rests:
-                for (s,) in (rests if len(rests) < 2 else self._in_order(rests)):
+            if len(rests) == 1:
+                for (s,) in rests:
                     parts.append(f"The {n} is on the {'floor' if s in floors else names[s]}.")
-        exits = [names[r] for (r,) in self._sorted_rest(st, "exit", room)]
-        if len(exits) == 1:
-            parts.append(f"There is a passage to a {exits[0]} here.")
-        elif exits:
-            parts.append(f"There are passages to {_a_list(exits)} here.")
+            elif rests:
+                for s in self._in_order(rests):
+                    parts.append(f"The {n} is on the {'floor' if s in floors else names[s]}.")
+        k = ("exit", room)
+        v = o1.get(k)
+        rests = b1.get(k, _EMPTY) if v is None else v
+        if len(rests) == 1:
+            for (r,) in rests:
+                parts.append(f"There is a passage to a {names[r]} here.")
+        elif rests:
+            parts.append(f"There are passages to {_a_list([names[r] for r in self._in_order(rests)])} here.")
         return " ".join(parts)
 
-    def _in_order(self, rests) -> list[tuple]:
-        order = self.world.order
-        return sorted(rests, key=lambda r: order.get(r[0], 1 << 30))
+    def _in_order(self, rests) -> list[str]:
+        """The first items of ``rests`` (an index entry's tails) in the instance's order."""
+        return sorted([r[0] for r in rests], key=self._rank)
 
     def _sorted_rest(self, st, pred: str, first: str) -> list[tuple]:
         rests = st.rest(pred, first)
@@ -187,15 +221,17 @@ class ClembenchStyle:
         return []
 
     def container_content(self, st, c: str) -> str:
-        inside = [self.name(x) for x in self.world.sort_ids(st.firsts("in", c))]
+        names = self._names   # name_of and sort_ids as C lookups: a message an episode reads
+        inside = [names[x] for x in sorted(st.firsts("in", c), key=self._rank)]
         if not inside:
-            return f"The {self.name(c)} is empty."
+            return f"The {names[c]} is empty."
         if len(inside) == 1:
-            return f"In the {self.name(c)} there is a {inside[0]}."
-        return f"In the {self.name(c)} there are {_a_list(inside)}."
+            return f"In the {names[c]} there is a {inside[0]}."
+        return f"In the {names[c]} there are {_a_list(inside)}."
 
     def inventory_desc(self, st) -> str:
-        held = [self.name(x) for x in self.held(st)]
+        names = self._names
+        held = [names[x] for x in sorted(st.firsts("in", INVENTORY), key=self._rank)]
         if not held:
             return "Your inventory is empty."
         return f"In your inventory you have {_a_list(held)}."
@@ -357,8 +393,15 @@ class ClemCommandParser:
     def parse(self, text: str, st, last=()):
         """Upstream's grammar has no pronouns: ``last`` (what "it" means) is accepted and unused."""
         style = self.style
-        got = self.parser.parse_fields(text, style.type_of.get(style.player_room(st), ""),
-                                       _HeldTypes(style.type_of, st))
+        type_of = style.type_of
+        held = _new(_HeldTypes)   # its __init__'s fields set here: every step parses (no frame for them)
+        held.type_of, held.st = type_of, st
+        at = st.o1.get(_AT_PLAYER)   # style.player_room written out
+        room = None
+        for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
+            room = r[0]
+            break
+        got = self.parser.parse_fields(text, type_of.get(room, ""), held)
         if type(got) is not tuple:
             return Failure(got.phase, got.fail_type, got.message)
         verb, arg1, arg2, prep, t1, t2, _ = got
@@ -388,7 +431,9 @@ class ClemCommandParser:
             params = action.params
             if params:
                 env[params[0]] = first
-        return Parsed(action, env)
+        parsed = _new(Parsed)   # Parsed(action, env), its fields set here
+        parsed.action, parsed.env, parsed.all_slot = action, env, None
+        return parsed
 
     def answer(self, text, question, st, last=()):
         return None
