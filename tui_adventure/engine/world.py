@@ -164,6 +164,9 @@ class World:
     def rooms(self) -> list[str]:
         return [e.id for e in self.entities.values() if e.kind == "room"]
 
+    def objects(self) -> frozenset[str]:
+        return frozenset(e.id for e in self.entities.values() if e.kind == "object")
+
     def goals_achieved(self, st: State) -> list[Goal]:
         return [g for g in self.goals if g.holds(st)]
 

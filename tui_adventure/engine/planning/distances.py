@@ -62,7 +62,7 @@ class Distances:
         self._keyed = (planner.relevant is not None and changing is not None
                        and planner.style.relevance_keys)
         self._changing = changing or frozenset()
-        self._objects = frozenset(e.id for e in planner.world.entities.values() if e.kind == "object")
+        self._objects = planner.world.objects()
         self._relevant = planner.relevant
         self._keys: dict[frozenset, frozenset] = {}   # facts -> key, for states met again
         self._judged: set = set()                      # facts looked at for keys ...

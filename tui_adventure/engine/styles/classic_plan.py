@@ -31,7 +31,8 @@ class ClassicPlanning:
         changes facts about irrelevant objects, so dropping it from a plan keeps the plan valid.
         """
         st = st if st is not None else self.world.initial
-        base, movable, keys_of = self._relevance(tuple(goals))
+        base, keys_of = self._relevance(tuple(goals))
+        movable = self._movable
         relevant = set(base)
         todo = list(base)   # a worklist: each object is looked at once (chains 800 deep stay linear)
         parent_of = self.parent
@@ -51,17 +52,41 @@ class ClassicPlanning:
         ``relevant_objects`` closes it): a relevant thing in or on something movable outside it."""
         if len(fact) != 3 or fact[0] not in ("in", "on") or fact[1] not in relevant:
             return False
-        movable = self._relevance(())[1]
-        return fact[2] in movable and fact[2] not in relevant
+        return fact[2] in self._movable and fact[2] not in relevant
 
-    def _relevance(self, goals: tuple) -> tuple[frozenset, frozenset, dict]:
+    def _relevance(self, goals: tuple) -> tuple[frozenset, dict]:
         """What relevance starts from, for these goals: their objects, every door and the keys of
-        every lock among them (closed over keys), with the things that can be carried or opened and
-        each lock's keys. No classic action changes a trait, a door or a key's lock, so once."""
-        memo = self.__dict__.setdefault("_relevance_memo", {})
-        hit = memo.get(goals)
+        every lock among them (closed over keys), with each lock's keys. No classic action changes
+        a door or a key's lock, so once."""
+        hit = self._relevance_memo.get(goals)
         if hit is not None:
             return hit
+        objects = self._objects
+        facts = self.world.initial.facts
+        keys_of: dict[str, list[str]] = {}
+        for f in facts:
+            if f[0] == "unlocks":
+                keys_of.setdefault(f[2], []).append(f[1])
+        base = {a for g in goals for a in g.fact[1:] if a in objects}
+        base |= {x for (p, *rest) in facts if p == "door" for x in rest}
+        todo = list(base)
+        while todo:
+            for key in keys_of.get(todo.pop(), ()):
+                if key not in base:
+                    base.add(key)
+                    todo.append(key)
+        hit = self._relevance_memo[goals] = (frozenset(base), keys_of)
+        return hit
+
+    @cached_property
+    def _relevance_memo(self) -> dict:
+        return {}
+
+    @cached_property
+    def _movable(self) -> frozenset:
+        """What can be carried or opened: a holder of a relevant thing that is one matters too."""
+        return frozenset(f[1] for f in self.world.initial.facts
+                         if f[0] in ("takeable", "openable") and len(f) == 2)
         ents = self.world.entities
         facts = self.world.initial.facts
         keys_of: dict[str, list[str]] = {}
@@ -123,7 +148,7 @@ class ClassicPlanning:
 
     @cached_property
     def _objects(self) -> frozenset:
-        return frozenset(e.id for e in self.world.entities.values() if e.kind == "object")
+        return self.world.objects()
 
     def movable(self, st, x: str) -> bool:
         """Whether x can be carried (itself or whatever holds it): then things may be brought to it."""
