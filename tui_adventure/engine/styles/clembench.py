@@ -13,7 +13,6 @@ from ..parsers import ClemParser
 from ..planning.heuristic import transport_heuristic
 from .base import Exit, memo_by_facts
 from ..parsers import Failure, Parsed
-from ..text import english_list
 
 PLAYER = "player1"
 INVENTORY = "inventory"
@@ -43,7 +42,11 @@ class _Names(dict):
 
 
 def _a_list(names: list[str]) -> str:
-    return english_list([f"a {n}" for n in names])
+    """``a x, a y and a z``: ``english_list`` of "a name"s, written out (a room's description, the
+    inventory's and a container's texts say one most turns)."""
+    if len(names) > 1:
+        return f"a {', a '.join(names[:-1])} and a {names[-1]}"
+    return f"a {names[0]}" if names else ""
 
 
 class ClembenchStyle:
@@ -196,16 +199,15 @@ class ClembenchStyle:
         v = o1.get(k)
         exits = b1.get(k, _EMPTY) if v is None else v
         head = f"You are in a {names[room]} now."
-        if len(listed) > 1:   # english_list of "a thing"s, written out
-            head = f"{head} There are a {', a '.join(listed[:-1])} and a {listed[-1]}."
+        if len(listed) > 1:
+            head = f"{head} There are {_a_list(listed)}."
         elif listed:
             head = f"{head} There is a {listed[0]}."
         if len(exits) == 1:
             for (r,) in exits:
                 lines.append(f"There is a passage to a {names[r]} here.")
         elif exits:
-            rs = [names[r] for r in self._in_order(exits)]
-            lines.append(f"There are passages to a {', a '.join(rs[:-1])} and a {rs[-1]} here.")
+            lines.append(f"There are passages to {_a_list([names[r] for r in self._in_order(exits)])} here.")
         if not lines:
             return head
         lines.insert(0, head)
