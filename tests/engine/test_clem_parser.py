@@ -128,6 +128,31 @@ def test_speed(parser):
     assert (time.perf_counter() - start) / 200 < 300e-6
 
 
+def test_parsers_of_other_words_read_a_text_their_own_way():
+    """Readings are shared between parsers of one vocabulary (every clembench instance builds its own
+    parser); a parser whose verbs, adjectives, determiners or prepositions differ reads alike texts
+    by its own words, whichever parser read them first."""
+    names = {"red book": "redbook", "book": "book", "table": "table", "shelf": "shelf", "blue shelf": "blueshelf"}
+    verbs = {"take": ["take", "get"], "put": ["put"], "go": ["go"], "done": ["done"]}
+
+    def make(verbs=verbs, adjs=("red",), preps=("on", "in", "from"), dets=("the", "a")):
+        return ClemParser(names, {"kitchen": "kitchen"}, verbs, adjs, preps, dets)
+
+    plain, red, grab, no_on, no_a = make(), make(adjs=()), make(verbs={**verbs, "take": ["take", "grab"]}), \
+        make(preps=("in", "from")), make(dets=("the",))
+    for _ in range(2):   # the second round reads what the first one left in the caches
+        assert plain.parse("take red book", "kitchen").arg1 == "book"
+        assert red.parse("take red book", "kitchen").arg1 == "red book"
+        assert plain.parse("grab book", "kitchen").fail_type == "undefined_action_verb"
+        assert grab.parse("grab book", "kitchen").arg1 == "book"
+        assert grab.parse("get book", "kitchen").fail_type == "undefined_action_verb"
+        assert plain.parse("put book on blue shelf", "kitchen").arg2 == "blue shelf"
+        assert no_on.parse("put book on blue shelf", "kitchen").fail_type == "undefined_repr_str"
+        assert plain.parse("take a book", "kitchen").arg1 == "book"
+        assert no_a.parse("take a book", "kitchen").fail_type == "undefined_repr_str"
+    assert make().parse("take red book", "kitchen").arg1 == "book"   # a new parser of the first one's words
+
+
 def _defs_raw():
     return (_load("definitions/basic_actions_v2.json"), _load("definitions/home_entities.json"),
             _load("definitions/home_rooms.json"), _load("grammar_core.json"))

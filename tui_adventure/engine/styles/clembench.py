@@ -13,11 +13,13 @@ from ..parsers import ClemParser
 from ..planning.heuristic import transport_heuristic
 from .base import Exit, memo_by_facts
 from ..parsers import Failure, Parsed
-from ..text import english_list
 
 PLAYER = "player1"
 INVENTORY = "inventory"
 _AT_PLAYER = ("at", PLAYER)
+_HELD = ("in", INVENTORY)   # by-second index keys: what is held; every closed thing, every open one (see State.of)
+_CLOSED = ("closed", "")
+_OPEN = ("open", "")
 _ROOM = ("room description",)   # its key in a state's cache (an action's memo keys there are tuples of other shapes)
 
 
@@ -40,7 +42,11 @@ class _Names(dict):
 
 
 def _a_list(names: list[str]) -> str:
-    return english_list([f"a {n}" for n in names])
+    """``a x, a y and a z``: ``english_list`` of "a name"s, written out (a room's description, the
+    inventory's and a container's texts say one most turns)."""
+    if len(names) > 1:
+        return f"a {', a '.join(names[:-1])} and a {names[-1]}"
+    return f"a {names[0]}" if names else ""
 
 
 class ClembenchStyle:
@@ -58,6 +64,7 @@ class ClembenchStyle:
         self.first_of_type = {t: ids[0] for t, ids in self.ids_of_type.items() if ids}   # what a type's name reaches
         self.rooms = [f[1] for f in facts if f[0] == "room"]
         self.floors = {f[1] for f in facts if f[0] == "type" and f[2] == "floor"}
+        self._unlisted = frozenset(self.floors | {PLAYER, INVENTORY})   # never in a room's list
         self.builtins: dict = {}
         self._names = _Names({eid: e.name for eid, e in world.entities.items()})   # name_of as one lookup
         self._rank = _Rank(world.order).__getitem__   # an id's place in the instance's order, as World.sort_ids
@@ -118,35 +125,6 @@ class ClembenchStyle:
     def first_observation(self, st) -> str:
         return self.room_description(st)
 
-    def listed_here(self, st) -> list[str]:
-        """What a room's description lists: the things here but floors, the inventory, what is held and
-        what is in a closed container."""
-        return self._listed(st)[0]
-
-    def _listed(self, st) -> tuple[list, list]:
-        """(the things listed, for each the receptacles it is in): the state's reads written out (has,
-        rest), in one pass (an episode reads a room's description most turns)."""
-        over, known, o1, b1 = st.over, st.known, st.o1, st.b1
-        floors = self.floors
-        out, ins = [], []
-        for x in self.things_here(st):
-            if x in floors or x == INVENTORY:
-                continue
-            f = ("in", x, INVENTORY)
-            if over[f] if f in over else f in known:
-                continue
-            k = ("in", x)
-            v = o1.get(k)
-            rests = b1.get(k, _EMPTY) if v is None else v
-            for (c,) in rests:
-                f = ("closed", c)
-                if over[f] if f in over else f in known:
-                    break
-            else:
-                out.append(x)
-                ins.append(rests)
-        return out, ins
-
     def room_description(self, st) -> str:
         """Kept in the state's own cache: the text is a function of the facts alone, and the states a
         game meets again are the same objects (an action's memo hands them out), so none is hashed."""
@@ -157,48 +135,83 @@ class ClembenchStyle:
         return text
 
     def _describe_room(self, st) -> str:
+        """The room, what it lists (the things here but the player, floors, the inventory, what is held
+        and what is in a closed container, in the instance's order), each listed thing's state, and
+        the passages. Read through the state's indexes in this one frame (an episode reads a room's
+        description most turns, mostly of a state no one described before): who is held, closed or
+        open is one set each (the by-second entries of ``in(_, inventory)``, ``closed`` and ``open``),
+        so a thing costs a lookup in each, not a fact made and looked up in the overlay and the base."""
         names = self._names
-        over, known, o1, b1 = st.over, st.known, st.o1, st.b1   # the state's reads written out (has, rest)
-        room = self.player_room(st)
-        parts = [f"You are in a {names[room]} now."]
-        things, ins = self._listed(st)
-        if len(things) == 1:
-            parts.append(f"There is a {names[things[0]]}.")
-        elif things:
-            parts.append(f"There are {_a_list([names[x] for x in things])}.")
+        o1, b1, o2, b2 = st.o1, st.b1, st.o2, st.b2
+        at = o1.get(_AT_PLAYER)   # player_room written out
+        room = None
+        for r in (b1.get(_AT_PLAYER, ()) if at is None else at):
+            room = r[0]
+            break
+        k = ("at", room)
+        v = o2.get(k)
+        here = b2.get(k, _EMPTY) if v is None else v
+        v = o2.get(_HELD)
+        held = b2.get(_HELD, _EMPTY) if v is None else v
+        v = o2.get(_CLOSED)
+        closed = b2.get(_CLOSED, _EMPTY) if v is None else v
+        v = o2.get(_OPEN)
+        opened = b2.get(_OPEN, _EMPTY) if v is None else v
         floors = self.floors
-        for x, rests in zip(things, ins):
+        listed: list = []
+        lines: list = []
+        for x in sorted(here.difference(self._unlisted, held), key=self._rank):
+            k = ("in", x)
+            v = o1.get(k)
+            ins = b1.get(k, _EMPTY) if v is None else v
+            if ins and closed:
+                hidden = False
+                for (c,) in ins:
+                    if c in closed:
+                        hidden = True
+                        break
+                if hidden:
+                    continue
             n = names[x]
-            f = ("closed", x)
-            if over[f] if f in over else f in known:
-                parts.append(f"The {n} is closed.")
-            f = ("open", x)
-            if over[f] if f in over else f in known:
-                parts.append(f"The {n} is open.")
-            if len(rests) == 1:
-                for (c,) in rests:
-                    parts.append(f"The {n} is in the {names[c]}.")
-            elif rests:
-                for c in self._in_order(rests):
-                    parts.append(f"The {n} is in the {names[c]}.")
+            listed.append(n)
+            if x in closed:
+                lines.append(f"The {n} is closed.")
+            if x in opened:
+                lines.append(f"The {n} is open.")
+            if ins:
+                if len(ins) == 1:
+                    for (c,) in ins:
+                        lines.append(f"The {n} is in the {names[c]}.")
+                else:
+                    for c in self._in_order(ins):
+                        lines.append(f"The {n} is in the {names[c]}.")
             k = ("on", x)
             v = o1.get(k)
-            rests = b1.get(k, _EMPTY) if v is None else v
-            if len(rests) == 1:
-                for (s,) in rests:
-                    parts.append(f"The {n} is on the {'floor' if s in floors else names[s]}.")
-            elif rests:
-                for s in self._in_order(rests):
-                    parts.append(f"The {n} is on the {'floor' if s in floors else names[s]}.")
+            ons = b1.get(k, _EMPTY) if v is None else v
+            if ons:
+                if len(ons) == 1:
+                    for (c,) in ons:
+                        lines.append(f"The {n} is on the {'floor' if c in floors else names[c]}.")
+                else:
+                    for c in self._in_order(ons):
+                        lines.append(f"The {n} is on the {'floor' if c in floors else names[c]}.")
         k = ("exit", room)
         v = o1.get(k)
-        rests = b1.get(k, _EMPTY) if v is None else v
-        if len(rests) == 1:
-            for (r,) in rests:
-                parts.append(f"There is a passage to a {names[r]} here.")
-        elif rests:
-            parts.append(f"There are passages to {_a_list([names[r] for r in self._in_order(rests)])} here.")
-        return " ".join(parts)
+        exits = b1.get(k, _EMPTY) if v is None else v
+        head = f"You are in a {names[room]} now."
+        if len(listed) > 1:
+            head = f"{head} There are {_a_list(listed)}."
+        elif listed:
+            head = f"{head} There is a {listed[0]}."
+        if len(exits) == 1:
+            for (r,) in exits:
+                lines.append(f"There is a passage to a {names[r]} here.")
+        elif exits:
+            lines.append(f"There are passages to {_a_list([names[r] for r in self._in_order(exits)])} here.")
+        if not lines:
+            return head
+        lines.insert(0, head)
+        return " ".join(lines)
 
     def _in_order(self, rests) -> list[str]:
         """The first items of ``rests`` (an index entry's tails) in the instance's order."""
