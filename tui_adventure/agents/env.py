@@ -91,6 +91,7 @@ class AdventureEnv(gym.Env):
         self._planner: Planner | None = None
         self._fitted: dict[str, str] = {}
         self._texts_for: World | None = None
+        self._first_for: World | None = None   # the world whose first observation _first_obs is
         self._generate = dict(generate) if generate is not None else None
         self._knobs = None   # the generate= knobs, read once (the first world's making checks them)
         self._world = open_world(world) if isinstance(world, str) else world
@@ -158,8 +159,12 @@ class AdventureEnv(gym.Env):
         if self._fitted and self.world is not self._world:
             self._fitted.clear()
         self._load(self._world)
-        first = self.episode.first_message if self.episode is not None else self.game.first_observation()
-        self._last_obs = self._fit(first)
+        if self.episode is not None:
+            self._last_obs = self._fit(self.episode.first_message)
+        else:   # the world's initial state's text: the same every reset of one world, fitted once
+            if self._first_for is not self.world:
+                self._first_for, self._first_obs = self.world, self._fit(self.game.first_observation())
+            self._last_obs = self._first_obs
         return self._last_obs, self._info(0)
 
     def step(self, action: str):
