@@ -365,6 +365,8 @@ class Game:
                     if isinstance(x, str):
                         rec[NAMED] = x
                         break
+            # bounded as the step's memos are: the action's step wrote to (or read a memo in) this cache,
+            # so the world's transition memo lists it and empties it with the rest past its limit
             known = before.cache.get(_PLAYED)
             if known is None:
                 known = before.cache[_PLAYED] = {}
