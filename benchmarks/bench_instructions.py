@@ -34,7 +34,9 @@ times them): N resets less none, after a few that fill the caches.
 random agent on the admissible commands through the Gymnasium env (the
 generated world is its coin pair's), a second round of 10,000 steps after a
 first, less the first alone, collector on as there; ``--replay`` walks the
-first round's walk again, so every step is a memo hit.
+first round's walk again, so every step is a memo hit. A child runs
+``python -c``, so it imports ``tui_adventure`` from the current directory
+first: to count another commit, run this from that commit's checkout.
 """
 
 from __future__ import annotations
