@@ -3,6 +3,7 @@
     python benchmarks/bench_instructions.py [--world house] [--worlds 100] [--seeds 0,1] [--read]
     python benchmarks/bench_instructions.py --world clembench --worlds 2 --read
     python benchmarks/bench_instructions.py --resets 30
+    python benchmarks/bench_instructions.py --walk generated [--replay]
 
 Timings of identical runs on a shared 2-core VM differ by 10-20%, and the
 same commit runs a house step cold at 101,700 steps/s on one VM and at
@@ -29,6 +30,13 @@ on a newly built world, ``--worlds`` times over: what ``bench_cold.py`` sets
 against upstream's interpreter. ``--resets N`` counts a Gymnasium env's
 ``generate=`` reset instead (a new 6-room world each, as ``bench_vs_twx.py``
 times them): N resets less none, after a few that fill the caches.
+``--walk generated|house`` counts a warm step instead: ``bench_vs_twx.py``'s
+random agent on the admissible commands through the Gymnasium env (the
+generated world is its coin pair's), a second round of 10,000 steps after a
+first, less the first alone, collector on as there; ``--replay`` walks the
+first round's walk again, so every step is a memo hit. A child runs
+``python -c``, so it imports ``tui_adventure`` from the current directory
+first: to count another commit, run this from that commit's checkout.
 """
 
 from __future__ import annotations
@@ -87,6 +95,30 @@ os._exit(0)
 """
 
 
+WALK = """
+import os, random, sys
+sys.path.insert(0, sys.argv[4])
+from bench_vs_twx import CAP, generated_world, random_agent
+from tui_adventure.agents.env import AdventureEnv
+from tui_adventure.catalog import open_world
+which, rounds, steps, replay = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[5] == "1"
+world = generated_world() if which == "generated" else open_world(which)
+env = AdventureEnv(world=world, infos=("admissible_commands",), max_turns=CAP)
+for r in range(rounds):
+    random_agent(env, random.Random(0 if replay else r), steps)
+os._exit(0)
+"""
+
+
+def walk(world: str, steps: int, seed: int, replay: bool) -> float:
+    def count(rounds: int) -> int:
+        out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c",
+                              WALK, world, str(rounds), str(steps), str(ROOT / "benchmarks"), "1" if replay else "0"],
+                             capture_output=True, text=True, env=dict(os.environ, PYTHONHASHSEED=str(seed)), check=True)
+        return int(re.search(r"Collected\s*:\s*(\d+)", out.stderr).group(1))
+    return (count(2) - count(1)) / steps
+
+
 def resets(n: int, seed: int) -> float:
     def count(k: int) -> int:
         out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c",
@@ -120,9 +152,22 @@ def main() -> None:
     ap.add_argument("--seeds", default="0,1", help="hash seeds, comma-separated: the mean is printed")
     ap.add_argument("--read", action="store_true", help="read every step's observation (renders its message)")
     ap.add_argument("--resets", type=int, default=0, help="count a generate= reset instead, over this many")
+    ap.add_argument("--walk", default="", help="count a warm random-agent step on this world (generated, house)")
+    ap.add_argument("--replay", action="store_true", help="with --walk: the first round's walk again (memo hits)")
+    ap.add_argument("--steps", type=int, default=10_000, help="with --walk: steps a round")
     args = ap.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
+    if args.walk:
+        seeds = [int(s) for s in args.seeds.split(",")]
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            counts = list(pool.map(lambda s: walk(args.walk, args.steps, s, args.replay), seeds))
+        kind = "the same walk again" if args.replay else "a new walk"
+        for seed, c in zip(seeds, counts):
+            print(f"hash seed {seed}: {c:,.0f} instructions a warm {args.walk} step ({kind})")
+        print(f"mean: {sum(counts) / len(counts):,.0f} instructions a warm {args.walk} step ({kind}, round 2 of"
+              f" {args.steps:,}, admissible commands, collector on)")
+        return
     if args.resets:
         seeds = [int(s) for s in args.seeds.split(",")]
         with ThreadPoolExecutor(max_workers=2) as pool:

@@ -141,3 +141,22 @@ def test_a_far_fact_read_by_a_rule_keys_the_commands_on_the_whole_state():
     assert planner.admissible_commands(box_open) == planner.admissible_commands_reference(box_open)
     assert "ring bell" in planner.admissible_commands(box_open)
     assert "ring bell" not in planner.admissible_commands(shut)
+
+
+def test_a_stepped_states_key_is_the_key_of_its_facts():
+    """The key read through a step's overlay (the base's changeable facts, less and plus the overlay's) is
+    the key of a state holding the same facts in full."""
+    made = generate_world(Knobs(rooms=6, objects=12, goals=2), 1)
+    world = load_world_text(made.text, "<generated>")
+    view = local_view(world)
+    planner = Planner(world)
+    rng = random.Random(2)
+    derived = 0
+    for _ in range(30):
+        game = Game(world)
+        for _ in range(40):
+            st = game.state
+            derived += st._base is not None
+            assert view.key(st) == view.key(State.of(st.facts))
+            game.step(rng.choice(planner.admissible_commands(st)))
+    assert derived > 500

@@ -22,7 +22,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from ..catalog import open_world
-from ..engine.game import Game
+from ..engine.game import DONE, ENDED, EXTRA, GOAL_SCORE, NEXT, OBS, TEXT, Game
 from ..engine.loading import MAX_TURNS_LIMIT
 from ..engine.metrics import ProgressTracker
 from ..engine.planning import Planner
@@ -83,11 +83,15 @@ class AdventureEnv(gym.Env):
         if unknown:
             raise ValueError(f"unknown info {unknown[0]!r} (known: {', '.join(INFOS + OPTIONAL_INFOS)})")
         self.reward_kind, self.rules, self.infos = reward, rules, wanted
+        self._admissible = "admissible_commands" in wanted
+        self._admissible_only = wanted == ("admissible_commands",)
         self.render_mode = render_mode
         self._max_turns = max_turns
         self._tracker: ProgressTracker | None = None
         self._planner: Planner | None = None
         self._fitted: dict[str, str] = {}
+        self._texts_for: World | None = None
+        self._first_for: World | None = None   # the world whose first observation _first_obs is
         self._generate = dict(generate) if generate is not None else None
         self._knobs = None   # the generate= knobs, read once (the first world's making checks them)
         self._world = open_world(world) if isinstance(world, str) else world
@@ -125,7 +129,8 @@ class AdventureEnv(gym.Env):
             self._tracker = None   # a tracker's solved states belong to its world: kept across resets
         self._ended = False
         self._last_obs = ""
-        self._goal_texts = [str(x) for x in world.goals]
+        if self._texts_for is not world:   # a world's goals are fixed: their texts made once per world
+            self._texts_for, self._goal_texts = world, [str(x) for x in world.goals]
         self._achieved_for, self._achieved_texts = None, []
 
     @property
@@ -154,14 +159,18 @@ class AdventureEnv(gym.Env):
         if self._fitted and self.world is not self._world:
             self._fitted.clear()
         self._load(self._world)
-        first = self.episode.first_message if self.episode is not None else self.game.first_observation()
-        self._last_obs = self._fit(first)
+        if self.episode is not None:
+            self._last_obs = self._fit(self.episode.first_message)
+        else:   # the world's initial state's text: the same every reset of one world, fitted once
+            if self._first_for is not self.world:
+                self._first_for, self._first_obs = self.world, self._fit(self.game.first_observation())
+            self._last_obs = self._first_obs
         return self._last_obs, self._info(0)
 
     def step(self, action: str):
         if self._ended:
             raise RuntimeError("the episode has ended: call reset()")
-        if not isinstance(action, str):
+        if type(action) is not str:
             action = str(action)
         before = self._score() if self.reward_kind == "progress" else 0.0
         if self.episode is not None:
@@ -172,13 +181,24 @@ class AdventureEnv(gym.Env):
             terminated = self.episode.ended and not self.episode.turn_limit_reached
             truncated = self.episode.turn_limit_reached
             goal_delta = turn.goal_score
+            self._last_obs = self._fit(obs)
+            rec = None
         else:
-            result = self.game.step(action)
-            obs = result.observation
-            won = self.game.finished and self.game.lost is None
-            terminated = won or self.game.lost is not None or (result.fail is None and result.action == "done")
-            truncated = not terminated and self.game.turn >= self.max_turns
-            goal_delta = result.goal_score
+            # Game.play: the turn as step plays it, remembered per state and command (a random walk's
+            # turns recur); its record keeps the observation as handed out, and the next state's
+            # admissible commands with its canonical state (see _info), so a known turn is a lookup
+            game = self.game
+            rec = game.play(action)
+            obs = rec[OBS]
+            if obs is None:
+                text = rec[TEXT]
+                obs = rec[OBS] = self._fit(text if type(text) is str else str(text))
+            self._last_obs = obs
+            lost = game.lost
+            won = game.finished and lost is None
+            terminated = won or lost is not None or rec[ENDED]
+            truncated = not terminated and game.turn >= self.max_turns
+            goal_delta = rec[GOAL_SCORE]
         self._ended = terminated or truncated
         if self.reward_kind == "goal":
             reward = float(goal_delta)
@@ -186,8 +206,7 @@ class AdventureEnv(gym.Env):
             reward = 1.0 if won and terminated else 0.0
         else:
             reward = float(self._score() - before)
-        self._last_obs = self._fit(obs)
-        return self._last_obs, reward, terminated, truncated, self._info(goal_delta)
+        return self._last_obs, reward, terminated, truncated, self._info(goal_delta, rec)
 
     def render(self):
         if self.render_mode == "ansi":
@@ -231,22 +250,31 @@ class AdventureEnv(gym.Env):
             return self.tracker.progress(self.game.state)
         return float(len(self.game.achieved))
 
-    def _info(self, goal_delta: int) -> dict:
+    def _info(self, goal_delta: int, rec: list | None = None) -> dict:
+        """``rec``: the known turn that led here (``Game.play``), which keeps the next state's admissible
+        commands once they are read, and the canonical state in place of its own."""
         g, want = self.game, self.infos
         info: dict = {}
         if not want:
             return info
-        if "admissible_commands" in want:
-            if self._planner is None or self._planner.world is not self.world:   # one per world, not per step
-                self._planner = Planner(self.world)
-                # states recur (the canonical ones below): their memos are worth keeping longer
-                self.world.keep_memos(KEPT_TRANSITIONS)
-            # memoised on the state; the state a memo first met stands for the equal ones after it, so
-            # the game plays on from states whose actions' memos are filled (engine.admissible)
-            canonical, commands = self._planner.admissible.lookup(g.state)
-            if canonical is not g.state:
-                g.state = canonical
+        if self._admissible:
+            commands = rec[EXTRA] if rec is not None else None
+            if commands is None:
+                if self._planner is None or self._planner.world is not self.world:   # one per world, not per step
+                    self._planner = Planner(self.world)
+                    # states recur (the canonical ones below): their memos are worth keeping longer
+                    self.world.keep_memos(KEPT_TRANSITIONS)
+                # memoised on the state; the state a memo first met stands for the equal ones after it, so
+                # the game plays on from states whose actions' memos are filled (engine.admissible)
+                canonical, commands = self._planner.admissible.lookup(g.state)
+                if canonical is not g.state:
+                    g.state = canonical
+                if rec is not None:   # the same turn again leads to the canonical state, its commands known
+                    rec[NEXT] = canonical
+                    rec[EXTRA] = commands
             info["admissible_commands"] = list(commands)
+            if self._admissible_only:
+                return info
         if "goals" in want:
             info["goals"] = list(self._goal_texts)
         if "goals_achieved" in want:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .facts import State, format_fact
-from .parsers import Failure, Parsed, Question
+from .parsers import CommandParser, Failure, Parsed, Question
+from .parsers.parser import PRONOUNS, normalise
 from .world import World
 
 
@@ -88,6 +89,13 @@ def _made(command: str, text, action: str, env: dict, fail: dict | None, done: b
     result.lost = None
     return result
 
+
+# A known turn (``Game.play``), a list: what a step from one state by one command did, for the same
+# step from that state again. NEXT may be replaced by an equal state (a caller's canonical one: see
+# agents.env); OBS and EXTRA are the caller's to fill (the observation as it hands it out, the next
+# state's admissible commands), since a record lives in the state's cache, as long as the step's memo.
+NEXT, TEXT, DONE, ENDED, NAMED, ADDED, REMOVED, ACHIEVED, ACHIEVED_TEXT, GOAL_SCORE, OBS, EXTRA = range(12)
+_PLAYED = ("played",)   # a state's cache key: command -> its known turn
 
 # A turn's undo record, a tuple: (added, removed, pending, last, achieved, command); ``added`` and
 # ``removed`` are the step's change, ``pending``, ``last`` and ``achieved`` what they were before it.
@@ -309,6 +317,63 @@ class Game:
         self.last = list(parsed.env[slot])
         fail = None if ok else {"phase": "resolution", "type": first_fail or "nothing"}
         return StepResult(command, "\n".join(lines), fail, action=action.id, args={slot: list(parsed.env[slot])})
+
+    def play(self, command: str) -> list:
+        """``step``, for a caller that reads the turn's outcome and not a ``StepResult`` (a trainer's
+        environment): the same change to the game (state, turn, "it", undo record, goals), returned as
+        a known-turn record (see ``NEXT``). A turn from a state by a command is the same every time
+        when no question is pending, no scene plays and the command names no pronoun (and is not
+        "take all"), so it is remembered in the state's cache and played again without a parse,
+        an action's step or a result made (a random walk's states and commands recur)."""
+        if type(command) is not str:
+            command = str(command)
+        if self.pending is None:
+            known = self.state.cache.get(_PLAYED)
+            if known is not None:
+                rec = known.get(command)
+                if rec is not None:
+                    last = self.last
+                    x = rec[NAMED]
+                    if x is not None and (not last or last[0] != x or len(last) > 3):
+                        self.last = _first(x, last)
+                    self._log.append((rec[ADDED], rec[REMOVED], None, last, self.achieved, command))
+                    self.commands.append(command)
+                    self.turn += 1
+                    self.state = rec[NEXT]
+                    self.achieved = achieved = rec[ACHIEVED]
+                    self._achieved_text = rec[ACHIEVED_TEXT]
+                    if not self.finished and len(achieved) == self._goal_count and self._goal_count:
+                        self.finished = True   # the step that wins: done, this time
+                        return rec[:DONE] + [True] + rec[DONE + 1:]
+                    return rec
+        pending, last, before = self.pending, self.last, self.state
+        self._single = True
+        result = self.step(command)
+        action = self.world.action_by_id.get(result.action) if result.action is not None else None
+        done = result.fail is None and action is not None and action.ends   # the action's own, not the win's
+        rec = [self.state, result.text, done, result.fail is None and result.action == "done", None,
+               *self._log[-1][:2], self.achieved, self._achieved_text, result.goal_score, None, None]
+        if (pending is None and self.pending is None and self._scene is None and action is not None
+                and self._single and type(self.parser) is CommandParser
+                and PRONOUNS.isdisjoint(normalise(command))):
+            named = self.last
+            if named is not last:
+                rec[NAMED] = named[0]
+            elif last:   # unchanged: the action named no thing, or the first of "it" again
+                for p in action.thing_params:
+                    x = result.args.get(p)
+                    if isinstance(x, str):
+                        rec[NAMED] = x
+                        break
+            # bounded as the step's memos are: the action's step wrote to (or read a memo in) this cache,
+            # so the world's transition memo lists it and empties it with the rest past its limit
+            known = before.cache.get(_PLAYED)
+            if known is None:
+                known = before.cache[_PLAYED] = {}
+            known[command] = rec
+        if result.done != done:
+            return rec[:DONE] + [result.done] + rec[DONE + 1:]
+        return rec
 
     # time travel ---------------------------------------------------------
     def undo(self, turns: int = 1) -> int:
