@@ -21,7 +21,8 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
-from .admissible import Admissible, ground
+from .admissible import Admissible, _ground
+from .goal_moves import GoalWrites, narrowed
 from .heuristic import DEAD
 from .packing import Packing
 from .planning_view import PlanningView, planning_view
@@ -102,6 +103,10 @@ class Planner:
             mode = action.spec.plan if prune and own_rules and action.spec.plan in ("goal", "goal_object") else None
             self._plans.append((action, things, mode))
         self._plan_of = {entry[0].id: entry for entry in self._plans}
+        # a goal move's bindings read from its effects (None: ground them all); every action's "here" is one
+        macros = world.compiler.macros
+        self._writes = {a.id: GoalWrites(a, macros) for a, _, mode in self._plans if mode == "goal"}
+        self._where = self.moves[0].where if self.moves else None
 
     def _passes_time(self, action) -> bool:
         """In a scene, a move that changes nothing still lets the scene act (waiting, talking)."""
@@ -128,41 +133,71 @@ class Planner:
             narrow["thing"] = lambda _st: in_sight
         seen: set = set()
         out = []
-        goals = self.goals
         plannable = self.style.plannable
         every: dict = {}   # kind -> its candidates here, read once for all the actions (admissible.ground)
         near: dict = {}
+        here = self._where(st) if self._where is not None else None
+        unmet = None
         for action, things, goal_only in self._plans:
-            if relevant is not None and len(things) == 1:
-                envs = ground(action, st, narrow, near)
+            if goal_only and unmet is None:
+                unmet = [g for g in self.goals if not g.holds(st)]
+            targets = None
+            if goal_only == "goal":   # only the bindings whose effect writes a goal's fact
+                targets = self._writes[action.id].targets(unmet, here)
+                if targets is not None and not targets:
+                    continue
+            start = {"here": here}
+            for cond in action.slot_checks[-1]:
+                if not cond(st, start):
+                    break
             else:
-                envs = ground(action, st, domains, every)
-            if plannable is not None:  # before the symmetry cut: its representative must be typeable
-                envs = [e for e in envs if plannable(action, e, st)]
-            if relevant is not None and len(things) > 1:
-                envs = self._symmetric(envs, things, relevant)
-            unmet = [g for g in goals if not g.holds(st)] if goal_only else ()
-            for env in envs:
-                if goal_only == "goal_object" and not any(env[t] in g.fact[1:] for t in things for g in unmet):
-                    continue
-                if goal_only == "goal" and not (action.plan_if is not None and action.plan_if(st, env)):
-                    adds: set = set()
-                    dels: set = set()
-                    action.effect(st, env, adds, dels)
-                    if not any((g.fact in adds) if g.positive else (g.fact in dels) for g in unmet):
-                        continue
-                    new = st.apply(adds, dels)
+                kinds, values = (narrow, near) if relevant is not None and len(things) == 1 else (domains, every)
+                if targets is None:
+                    envs = _ground(action, st, start, kinds, values)
                 else:
-                    new = action.successor(st, env)
-                if self.scene is not None:
-                    new = self.scene.advance(st, new, action.id, env)
-                    if new is None:   # this move loses the game
-                        continue
-                if new is st or new.facts == st.facts or new.facts in seen:
-                    continue
-                seen.add(new.facts)
-                out.append((action, env, new))
+                    envs = narrowed(action, st, start, self._pools(action, st, kinds, values), targets)
+                if plannable is not None:  # before the symmetry cut: its representative must be typeable
+                    envs = [e for e in envs if plannable(action, e, st)]
+                if relevant is not None and len(things) > 1:
+                    envs = self._symmetric(envs, things, relevant)
+                self._moves_of(action, things, goal_only, st, envs, unmet, seen, out)
         return out
+
+    @staticmethod
+    def _pools(action, st: State, kinds: dict, values: dict) -> list:
+        """Each parameter's candidates, as ``admissible._ground`` reads them."""
+        pools = []
+        allowed = action.allowed
+        for p in action.order:
+            kind = action.spec.params[p]
+            pool = values.get(kind)
+            if pool is None:
+                pool = values[kind] = kinds[kind](st)
+            ok = allowed.get(p)
+            pools.append(pool if ok is None else [v for v in pool if v in ok])
+        return pools
+
+    def _moves_of(self, action, things, goal_only, st: State, envs, unmet, seen: set, out: list) -> None:
+        for env in envs:
+            if goal_only == "goal_object" and not any(env[t] in g.fact[1:] for t in things for g in unmet):
+                continue
+            if goal_only == "goal" and not (action.plan_if is not None and action.plan_if(st, env)):
+                adds: set = set()
+                dels: set = set()
+                action.effect(st, env, adds, dels)
+                if not any((g.fact in adds) if g.positive else (g.fact in dels) for g in unmet):
+                    continue
+                new = st.apply(adds, dels)
+            else:
+                new = action.successor(st, env)
+            if self.scene is not None:
+                new = self.scene.advance(st, new, action.id, env)
+                if new is None:   # this move loses the game
+                    continue
+            if new is st or new.facts == st.facts or new.facts in seen:
+                continue
+            seen.add(new.facts)
+            out.append((action, env, new))
 
     @staticmethod
     def _symmetric(envs: list[dict], things: list[str], relevant: frozenset) -> list[dict]:
