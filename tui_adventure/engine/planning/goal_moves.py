@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..rules import Add, Delete, LogicError, parse_effects
 
 WILD = "_"
+MEMO = 4096   # (goals unmet, room) -> targets, per action
 
 
 class GoalWrites:
@@ -26,6 +27,7 @@ class GoalWrites:
         self.adds: list = []
         self.dels: list = []
         self.plain = action.plan_if is None
+        self._memo: dict = {}
         try:
             for text in action.spec.effects:
                 for node in parse_effects(str(text)):
@@ -36,10 +38,18 @@ class GoalWrites:
         except LogicError:
             self.plain = False
 
-    def targets(self, unmet, here) -> list[dict] | None:
-        """Partial bindings (parameter -> value) under which the effect writes an unmet goal's fact."""
+    def targets(self, unmet, here, key=None) -> list[dict] | None:
+        """Partial bindings (parameter -> value) under which the effect writes an unmet goal's fact;
+        ``key``: what names ``unmet`` (the same goals unmet, the same answer: kept)."""
         if not self.plain:
             return None
+        if key is not None:
+            got = self._memo.get((key, here))
+            if got is None:
+                if len(self._memo) >= MEMO:
+                    self._memo.clear()
+                got = self._memo[(key, here)] = self.targets(unmet, here)
+            return got
         out = []
         for g in unmet:
             fact = g.fact
@@ -68,10 +78,31 @@ def narrowed(action, st, start: dict, pools: list, targets: list[dict]) -> list[
     """The bindings ``admissible._ground`` would make from ``pools`` (one per parameter, in ``action.order``)
     that agree with one of ``targets``, in its order: each pool cut to its targets' values first."""
     params = action.order
+    slot_checks = action.slot_checks
+    if all(len(t) == len(params) for t in targets):   # each target a whole binding: checked as grounding would
+        ranked = []
+        for t in targets:
+            at = []
+            for p, pool in zip(params, pools):
+                if t[p] not in pool:
+                    break
+                at.append(pool.index(t[p]))
+            else:
+                ranked.append((at, t))
+        ranked.sort(key=lambda r: r[0])   # grounding's order: by the first parameter's place, then the next's
+        out = []
+        for _, t in ranked:
+            env = dict(start)
+            for k, p in enumerate(params):
+                env[p] = t[p]
+                if not all(cond(st, env) for cond in slot_checks[k]):
+                    break
+            else:
+                out.append(env)
+        return out
     free = [any(p not in t for t in targets) for p in params]
     pools = [pool if free[i] else [v for v in pool if any(t[params[i]] == v for t in targets)]
              for i, pool in enumerate(pools)]
-    slot_checks = action.slot_checks
     out: list[dict] = []
     env = dict(start)
 

@@ -80,10 +80,11 @@ class PlannerMoves:
         unmet = None
         for action, things, goal_only in self._plans:
             if goal_only and unmet is None:
-                unmet = [g for g in self.goals if not g.holds(st)]
+                holds = [g.holds(st) for g in self.goals]
+                unmet = [g for g, met in zip(self.goals, holds) if not met]
             targets = None
             if goal_only == "goal":   # only the bindings whose effect writes a goal's fact
-                targets = self._writes[action.id].targets(unmet, here)
+                targets = self._writes[action.id].targets(unmet, here, tuple(holds))
                 if targets is not None and not targets:
                     continue
             start = {"here": here}
