@@ -99,17 +99,35 @@ class Distances:
     def _project(self, facts: frozenset) -> frozenset:
         new = facts.difference(self._judged)
         if new:
-            changing, objects, relevant = self._changing, self._objects, self._relevant
-            widens = self.planner.style.widens_relevance
-            for f in new:
-                if f[0] in changing:   # a fact no action changes is the same in every state
-                    named = [a for a in f[1:] if a in objects]
-                    if not named or any(a in relevant for a in named):
-                        self._kept.add(f)
-                        if widens(f, relevant):
-                            self._widening.add(f)
-            self._judged |= new
+            self._judge(new)
         return facts & self._kept
+
+    def _judge(self, new) -> None:
+        changing, objects, relevant = self._changing, self._objects, self._relevant
+        widens = self.planner.style.widens_relevance
+        for f in new:
+            if f[0] in changing:   # a fact no action changes is the same in every state
+                named = [a for a in f[1:] if a in objects]
+                if not named or any(a in relevant for a in named):
+                    self._kept.add(f)
+                    if widens(f, relevant):
+                        self._widening.add(f)
+        self._judged.update(new)
+
+    def key_after(self, st: State, key: frozenset, adds, dels) -> frozenset | None:
+        """The key of the state a move makes from ``st`` (whose key is ``key``), from what the move changes
+        (``Planner.changes``) without making the state; None when the move widens what is relevant."""
+        if not self._keyed:
+            return st.facts.symmetric_difference(adds | dels) if adds or dels else st.facts
+        judged = self._judged
+        new = [f for f in adds if f not in judged]
+        if new:
+            self._judge(new)
+        kept = self._kept
+        added = [f for f in adds if f in kept]
+        if added and not self._widening.isdisjoint(added):
+            return None
+        return key.difference(dels).union(added)
 
     def estimate(self, st: State) -> int:
         """The planner's lower bound, once per key: states of one key are as far from the goals, so the
@@ -131,6 +149,13 @@ class Distances:
     def known(self, st: State) -> int | None:
         """The distance when known (UNREACHABLE for out of reach), without searching."""
         return self._d.get(self.key(st))
+
+    def known_after(self, st: State, adds, dels) -> int | None:
+        """``known`` of the state a move from ``st`` makes, from what it changes."""
+        key = self.key_after(st, self.key(st), adds, dels)
+        if key is None:
+            return self.known(st.apply(adds, dels))
+        return self._d.get(key)
 
     def par(self, st: State) -> int | None:
         key = self.key(st)
@@ -170,9 +195,15 @@ class Distances:
         walk's new state is mostly one move from the state it came from."""
         d_of = self._d
         best = None
-        key = self.key
-        for action, env, new in self.planner.successors(st):
-            d = d_of.get(key(new))
+        here = self.key(st)
+        for action, env, adds, dels in self.planner.changes(st):
+            key = self.key_after(st, here, adds, dels)
+            if key is None:   # the relevant things grow: the state's key made again, and its neighbours' with it
+                relevant = self._relevant
+                key = self.key(st.apply(adds, dels))
+                if self._relevant is not relevant:
+                    here = self.key(st)
+            d = d_of.get(key)
             if d is not None and d != UNREACHABLE and (best is None or d + 1 < best[0]):
                 best = (d + 1, [(action, env)])
         return best
@@ -182,7 +213,8 @@ class Distances:
         planner = self.planner
         if self._incremental:
             plan = planner.solve(st, known=self.known, below=replay[0] if replay is not None else None,
-                                 estimate=self.estimate if planner.h is not None else None)
+                                 estimate=self.estimate if planner.h is not None else None,
+                                 known_after=self.known_after)
         else:
             plan = planner.solve(st)
         if plan is None:

@@ -51,6 +51,16 @@ class Packing:
             bits &= ~self._bit(f)
         return bits
 
+    def after(self, bits: int, adds, dels) -> int:
+        """``child``, from what a move adds and deletes (``Planner.changes``) rather than its state."""
+        for f in adds:
+            bits |= self._bit(f)
+        for f in dels:
+            if f in self.static:
+                raise AssertionError(f"planner: {f} changed, but no effect names {f[0]}")
+            bits &= ~self._bit(f)
+        return bits
+
     def state(self, bits: int) -> State:
         facts = self.facts
         changing = []

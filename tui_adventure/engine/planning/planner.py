@@ -21,7 +21,9 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
-from .admissible import Admissible, ground
+from .admissible import Admissible
+from .goal_moves import GoalWrites
+from .moves import PlannerMoves
 from .heuristic import DEAD
 from .packing import Packing
 from .planning_view import PlanningView, planning_view
@@ -68,7 +70,7 @@ class Plan:
                 "expanded": self.expanded, "seconds": round(self.seconds, 4)}
 
 
-class Planner:
+class Planner(PlannerMoves):
     def __init__(self, world: World, max_nodes: int = 3_000_000, prune: bool = True,
                  max_states: int = 2_000_000, shortcuts: bool = True, max_seconds: float | None = None) -> None:
         """``shortcuts=False`` plans with every action, no heuristic and no pruning: the reference
@@ -102,130 +104,22 @@ class Planner:
             mode = action.spec.plan if prune and own_rules and action.spec.plan in ("goal", "goal_object") else None
             self._plans.append((action, things, mode))
         self._plan_of = {entry[0].id: entry for entry in self._plans}
+        # a goal move's bindings read from its effects (None: ground them all); every action's "here" is one
+        macros = world.compiler.macros
+        self._writes = {a.id: GoalWrites(a, macros) for a, _, mode in self._plans if mode == "goal"}
+        self._where = self.moves[0].where if self.moves else None
 
     def _passes_time(self, action) -> bool:
         """In a scene, a move that changes nothing still lets the scene act (waiting, talking)."""
         return (self.scene is not None and not action.info
                 and all(kind in ("thing", "dir", "room") for kind in action.spec.params.values()))
 
-    # successors -------------------------------------------------------
-    def successors(self, st: State):
-        """Every move from ``st`` to a state unlike it (the last state's answer is kept: a search from
-        a state starts where ``Distances`` has just looked at its moves)."""
-        last = self._last_successors
-        if last is not None and last[0] is st and last[1] is self.relevant:
-            return last[2]
-        out = self._successors(st)
-        self._last_successors = (st, self.relevant, out)
-        return out
-
-    def _successors(self, st: State):
-        domains = self.style.domains
-        relevant = self.relevant
-        if relevant is not None:   # the relevant things in sight, read once for every action grounded here
-            narrow = dict(domains)
-            in_sight = [x for x in domains["thing"](st) if x in relevant]
-            narrow["thing"] = lambda _st: in_sight
-        seen: set = set()
-        out = []
-        goals = self.goals
-        plannable = self.style.plannable
-        every: dict = {}   # kind -> its candidates here, read once for all the actions (admissible.ground)
-        near: dict = {}
-        for action, things, goal_only in self._plans:
-            if relevant is not None and len(things) == 1:
-                envs = ground(action, st, narrow, near)
-            else:
-                envs = ground(action, st, domains, every)
-            if plannable is not None:  # before the symmetry cut: its representative must be typeable
-                envs = [e for e in envs if plannable(action, e, st)]
-            if relevant is not None and len(things) > 1:
-                envs = self._symmetric(envs, things, relevant)
-            unmet = [g for g in goals if not g.holds(st)] if goal_only else ()
-            for env in envs:
-                if goal_only == "goal_object" and not any(env[t] in g.fact[1:] for t in things for g in unmet):
-                    continue
-                if goal_only == "goal" and not (action.plan_if is not None and action.plan_if(st, env)):
-                    adds: set = set()
-                    dels: set = set()
-                    action.effect(st, env, adds, dels)
-                    if not any((g.fact in adds) if g.positive else (g.fact in dels) for g in unmet):
-                        continue
-                    new = st.apply(adds, dels)
-                else:
-                    new = action.successor(st, env)
-                if self.scene is not None:
-                    new = self.scene.advance(st, new, action.id, env)
-                    if new is None:   # this move loses the game
-                        continue
-                if new is st or new.facts == st.facts or new.facts in seen:
-                    continue
-                seen.add(new.facts)
-                out.append((action, env, new))
-        return out
-
-    @staticmethod
-    def _symmetric(envs: list[dict], things: list[str], relevant: frozenset) -> list[dict]:
-        """Bindings with at least one relevant thing; of those that differ only in
-        irrelevant things (a fixed table or another, here), the first stands for all."""
-        out = []
-        seen: set = set()
-        for env in envs:
-            key = tuple(env[t] if env[t] in relevant else None for t in things)
-            if not any(key):
-                continue
-            if None in key:
-                if key in seen:
-                    continue
-                seen.add(key)
-            out.append(env)
-        return out
-
-    def move(self, st: State, action, env: dict) -> State | None:
-        """Where one binding leads, when ``successors(st)`` would take it; else None. The binding is checked
-        alone, as grounding would (kinds' domains, checks, relevance, goal-only moves), so a plan
-        replayed through it is a path of this planner's search; a binding with an irrelevant thing
-        among several, which the symmetric cut may or may not keep, is refused, and so is every move
-        in a scene (its turn is not replayed here)."""
-        entry = self._plan_of.get(action.id)
-        if entry is None or self.scene is not None:
-            return None
-        _, things, goal_only = entry
-        relevant = self.relevant
-        if relevant is not None and any(env[t] not in relevant for t in things):
-            return None
-        kinds = action.spec.params
-        domains = self.style.domains
-        for p in action.params:
-            ok = action.allowed.get(p)
-            if (ok is not None and env[p] not in ok) or env[p] not in domains[kinds[p]](st):
-                return None
-        env = dict(env)
-        env["here"] = action.where(st)
-        for check in action.checks:
-            if not check[0](st, env):
-                return None
-        if self.style.plannable is not None and not self.style.plannable(action, env, st):
-            return None
-        if goal_only:
-            unmet = [g for g in self.goals if not g.holds(st)]
-            if goal_only == "goal_object" and not any(env[t] in g.fact[1:] for t in things for g in unmet):
-                return None
-            if goal_only == "goal" and not (action.plan_if is not None and action.plan_if(st, env)):
-                adds: set = set()
-                dels: set = set()
-                action.effect(st, env, adds, dels)
-                if not any((g.fact in adds) if g.positive else (g.fact in dels) for g in unmet):
-                    return None
-        new = action.successor(st, env)
-        return None if new is st or new.facts == st.facts else new
-
     def is_goal(self, st: State) -> bool:
         return all(g.holds(st) for g in self.goals)
 
     # search -----------------------------------------------------------
     def solve(self, start: State | None = None, weight: float = 1.0, known=None,
-              below: int | None = None, estimate=None) -> Plan | None:
+              below: int | None = None, estimate=None, known_after=None) -> Plan | None:
         """The optimal plan from ``start`` (the initial state by default); None if no plan exists.
 
         ``weight`` > 1 trades optimality for speed (weighted A*: a plan at most ``weight`` times
@@ -237,6 +131,8 @@ class Planner:
         there and ``tail`` counts the rest. ``below``: a plan that long is known to exist; longer
         ones are not looked for, and None then means none shorter. ``estimate``: a lower bound to
         read instead of the planner's own heuristic (``Distances`` hands in its memo of it).
+        ``known_after(state, adds, deletes)``: ``known`` of the state a move makes, read from what the move
+        changes (``changes``), so the children of a lazy search are made only when taken.
 
         States are stored packed: the facts no action changes are the same in
         every state and are left out, the others are bits of one integer, so a
@@ -273,6 +169,7 @@ class Planner:
         # parent's f stands for it (exact distances drop by one a move at most, so f never falls),
         # and on a tight bound the search walks down one child while its siblings are never estimated
         lazy = weight == 1.0 and (estimate is not None or self.h is not None)
+        by_change = lazy and known_after is not None and self.scene is None
         expanded = 0
         moves: dict = {}        # (action id, env items) -> (action, env), shared by every parent link
         exact: dict = {}        # known states met: their distances
@@ -285,6 +182,8 @@ class Planner:
             st = recent.pop(key, None)
             if st is None:
                 st = pack.state(key)
+            elif type(st) is tuple:   # (its parent, what the move adds, what it deletes)
+                st = st[0].apply(st[1], st[2])
             if kind == UNESTIMATED:
                 left = h(st)
                 if deadline is not None and time.perf_counter() > deadline:   # one estimate can take 0.5 s
@@ -309,21 +208,28 @@ class Planner:
                 self._give_up(f, queue, weight, expanded, len(best_g), over)
             if self.depth is not None and g >= self.depth:
                 continue
-            successors = self.successors(st)
-            if known is not None and weight == 1.0:   # f is the least still open: a known child this good is optimal
-                for action, env, new in successors:
-                    rest = known(new)
+            if by_change:   # the children's keys from what each move changes: a state made only when taken
+                successors = self.changes(st)
+                rests = [known_after(st, adds, dels) for _, _, adds, dels in successors]
+                children = [pack.after(key, adds, dels) for _, _, adds, dels in successors]
+            else:
+                successors = self.successors(st)
+                rests = [known(new) for _, _, new in successors] if known is not None else None
+                children = [pack.child(key, st, new) for _, _, new in successors]
+            if rests is not None and weight == 1.0:   # f is the least still open: a known child this good is optimal
+                for i, rest in enumerate(rests):
                     if rest is not None and 0 <= rest <= f - g - 1:
-                        child = pack.child(key, st, new)
-                        parent[child] = (key, (action, env))
+                        child = children[i]
+                        parent[child] = (key, successors[i][:2])
                         plan = self._plan(parent, child, expanded, time.perf_counter() - t0)
                         plan.stored, plan.tail = len(best_g), rest
                         return plan
-            for action, env, new in successors:
+            for i, item in enumerate(successors):
                 ng = g + 1
-                child = pack.child(key, st, new)
+                child = children[i]
                 if ng < best_g.get(child, 1 << 30):
-                    rest = known(new) if known is not None else None
+                    action, env = item[0], item[1]
+                    rest = rests[i] if rests is not None else None
                     if rest is not None:
                         if rest < 0 or ng + rest >= limit:   # out of reach, or no shorter than the plan known
                             continue
@@ -332,7 +238,7 @@ class Planner:
                     elif lazy:
                         fc, kind = f, UNESTIMATED
                     else:
-                        left = h(new)
+                        left = h(item[2])
                         fc, kind = ng + left * weight, EVALUATED
                         if fc >= limit or left >= DEAD:
                             continue
@@ -348,7 +254,7 @@ class Planner:
                         self._give_up(f, queue, weight, expanded, len(best_g), False)
                     if len(recent) >= RECENT_STATES:
                         del recent[next(iter(recent))]
-                    recent[child] = new
+                    recent[child] = (st, item[2], item[3]) if by_change else item[2]
         return None
 
     def _give_up(self, f, queue, weight: float, expanded: int, seen: int, over: bool):

@@ -1,0 +1,78 @@
+"""The planner's shortcuts in making moves give the moves grounding every binding gives, in its order:
+a goal move bound from its effects (``goal_moves``), and a neighbour's key read from what a move changes
+(``Distances.key_after``) rather than from the state it makes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from conftest import TEST_WORLDS, WORLDS
+from tui_adventure.clembench import packaged
+from tui_adventure.engine.facts import State
+from tui_adventure.engine.game import Game
+from tui_adventure.engine.loading.loader import load_world, load_world_text
+from tui_adventure.engine.planning import goal_moves
+from tui_adventure.engine.planning.distances import Distances
+from tui_adventure.engine.planning.planner import Planner
+from tui_adventure.generate import Knobs, generate_world
+
+
+def _worlds():
+    made = generate_world(Knobs(rooms=6, objects=12, goals=2), 1)
+    yield "generated", load_world_text(made.text, "<generated>")
+    yield "house", load_world(WORLDS / "house.yaml")
+    yield "manor", load_world(WORLDS / "manor.yaml")
+    yield "candle", load_world(TEST_WORLDS / "candle.yaml")   # a world with actions of its own
+    yield "clembench", packaged.world(packaged.names()[0])
+
+
+def _walk(world, count: int, seed: int) -> list:
+    planner = Planner(world)
+    rng = random.Random(seed)
+    seen: dict = {}
+    while len(seen) < count:
+        game = Game(world)
+        for _ in range(60):
+            seen.setdefault(game.state.facts, game.state)
+            if game.step(rng.choice(planner.admissible_commands(game.state))).done:
+                break
+    return list(seen.values())
+
+
+def _moves(planner, st):
+    return [(a.id, sorted(env.items()), new.facts) for a, env, new in planner.successors(State.of(st.facts))]
+
+
+@pytest.mark.parametrize("name, world", list(_worlds()), ids=lambda x: x if isinstance(x, str) else "")
+def test_goal_moves_bound_from_their_effects_are_the_grounded_ones(name, world, monkeypatch):
+    states = _walk(world, 150, seed=len(name))
+    fast = Planner(world)
+    want = {}
+    with monkeypatch.context() as m:   # every goal move grounded over every binding, as before
+        m.setattr(goal_moves.GoalWrites, "targets", lambda self, unmet, here, key=None: None)
+        slow = Planner(world)
+        for st in states:
+            want[st.facts] = _moves(slow, st)
+    narrowed = 0
+    for st in states:
+        got = _moves(fast, st)
+        assert got == want[st.facts]   # the same moves, in the same order (a search's ties fall alike)
+        narrowed += any(a in fast._writes for a, _, _ in got)
+    if name in ("house", "generated"):
+        assert fast._writes and narrowed   # goal moves were made through their targets
+
+
+@pytest.mark.parametrize("name, world", list(_worlds()), ids=lambda x: x if isinstance(x, str) else "")
+def test_a_neighbours_key_from_what_the_move_changes_is_its_states_key(name, world):
+    distances = Distances(Planner(world))
+    planner = distances.planner
+    for st in _walk(world, 150, seed=len(name) + 1):
+        here = distances.key(st)
+        for action, env, adds, dels in planner.changes(st):
+            key = distances.key_after(st, here, adds, dels)
+            if key is None:   # it widens what is relevant: the caller makes the state
+                continue
+            assert key == distances.key(st.apply(adds, dels)), (action.id, env)
+            here = distances.key(st)   # a key made for a new state may have grown the relevant things
