@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from conftest import TEST_WORLDS, WORLDS
-from tui_adventure.clembench import packaged
+from conftest import WORLDS
 from tui_adventure.engine.planning.admissible import Admissible
 from tui_adventure.engine.facts import State
 from tui_adventure.engine.game import Game
@@ -16,31 +15,7 @@ from tui_adventure.engine.loading.loader import load_world, load_world_text
 from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.engine.planning.sight import local_view
 from tui_adventure.generate import Knobs, generate_world
-
-
-def _worlds():
-    made = generate_world(Knobs(rooms=6, objects=12, goals=2), 1)
-    yield "generated", load_world_text(made.text, "<generated>")
-    yield "house", load_world(WORLDS / "house.yaml")
-    yield "manor", load_world(WORLDS / "manor.yaml")
-    yield "candle", load_world(TEST_WORLDS / "candle.yaml")   # a world with actions of its own
-    yield "clembench", packaged.world(packaged.names()[0])   # the clembench style's own command texts
-
-
-def _walk(world, count: int, seed: int) -> list:
-    """Distinct states a random agent meets (a planner of its own picks the moves: its memo is not the one
-    under test)."""
-    planner = Planner(world)
-    rng = random.Random(seed)
-    seen: dict = {}
-    while len(seen) < count:
-        game = Game(world)
-        for _ in range(60):
-            seen.setdefault(game.state.facts, game.state)
-            commands = planner.admissible_commands(game.state)
-            if game.step(rng.choice(commands)).done:
-                break
-    return list(seen.values())
+from random_states import five_worlds as _worlds, walk as _walk
 
 
 @pytest.mark.slow

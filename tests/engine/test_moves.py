@@ -4,41 +4,13 @@ a goal move bound from its effects (``goal_moves``), and a neighbour's key read 
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from conftest import TEST_WORLDS, WORLDS
-from tui_adventure.clembench import packaged
+from random_states import five_worlds as _worlds, walk as _walk
 from tui_adventure.engine.facts import State
-from tui_adventure.engine.game import Game
-from tui_adventure.engine.loading.loader import load_world, load_world_text
 from tui_adventure.engine.planning import goal_moves
 from tui_adventure.engine.planning.distances import Distances
 from tui_adventure.engine.planning.planner import Planner
-from tui_adventure.generate import Knobs, generate_world
-
-
-def _worlds():
-    made = generate_world(Knobs(rooms=6, objects=12, goals=2), 1)
-    yield "generated", load_world_text(made.text, "<generated>")
-    yield "house", load_world(WORLDS / "house.yaml")
-    yield "manor", load_world(WORLDS / "manor.yaml")
-    yield "candle", load_world(TEST_WORLDS / "candle.yaml")   # a world with actions of its own
-    yield "clembench", packaged.world(packaged.names()[0])
-
-
-def _walk(world, count: int, seed: int) -> list:
-    planner = Planner(world)
-    rng = random.Random(seed)
-    seen: dict = {}
-    while len(seen) < count:
-        game = Game(world)
-        for _ in range(60):
-            seen.setdefault(game.state.facts, game.state)
-            if game.step(rng.choice(planner.admissible_commands(game.state))).done:
-                break
-    return list(seen.values())
 
 
 def _moves(planner, st):

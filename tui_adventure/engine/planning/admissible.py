@@ -84,11 +84,8 @@ class Admissible:
             if action.ends:
                 out.add(text(action, {}, st))
                 continue
-            start = {"here": here}
-            for cond in action.slot_checks[-1]:
-                if not cond(st, start):
-                    break
-            else:
+            start = started(action, st, here)
+            if start is not None:
                 effect = action.effect
                 for env in _ground(action, st, start, domains, values):
                     if effect is not None:
@@ -108,14 +105,14 @@ class Admissible:
         return tuple(sorted(out))
 
 
-def ground(action, st: State, domains: dict, values: dict) -> list[dict]:
-    """``Action.ground``'s bindings, in its order, with each kind's candidates read once per state and
-    domains (``values``: the caller's, one per state and ``domains``): the planner's expansions."""
-    start = {"here": action.where(st)}
+def started(action, st: State, here) -> dict | None:
+    """The binding every grounding of ``action`` starts from (the player's room), or None when the
+    action's checks on no parameter already fail here."""
+    start = {"here": here}
     for cond in action.slot_checks[-1]:
         if not cond(st, start):
-            return []
-    return _ground(action, st, start, domains, values)
+            return None
+    return start
 
 
 def _ground(action, st: State, start: dict, domains: dict, values: dict) -> list[dict]:

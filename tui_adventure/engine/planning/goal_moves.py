@@ -26,7 +26,7 @@ class GoalWrites:
         self.params = frozenset(action.spec.params)
         self.adds: list = []
         self.dels: list = []
-        self.plain = action.plan_if is None
+        self.plain = not action.spec.plan_if   # read from the text: no action compiled for it
         self._memo: dict = {}
         try:
             for text in action.spec.effects:

@@ -14,7 +14,7 @@ making a state for each: most are never taken.
 from __future__ import annotations
 
 from ..facts import State
-from .admissible import _ground
+from .admissible import _ground, started
 from .goal_moves import narrowed
 
 _NONE: frozenset = frozenset()
@@ -87,11 +87,8 @@ class PlannerMoves:
                 targets = self._writes[action.id].targets(unmet, here, tuple(holds))
                 if targets is not None and not targets:
                     continue
-            start = {"here": here}
-            for cond in action.slot_checks[-1]:
-                if not cond(st, start):
-                    break
-            else:
+            start = started(action, st, here)
+            if start is not None:
                 kinds, values = (narrow, near) if relevant is not None and len(things) == 1 else (domains, every)
                 if targets is None:
                     envs = _ground(action, st, start, kinds, values)

@@ -43,20 +43,14 @@ class Packing:
         if st.delta is None or st is parent:
             return self.bits(st)
         adds, dels = st.delta
-        for f in adds:
-            bits |= self._bit(f)
-        for f in dels:
-            if f in self.static:   # the effects were misread: an "unchanging" fact changed
-                raise AssertionError(f"planner: {f} changed, but no effect names {f[0]}")
-            bits &= ~self._bit(f)
-        return bits
+        return self.after(bits, adds, dels)
 
     def after(self, bits: int, adds, dels) -> int:
         """``child``, from what a move adds and deletes (``Planner.changes``) rather than its state."""
         for f in adds:
             bits |= self._bit(f)
         for f in dels:
-            if f in self.static:
+            if f in self.static:   # the effects were misread: an "unchanging" fact changed
                 raise AssertionError(f"planner: {f} changed, but no effect names {f[0]}")
             bits &= ~self._bit(f)
         return bits
