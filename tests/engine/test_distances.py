@@ -77,6 +77,29 @@ def test_a_step_away_from_a_solved_state_answers_without_a_search():
     assert distances.searches == 1
 
 
+def test_another_errand_first_answers_without_a_search():
+    """From a room the plan comes back to (house's hallway), a walk may start a later errand first: one
+    turn nearer, though no move from there reaches a known state. The last plan's moves less the one
+    the walk took, each as soon as it can be taken, are a plan as long as the lower bound."""
+    world = load_world(WORLDS / "house.yaml")
+    planner = Planner(world)
+    distances = Distances(planner)
+    st, left = world.initial, distances.par(world.initial)
+    found = 0
+    for action_id, env in Planner(world).solve().steps:   # every state on the plan is known now
+        for _action, _env, new in planner.successors(st):
+            if distances.known(new) is None:
+                fresh = Planner(world).solve(new)
+                if fresh is not None and fresh.par == left - 1:   # another optimal first move
+                    assert distances.par(st) == left   # the walk's last state
+                    searches = distances.searches
+                    assert distances.par(new) == left - 1
+                    assert distances.searches == searches
+                    found += 1
+        st, left = world.action_by_id[action_id].successor(st, dict(env)), left - 1
+    assert found
+
+
 def test_memory_is_bounded():
     world = load_world(WORLDS / "house.yaml")
     distances = Distances(Planner(world), max_entries=5)

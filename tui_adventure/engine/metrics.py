@@ -307,7 +307,16 @@ class ProgressTracker:
         return self._bounds.get(state.facts)
 
     def progress(self, state: State) -> float:
-        return progress_rate(self.par_0, self.par(state))
+        # par is exact, so a state's progress never changes: kept on the state, which a walk meets again
+        # (a trainer's env reads it every step); the state still counts as the last one asked about
+        memo = state.cache.get(self)
+        if memo is not None:
+            self.distances.seen(memo[1])
+            return memo[0]
+        value = progress_rate(self.par_0, self.par(state))
+        if state.facts not in self._limited:
+            state.cache[self] = (value, self.distances.key(state))
+        return value
 
     @property
     def cached(self) -> int:

@@ -168,6 +168,13 @@ class Distances:
         self._last = key
         return None if d == UNREACHABLE else d
 
+    def seen(self, key: frozenset) -> None:
+        """A state of this key was met again (its distance read from a memo elsewhere): it is the last
+        state asked about, and recently used."""
+        if key in self._d:
+            self._d.move_to_end(key)
+        self._last = key
+
     # -- learning ---------------------------------------------------------------------------
     def _solve(self, st: State) -> int:
         planner = self.planner
@@ -182,6 +189,10 @@ class Distances:
         replay = self._next_to_known(st)
         if replay is None or replay[0] > floor:
             after = self._replay(st)
+            if after is not None and (replay is None or after[0] < replay[0]):
+                replay = after
+        if (replay is None or replay[0] > floor) and self._last is not None:
+            after = self._reordered(st)
             if after is not None and (replay is None or after[0] < replay[0]):
                 replay = after
         if replay is not None and replay[0] == floor:   # as long as the lower bound: optimal
@@ -248,10 +259,61 @@ class Distances:
                 return None
             action, env, key = link
             new = move(here, action, env)
-            if new is None:
-                return None
+            if new is None:   # done already (the walk took a later move of the plan): the rest may still do
+                continue
             steps.append((action, env))
             here = new
+        return None
+
+    def _reordered(self, st: State) -> tuple[int, list] | None:
+        """(length, moves) of the last state's plan done in another order from ``st``, or None.
+
+        A walk's step that gains a turn on the last state's plan is mostly a move that plan makes later
+        (from a hub room, another errand first): its moves less that one, each taken in the plan's
+        order as soon as it can be taken here (in the room the plan took it in), are a plan from
+        ``st`` one shorter. Every move is checked as the search would take it, so what this finds is
+        a plan; it is optimal only when as long as the lower bound (``_solve`` checks)."""
+        last = self._last
+        here_key = self.key(st)
+        nxt, d_of, key_of = self._next, self._d, self.key
+        change = here_key.symmetric_difference(last)
+        pending: list = []
+        key = last
+        dropped = False
+        for _ in range(len(d_of) + 1):
+            link = nxt.get(key)
+            if link is None:
+                break
+            action, env, after = link
+            if not dropped and after.symmetric_difference(key) == change:
+                dropped = True   # the move the walk took: done already
+            else:
+                pending.append((action, env))
+            key = after
+        if not dropped or not pending:
+            return None
+        planner = self.planner
+        move, is_goal, where = planner.move, planner.is_goal, planner.where
+        steps: list = []
+        now = st
+        while pending:
+            room = where(now)
+            for i, (action, env) in enumerate(pending):
+                if env.get("here", room) != room:
+                    continue
+                new = move(now, action, env)
+                if new is not None:
+                    break
+            else:
+                return None
+            del pending[i]
+            steps.append((action, env))
+            now = new
+            if is_goal(now):
+                return len(steps), steps
+            known = d_of.get(key_of(now))
+            if known is not None:
+                return (len(steps) + known, steps) if known != UNREACHABLE else None
         return None
 
     def _learn(self, st: State, steps: list, par: int) -> None:

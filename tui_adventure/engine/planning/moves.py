@@ -163,6 +163,10 @@ class PlannerMoves:
             out.append(env)
         return out
 
+    def where(self, st: State):
+        """The room every move of ``st`` is taken in (its ``here``)."""
+        return self._where(st) if self._where is not None else None
+
     def move(self, st: State, action, env: dict) -> State | None:
         """Where one binding leads, when ``successors(st)`` would take it; else None. The binding is checked
         alone, as grounding would (kinds' domains, checks, relevance, goal-only moves), so a plan
