@@ -168,12 +168,16 @@ class Distances:
         self._last = key
         return None if d == UNREACHABLE else d
 
-    def seen(self, key: frozenset) -> None:
-        """A state of this key was met again (its distance read from a memo elsewhere): it is the last
-        state asked about, and recently used."""
-        if key in self._d:
-            self._d.move_to_end(key)
+    def seen(self, st: State) -> bool:
+        """``par(st)`` as a memo elsewhere read it: True when the distance is still known here (the state
+        is then the last one asked about, and recently used); False when forgotten since: ``par`` learns
+        it again, with the plan the next new states replay."""
+        key = self.key(st)
+        if key not in self._d:
+            return False
+        self._d.move_to_end(key)
         self._last = key
+        return True
 
     # -- learning ---------------------------------------------------------------------------
     def _solve(self, st: State) -> int:
