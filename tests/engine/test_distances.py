@@ -100,6 +100,32 @@ def test_another_errand_first_answers_without_a_search():
     assert found
 
 
+def test_a_step_away_like_one_taken_back_before_reads_one_move_not_all():
+    """A random walk steps away and back the same ways again and again (into the living room and out):
+    once a step's change was taken back, a new state made by the same change is checked by that one
+    move back to the last state, not by every move from it, and its answer is still exact."""
+    world = load_world(WORLDS / "house.yaml")
+    planner = Planner(world)
+    distances = Distances(planner)
+    made = []
+    changes = planner.changes
+    planner.changes = lambda st: made.append(st) or changes(st)
+    st, left = world.initial, distances.par(world.initial)
+    cheap = 0
+    for action_id, env in Planner(world).solve().steps:   # every state on the plan is known now
+        for _action, _env, new in planner.successors(st):
+            if distances.known(new) is None:
+                fresh = Planner(world).solve(new)
+                want = fresh.par if fresh is not None else None
+                if want == left + 1 and planner.h(new) == want:   # a step away the bound shows
+                    assert distances.par(st) == left
+                    made.clear()
+                    assert distances.par(new) == want
+                    cheap += not made
+        st, left = world.action_by_id[action_id].successor(st, dict(env)), left - 1
+    assert cheap >= 3
+
+
 def test_memory_is_bounded():
     world = load_world(WORLDS / "house.yaml")
     distances = Distances(Planner(world), max_entries=5)

@@ -69,6 +69,7 @@ class Distances:
         self._kept: set = set()                        # ... and those keys hold
         self._widening: set = set()                    # kept facts that make more things relevant
         self._h: dict[frozenset, int] = {}             # key -> the planner's lower bound
+        self._undo: dict[tuple, tuple] = {}            # (key facts a step added, removed) -> the move back
 
     def __len__(self) -> int:
         return len(self._d)
@@ -142,7 +143,7 @@ class Distances:
 
     def _forget(self) -> None:
         self._relevant = self.planner.relevant
-        for memo in (self._d, self._next, self._keys, self._kept, self._judged, self._widening, self._h):
+        for memo in (self._d, self._next, self._keys, self._kept, self._judged, self._widening, self._h, self._undo):
             memo.clear()
         self._last = None
 
@@ -188,6 +189,13 @@ class Distances:
         if floor >= DEAD:   # out of reach for good, said by the bound itself
             self._store(self.key(st), UNREACHABLE)
             return UNREACHABLE
+        # the move back to the last state, when a step of the same change was taken back before (one
+        # checked move: a random walk's step away, which the bound mostly shows to be one turn longer)
+        back = self._back(st)
+        if back is not None and back[0] == floor:
+            self.replays += 1
+            self._learn(st, back[1], back[0])
+            return back[0]
         # a move to a known state first (a walk's step back, or on along a plan: most new states), its
         # moves kept for a search that follows; then the last state's plan replayed (a dozen checked moves)
         replay = self._next_to_known(st)
@@ -205,12 +213,30 @@ class Distances:
             return replay[0]
         return self._search(st, replay)
 
+    def _back(self, st: State) -> tuple[int, list] | None:
+        """(length, [move]) through the move that took the same change back before, when it leads from
+        ``st`` to the last state asked about; else None."""
+        last = self._last
+        d = self._d.get(last) if last is not None else None
+        if d is None or d == UNREACHABLE:
+            return None
+        here = self.key(st)
+        link = self._undo.get((here - last, last - here))
+        if link is None:
+            return None
+        new = self.planner.move(st, *link)
+        if new is None or self.key(new) != last:
+            return None
+        return d + 1, [link]
+
     def _next_to_known(self, st: State) -> tuple[int, list] | None:
         """(length, [move]) of the best plan through a move to a state whose distance is known: a random
-        walk's new state is mostly one move from the state it came from."""
+        walk's new state is mostly one move from the state it came from. A move back to the last state
+        is kept for ``_back``, by the change it takes back."""
         d_of = self._d
         best = None
         here = self.key(st)
+        last = self._last
         for action, env, adds, dels in self.planner.changes(st):
             key = self.key_after(st, here, adds, dels)
             if key is None:   # the relevant things grow: the state's key made again, and its neighbours' with it
@@ -218,6 +244,10 @@ class Distances:
                 key = self.key(st.apply(adds, dels))
                 if self._relevant is not relevant:
                     here = self.key(st)
+            if key == last and last is not None:
+                if len(self._undo) >= self.max_entries:
+                    self._undo.clear()
+                self._undo[(here - last, last - here)] = (action, env)
             d = d_of.get(key)
             if d is not None and d != UNREACHABLE and (best is None or d + 1 < best[0]):
                 best = (d + 1, [(action, env)])
