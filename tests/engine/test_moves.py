@@ -48,3 +48,16 @@ def test_a_neighbours_key_from_what_the_move_changes_is_its_states_key(name, wor
                 continue
             assert key == distances.key(st.apply(adds, dels)), (action.id, env)
             here = distances.key(st)   # a key made for a new state may have grown the relevant things
+
+
+@pytest.mark.parametrize("name, world", list(_worlds()), ids=lambda x: x if isinstance(x, str) else "")
+def test_the_bound_read_up_to_a_plans_length_is_the_whole_bound(name, world):
+    """``Distances`` reads the estimate only until it reaches the length of a plan it knows: on states
+    whose optimum is that length, what it reads is the whole estimate."""
+    planner = Planner(world)
+    if planner.h is None:
+        pytest.skip("no estimate in a world with actions of its own")
+    for st in _walk(world, 60, seed=7):
+        plan = Planner(world).solve(st)
+        if plan is not None:
+            assert planner.h(st, plan.par) == planner.h(st), name

@@ -130,15 +130,17 @@ class Distances:
             return None
         return key.difference(dels).union(added)
 
-    def estimate(self, st: State) -> int:
+    def estimate(self, st: State, enough: int | None = None) -> int:
         """The planner's lower bound, once per key: states of one key are as far from the goals, so the
-        bound of one is a bound for all (searches from nearby states meet the same ones)."""
+        bound of one is a bound for all (searches from nearby states meet the same ones). ``enough``: a
+        plan that long from ``st`` is known, so the bound, which cannot exceed it, is read only until it
+        reaches it (the same value)."""
         key = self.key(st)
         h = self._h.get(key)
         if h is None:
             if len(self._h) >= self.max_entries:
                 self._h.clear()
-            h = self._h[key] = self.planner.h(st)
+            h = self._h[key] = self.planner.h(st, enough)
         return h
 
     def _forget(self) -> None:
@@ -185,20 +187,25 @@ class Distances:
         planner = self.planner
         if not self._incremental:
             return self._search(st, None)
-        floor = self.estimate(st) if planner.h is not None else 0
+        # the move back to the last state, when a step of the same change was taken back before (one
+        # checked move: a random walk's step away, which the bound mostly shows to be one turn longer);
+        # the bound is read only as far as it can go, up to a plan's length known
+        floor = None
+        back = self._back(st)
+        if back is not None:
+            floor = self.estimate(st, back[0]) if planner.h is not None else 0
+            if floor == back[0]:
+                self.replays += 1
+                self._learn(st, back[1], back[0])
+                return back[0]
+        # a move to a known state first (a walk's step back, or on along a plan: most new states), its
+        # moves kept for a search that follows; then the last state's plan replayed (a dozen checked moves)
+        replay = self._next_to_known(st) if floor is None or floor < DEAD else None
+        if floor is None:
+            floor = self.estimate(st, replay[0] if replay is not None else None) if planner.h is not None else 0
         if floor >= DEAD:   # out of reach for good, said by the bound itself
             self._store(self.key(st), UNREACHABLE)
             return UNREACHABLE
-        # the move back to the last state, when a step of the same change was taken back before (one
-        # checked move: a random walk's step away, which the bound mostly shows to be one turn longer)
-        back = self._back(st)
-        if back is not None and back[0] == floor:
-            self.replays += 1
-            self._learn(st, back[1], back[0])
-            return back[0]
-        # a move to a known state first (a walk's step back, or on along a plan: most new states), its
-        # moves kept for a search that follows; then the last state's plan replayed (a dozen checked moves)
-        replay = self._next_to_known(st)
         if replay is None or replay[0] > floor:
             after = self._replay(st)
             if after is not None and (replay is None or after[0] < replay[0]):

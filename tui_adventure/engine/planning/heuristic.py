@@ -48,7 +48,7 @@ def transport_heuristic(style, goals):
     room_of, is_held, closed_chain, player_room = style.room_of, style.is_held, style.closed_chain, style.player_room
     movable, gone = style.movable, style.gone
 
-    def h(st) -> int:
+    def h(st, enough: int | None = None) -> int:
         tasks: set = set()   # (pick-up room or None, drop-off room or None): see walk.TourBound
         takes: set = set()
         opens: set = set()
@@ -132,6 +132,8 @@ def transport_heuristic(style, goals):
         base = puts + len(takes) + len(opens) + other
         if len(tasks) <= MAX_TOUR_TASKS:
             walk = tour(here, tasks)
+            if enough is not None and base + door_extra + walk >= enough:   # the rest only adds
+                return base + door_extra + walk
             if doors and not about_locks:
                 walk = behind_locks(st, here, tasks, takes, walk)
             if with_keys and need:

@@ -79,7 +79,9 @@ class Style(Protocol):
         ...
 
     def heuristic(self, goals) -> Callable | None:
-        """An admissible estimate of the turns left (state -> int) for the exact planner, or None."""
+        """An admissible estimate of the turns left for the exact planner, or None: ``h(state, enough=None)
+        -> int``, where ``enough`` is the length of a plan known from the state (the estimate, which
+        cannot exceed it, may stop adding once it reaches it)."""
         ...
 
     def relevant_objects(self, goals, st=None) -> frozenset:
