@@ -199,21 +199,20 @@ class Distances:
                 self._learn(st, back[1], back[0])
                 return back[0]
         # a move to a known state first (a walk's step back, or on along a plan: most new states), its
-        # moves kept for a search that follows; then the last state's plan replayed (a dozen checked moves)
+        # moves kept for a search that follows
         replay = self._next_to_known(st) if floor is None or floor < DEAD else None
         if floor is None:
             floor = self.estimate(st, replay[0] if replay is not None else None) if planner.h is not None else 0
         if floor >= DEAD:   # out of reach for good, said by the bound itself
             self._store(self.key(st), UNREACHABLE)
             return UNREACHABLE
-        if replay is None or replay[0] > floor:
-            after = self._replay(st)
-            if after is not None and (replay is None or after[0] < replay[0]):
-                replay = after
-        if (replay is None or replay[0] > floor) and self._last is not None:
-            after = self._reordered(st)
-            if after is not None and (replay is None or after[0] < replay[0]):
-                replay = after
+        # then the last state's plan: in another order when the walk took one of its later moves (a cheap
+        # no when it took none), else as it was
+        for other in (self._reordered, self._replay):
+            if (replay is None or replay[0] > floor) and self._last is not None:
+                after = other(st)
+                if after is not None and (replay is None or after[0] < replay[0]):
+                    replay = after
         if replay is not None and replay[0] == floor:   # as long as the lower bound: optimal
             self.replays += 1
             self._learn(st, replay[1], replay[0])
