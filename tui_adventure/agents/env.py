@@ -85,6 +85,7 @@ class AdventureEnv(gym.Env):
         self.reward_kind, self.rules, self.infos = reward, rules, wanted
         self._admissible = "admissible_commands" in wanted
         self._admissible_only = wanted == ("admissible_commands",)
+        self._default_infos = wanted == INFOS   # the usual case, built at once (see _info)
         self.render_mode = render_mode
         self._max_turns = max_turns
         self._tracker: ProgressTracker | None = None
@@ -272,16 +273,19 @@ class AdventureEnv(gym.Env):
                 if rec is not None:   # the same turn again leads to the canonical state, its commands known
                     rec[NEXT] = canonical
                     rec[EXTRA] = commands
-            info["admissible_commands"] = list(commands)
             if self._admissible_only:
-                return info
+                return {"admissible_commands": list(commands)}
+            if self._default_infos:   # every entry below, in INFOS's order, with no test per key
+                tracker = self.tracker
+                return {"admissible_commands": list(commands), "goals": list(self._goal_texts),
+                        "goals_achieved": self._achieved_list(), "goal_score": len(g.achieved),
+                        "turn": g.turn, "max_turns": self.max_turns, "par": tracker.par_0,
+                        "progress": tracker.progress(g.state)}
+            info["admissible_commands"] = list(commands)
         if "goals" in want:
             info["goals"] = list(self._goal_texts)
         if "goals_achieved" in want:
-            achieved = g.achieved
-            if achieved is not self._achieved_for:   # the same set until a goal changes: sorted once
-                self._achieved_for, self._achieved_texts = achieved, sorted(str(x) for x in achieved)
-            info["goals_achieved"] = list(self._achieved_texts)
+            info["goals_achieved"] = self._achieved_list()
         if "goal_score" in want:
             info["goal_score"] = len(g.achieved)
         if "turn" in want:
@@ -295,6 +299,12 @@ class AdventureEnv(gym.Env):
         if "facts" in want:
             info["facts"] = g.facts()
         return info
+
+    def _achieved_list(self) -> list:
+        achieved = self.game.achieved
+        if achieved is not self._achieved_for:   # the same set until a goal changes: sorted once
+            self._achieved_for, self._achieved_texts = achieved, sorted(str(x) for x in achieved)
+        return list(self._achieved_texts)
 
     def _fit(self, text: str) -> str:
         """The observation within the space: a character the space lacks (never seen in practice: the

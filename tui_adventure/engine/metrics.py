@@ -309,12 +309,12 @@ class ProgressTracker:
     def progress(self, state: State) -> float:
         # par is exact, so a state's progress never changes: kept on the state, which a walk meets again
         # (a trainer's env reads it every step); the state still counts as the last one asked about
-        value = state.cache.get(self)
-        if value is not None and self.distances.seen(state):
-            return value
+        memo = state.cache.get(self)
+        if memo is not None and self.distances.seen(memo[1]):
+            return memo[0]
         value = progress_rate(self.par_0, self.par(state))
         if state.facts not in self._limited:
-            state.cache[self] = value
+            state.cache[self] = (value, self.distances.key(state))
         return value
 
     @property

@@ -171,11 +171,10 @@ class Distances:
         self._last = key
         return None if d == UNREACHABLE else d
 
-    def seen(self, st: State) -> bool:
-        """``par(st)`` as a memo elsewhere read it: True when the distance is still known here (the state
-        is then the last one asked about, and recently used); False when forgotten since: ``par`` learns
-        it again, with the plan the next new states replay."""
-        key = self.key(st)
+    def seen(self, key: frozenset) -> bool:
+        """A state met again, its ``par`` read from a memo elsewhere with its ``key``: True when the
+        distance is still known here (the state is then the last one asked about, and recently used);
+        False when forgotten since: ``par`` learns it again, with the plan the next new states replay."""
         if key not in self._d:
             return False
         self._d.move_to_end(key)
