@@ -232,7 +232,7 @@ class Distances:
         new = self.planner.move(st, *link)
         if new is None or self.key(new) != last:
             return None
-        return d + 1, [link]
+        return d + 1, [(*link, new)]
 
     def _next_to_known(self, st: State) -> tuple[int, list] | None:
         """(length, [move]) of the best plan through a move to a state whose distance is known: a random
@@ -300,7 +300,7 @@ class Distances:
             new = move(here, action, env)
             if new is None:   # done already (the walk took a later move of the plan): the rest may still do
                 continue
-            steps.append((action, env))
+            steps.append((action, env, new))
             here = new
         return None
 
@@ -346,7 +346,7 @@ class Distances:
             else:
                 return None
             del pending[i]
-            steps.append((action, env))
+            steps.append((action, env, new))
             now = new
             if is_goal(now):
                 return len(steps), steps
@@ -357,15 +357,20 @@ class Distances:
 
     def _learn(self, st: State, steps: list, par: int) -> None:
         """Distances along a plan of ``par`` moves whose ``steps`` go as far as a goal or a known state: the
-        i-th state is ``par - i`` from the goals, and each keeps its move."""
+        i-th state is ``par - i`` from the goals, and each keeps its move. A step is (action, binding),
+        or with the state it made when a replay checked it."""
         key = self.key(st)
         self._store(key, par)
         left = par
         scene = self.planner.scene
-        for action, env in steps:
-            before, st = st, action.successor(st, dict(env))
-            if scene is not None:   # the scene's turn follows every move, as in the game
-                st = scene.advance(before, st, action.id, dict(env)) or st
+        for step in steps:
+            action, env = step[0], step[1]
+            if len(step) > 2:
+                st = step[2]
+            else:
+                before, st = st, action.successor(st, dict(env))
+                if scene is not None:   # the scene's turn follows every move, as in the game
+                    st = scene.advance(before, st, action.id, dict(env)) or st
             left -= 1
             nxt = self.key(st)
             self._next[key] = (action, env, nxt)
