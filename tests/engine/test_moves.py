@@ -4,10 +4,13 @@ a goal move bound from its effects (``goal_moves``), and a neighbour's key read 
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from random_states import five_worlds as _worlds, walk as _walk
 from tui_adventure.engine.facts import State
+from tui_adventure.engine.game import Game
 from tui_adventure.engine.planning import goal_moves
 from tui_adventure.engine.planning.distances import Distances
 from tui_adventure.engine.planning.planner import Planner
@@ -61,3 +64,23 @@ def test_the_bound_read_up_to_a_plans_length_is_the_whole_bound(name, world):
         plan = Planner(world).solve(st)
         if plan is not None:
             assert planner.h(st, plan.par) == planner.h(st), name
+
+
+@pytest.mark.parametrize("name, world", list(_worlds()), ids=lambda x: x if isinstance(x, str) else "")
+def test_a_stepped_states_key_read_through_its_base_is_its_facts_key(name, world):
+    """A game's step makes a state that reads through its base; ``Distances`` keys it from the base's key
+    and the facts the step flipped, without making its facts: the same key as from its facts."""
+    fast, plain = Distances(Planner(world)), Distances(Planner(world))
+    chooser = Planner(world)
+    rng = random.Random(len(name))
+    through = 0
+    for _ in range(6):
+        game = Game(world)
+        for _ in range(50):
+            st = game.state
+            through += st._facts is None
+            key = fast.key(st)   # before anything makes its facts
+            assert key == plain.key(State.of(st.facts)), name
+            if game.step(rng.choice(chooser.admissible_commands(st))).done:
+                break
+    assert through >= 5   # the states a changing step made (a look or an examine keeps its state)

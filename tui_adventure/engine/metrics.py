@@ -284,12 +284,12 @@ class ProgressTracker:
         return self.distances.searches
 
     def par(self, state: State) -> int | None:
-        key = state.facts
-        if key in self._limited:
+        if self._limited and state.facts in self._limited:   # (its facts made only when some are)
             return None
         try:
             return self.distances.par(state)
         except PlannerLimit as exc:
+            key = state.facts
             if len(self._limited) >= self.max_cache:
                 self._limited.clear()
                 self._bounds.clear()
@@ -313,7 +313,7 @@ class ProgressTracker:
         if memo is not None and self.distances.seen(memo[1]):
             return memo[0]
         value = progress_rate(self.par_0, self.par(state))
-        if state.facts not in self._limited:
+        if not (self._limited and state.facts in self._limited):
             state.cache[self] = (value, self.distances.key(state))
         return value
 

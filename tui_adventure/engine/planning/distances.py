@@ -79,6 +79,10 @@ class Distances:
         facts naming a relevant object or none."""
         if not self._keyed:
             return st.facts
+        if st._facts is None and st._base is not None:   # a game's step: read through its base
+            key = self._through_base(st)
+            if key is not None:
+                return key
         facts = st.facts
         key = self._keys.get(facts)
         if key is not None:
@@ -96,6 +100,26 @@ class Distances:
             self._keys.clear()
         self._keys[facts] = key
         return key
+
+    def _through_base(self, st: State) -> frozenset | None:
+        """The key of a state made by a game's step, from its base's key and the few facts its overlay
+        flips, without making its facts (a hundred-odd, each hashed again by every set operation on
+        them); None when what it adds widens what is relevant (``key`` then works it out in full)."""
+        base = self.key(st._base)
+        if self.planner.relevant is not self._relevant:
+            self._forget()
+            base = self.key(st._base)
+        gone = []
+        added = []
+        for f, now in st.over.items():
+            (added if now else gone).append(f)
+        new = [f for f in added if f not in self._judged]
+        if new:
+            self._judge(new)
+        kept = self._kept
+        added = [f for f in added if f in kept]
+        key = base.difference(gone).union(added) if gone or added else base
+        return key if key.isdisjoint(self._widening) else None
 
     def _project(self, facts: frozenset) -> frozenset:
         new = facts.difference(self._judged)
