@@ -14,7 +14,16 @@ things make most answers cheap, all exact:
   tight on a random walk's states), it is optimal with no search at all;
 - a walk's step off the plan (into a room the plan leaves behind) is one move
   from the state it came from, whose distance is known: the best move to a
-  known state gives a plan too, optimal when as long as the lower bound;
+  known state gives a plan too, optimal when as long as the lower bound. The
+  move that took a step's change back is remembered by that change, so the
+  next step of the same kind (into the living room again, from another state)
+  is checked by that one move rather than by every move of the new state;
+- a step that gains a turn is mostly one the last plan takes later (from a hub
+  room, another errand first): that plan's moves less this one, each taken as
+  soon as it can be, are a plan one shorter, and optimal when the bound says
+  so;
+- the lower bound is read only until it reaches the length of the plan in
+  hand (it cannot exceed it), so its costlier parts are mostly left unread;
 - otherwise A* runs with every known distance as a perfect estimate (a known
   state ends the search as a goal does) and the shorter of those plans as a
   ceiling (nothing that long or longer is looked at).
@@ -80,8 +89,12 @@ class Distances:
         if not self._keyed:
             return st.facts
         if st._facts is None and st._base is not None:   # a game's step: read through its base
+            kept = st.cache.get(self)   # (the relevant things it was made with, the key)
+            if kept is not None and kept[0] is self._relevant:
+                return kept[1]
             key = self._through_base(st)
             if key is not None:
+                st.cache[self] = (self._relevant, key)
                 return key
         facts = st.facts
         key = self._keys.get(facts)

@@ -193,16 +193,19 @@ class PlannerMoves:
                 return None
         if self.style.plannable is not None and not self.style.plannable(action, env, st):
             return None
+        adds: set = set()
+        dels: set = set()
+        if action.effect is not None:
+            action.effect(st, env, adds, dels)
         if goal_only:
             unmet = [g for g in self.goals if not g.holds(st)]
             if goal_only == "goal_object" and not any(env[t] in g.fact[1:] for t in things for g in unmet):
                 return None
             if goal_only == "goal" and not (action.plan_if is not None and action.plan_if(st, env)):
-                adds: set = set()
-                dels: set = set()
-                action.effect(st, env, adds, dels)
                 if not any((g.fact in adds) if g.positive else (g.fact in dels) for g in unmet):
                     return None
-        new = action.successor(st, env)
-        return None if new is st or new.facts == st.facts else new
+        # as a game's step makes it (a replay's states are looked at once or twice, not kept by a search):
+        # the few facts it changes over the state it reads through, its facts and indexes not copied
+        new = st.advance(adds, dels)
+        return None if new is st else new
 
