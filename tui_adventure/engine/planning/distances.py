@@ -372,11 +372,15 @@ class Distances:
         move, is_goal, where = planner.move, planner.is_goal, planner.where
         steps: list = []
         now = st
+        checks = 4 * len(pending) + 8   # moves checked at most: a room of many errands must not cost n^2
         while pending:
             room = where(now)
             for i, (action, env) in enumerate(pending):
                 if env.get("here", room) != room:
                     continue
+                checks -= 1
+                if checks < 0:
+                    return None
                 new = move(now, action, env)
                 if new is not None:
                     break
