@@ -335,8 +335,8 @@ class Distances:
                 return None
             action, env, key = link
             new = move(here, action, env)
-            if new is None:   # done already (the walk took a later move of the plan): the rest may still do
-                continue
+            if new is None:
+                return None
             steps.append((action, env, new))
             here = new
         return None
