@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from .base import Exit, Sight, memo_by_facts
+from .base import Exit, Sight
 from .classic_plan import ClassicPlanning
 from ..parsers import CommandParser
+from ..parsers.parser import SCOPE
 from ..text import capitalise, english_list
 
 DIRECTIONS = {
@@ -84,12 +85,12 @@ class ClassicStyle(ClassicPlanning):
 
     def scope(self, st) -> frozenset:
         """What the player can see (and so name): the room's contents through open containers, and what is held."""
-        hit = st.cache.get("scope")
+        hit = st.cache.get(SCOPE)
         if hit is not None:
             return hit
         hit = self._scopes.get(st.key)
         if hit is not None:
-            st.cache["scope"] = hit
+            st.cache[SCOPE] = hit
             return hit
         room = self.player_room(st)
         firsts = st.firsts
@@ -106,7 +107,7 @@ class ClassicStyle(ClassicPlanning):
             if ("openable", x) not in facts or ("open", x) in facts:
                 stack.extend(firsts("in", x))
         hit = frozenset(seen)
-        st.cache["scope"] = hit
+        st.cache[SCOPE] = hit
         if len(self._scopes) > 512:
             self._scopes.clear()
         self._scopes[st.key] = hit
@@ -132,7 +133,7 @@ class ClassicStyle(ClassicPlanning):
         sight when a chain of on/in (through open or unopenable holders) leads
         from it to something held or standing in the player's room.
         """
-        hit = st.cache.get("scope")
+        hit = st.cache.get(SCOPE)
         if hit is not None:
             return x in hit
         # the state's reads written out (player_room, firsts, has, rest): a fresh game's parse asks
@@ -313,8 +314,29 @@ class ClassicStyle(ClassicPlanning):
         return english_list(parts)
 
     def room_description(self, st) -> str:
-        """Memoised per state: the text is a function of the facts alone."""
-        return memo_by_facts(self._descriptions, st, self._describe_room)
+        """Memoised on what it reads (``_room_key``): a random walk meets thousands of states and a few
+        hundred rooms as they look (the things in sight, where each is, what is open)."""
+        key = self._room_key(st)
+        text = self._descriptions.get(key)
+        if text is None:
+            text = self._describe_room(st)
+            if len(self._descriptions) >= 4_096:
+                self._descriptions.clear()
+            self._descriptions[key] = text
+        return text
+
+    def _room_key(self, st) -> tuple:
+        """Every fact ``_describe_room`` reads: the room's exits, passages and their doors' open ones, and
+        for each thing in sight where it is and its flags. The tree it lists (what stands in the room, on
+        it, in it when not closed) is in sight, so these tell it whole; what is held makes the key finer
+        than the text needs, never coarser. The indexes' own frozensets go in, made by no one here."""
+        room = self.player_room(st)
+        rest = st.rest
+        things = [(x, rest("at", x), rest("on", x), rest("in", x), ("openable", x) in st, ("open", x) in st,
+                   ("door", x) in st) for x in self.scope(st)]
+        via = rest("via", room)
+        return (room, rest("exit", room), via, frozenset(things),
+                frozenset([v[1] for v in via if len(v) > 1 and ("open", v[1]) in st]))
 
     def _describe_room(self, st) -> str:
         room = self.player_room(st)
