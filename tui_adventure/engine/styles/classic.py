@@ -40,7 +40,8 @@ class ClassicStyle(ClassicPlanning):
             if e.kind == "room":
                 self.room_names[e.name] = e.id
                 self.room_names.setdefault(e.id.replace("_", " "), e.id)
-        self._descriptions: dict = {}
+        self._descriptions: dict = {}   # _room_key -> a room's description
+        self._by_state: dict = {}       # a state's key -> its room's description
         self._scopes: dict = {}
         self._command_words: dict = {}   # action -> its words (command_text)
         self._thing_words: dict = {}     # (thing, things in sight) -> the words that name it (command_text)
@@ -314,29 +315,38 @@ class ClassicStyle(ClassicPlanning):
         return english_list(parts)
 
     def room_description(self, st) -> str:
-        """Memoised on what it reads (``_room_key``): a random walk meets thousands of states and a few
-        hundred rooms as they look (the things in sight, where each is, what is open)."""
-        key = self._room_key(st)
-        text = self._descriptions.get(key)
+        """Memoised per state (a step to a state met before makes an equal state, hashed as a sum), then
+        on what it reads (``_room_key``): a random walk meets thousands of states and a few hundred rooms
+        as they look."""
+        k = st.key
+        text = self._by_state.get(k)
         if text is None:
-            text = self._describe_room(st)
-            if len(self._descriptions) >= 4_096:
-                self._descriptions.clear()
-            self._descriptions[key] = text
+            key = self._room_key(st)
+            text = self._descriptions.get(key)
+            if text is None:
+                text = self._describe_room(st)
+                if len(self._descriptions) >= 4_096:
+                    self._descriptions.clear()
+                self._descriptions[key] = text
+            if len(self._by_state) >= 4_096:
+                self._by_state.clear()
+            self._by_state[k] = text
         return text
 
     def _room_key(self, st) -> tuple:
-        """Every fact ``_describe_room`` reads: the room's exits, passages and their doors' open ones, and
-        for each thing in sight where it is and its flags. The tree it lists (what stands in the room, on
-        it, in it when not closed) is in sight, so these tell it whole; what is held makes the key finer
-        than the text needs, never coarser. The indexes' own frozensets go in, made by no one here."""
+        """What ``_describe_room`` reads, for a state made by a game's step: its base, and its overlay's
+        facts naming the room, a thing in sight or a door on its exits (the description reads only facts
+        naming those: a state of the same base and such overlay facts has the same). Else the facts."""
+        base = st._base
+        if base is None:
+            return st.key
         room = self.player_room(st)
-        rest = st.rest
-        things = [(x, rest("at", x), rest("on", x), rest("in", x), ("openable", x) in st, ("open", x) in st,
-                   ("door", x) in st) for x in self.scope(st)]
-        via = rest("via", room)
-        return (room, rest("exit", room), via, frozenset(things),
-                frozenset([v[1] for v in via if len(v) > 1 and ("open", v[1]) in st]))
+        scope = self.scope(st)
+        near = {room, *scope}
+        for v in st.rest("via", room):
+            if len(v) > 1:
+                near.add(v[1])
+        return base, room, scope, frozenset([item for item in st.over.items() if not near.isdisjoint(item[0][1:])])
 
     def _describe_room(self, st) -> str:
         room = self.player_room(st)
