@@ -98,14 +98,15 @@ class ClassicStyle(ClassicPlanning):
         stack = [x for x in firsts("at", room) if x != "player"]
         stack.extend(firsts("held", ""))
         seen: set = set()
-        facts = st   # reads through a derived state's overlay
+        over, known = st.over, st.known   # State.has written out: a new state's scope asks it of every thing
         while stack:
             x = stack.pop()
             if x in seen:
                 continue
             seen.add(x)
             stack.extend(firsts("on", x))
-            if ("openable", x) not in facts or ("open", x) in facts:
+            f, g = ("openable", x), ("open", x)
+            if not (over[f] if f in over else f in known) or (over[g] if g in over else g in known):
                 stack.extend(firsts("in", x))
         hit = frozenset(seen)
         st.cache[SCOPE] = hit
