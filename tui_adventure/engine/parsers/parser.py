@@ -32,6 +32,8 @@ MEMO_PHRASES = 50_000  # phrases read, remembered per world
 _NONE: frozenset = frozenset()
 _new = object.__new__
 _PARSE = object()   # a parse's key in a state's cache starts with it (no action id is this object)
+SCOPE = "scope"    # a state's cache entry holding its scope, once the style worked it out (ClassicStyle.scope)
+MEMO_SIGHTED = 50_000   # parses remembered per world by what is in sight (see ``parse``)
 _ONCE: dict = {}   # (layout, one words, what the style reads) -> word -> (action index, env): see ``_once``
 MAX_ONCE = 256
 _FIXED_WORDS: dict = {}   # layout -> the words of its patterns, the determiners, pronouns and "all"
@@ -115,8 +117,10 @@ class CommandParser:
             if ent.kind == "object" and not ent.hidden and " " in ent.name and ent.name not in self._named:
                 self._name(ent.name)
         self._memo: list = []   # the state caches holding parses
+        self._sighted: dict = {}   # (text, scope) -> a parse's outcome, for states whose scope is known
         self.memo_limit = MEMO_PARSES   # how many before they are emptied (raised by World.keep_memos)
         self._read_last = False   # set when a parse read what "it" means
+        self._read_all = False    # set when a parse read what "all" takes (``_resolve``)
         self.once = self._once(one_words, lay, reads)
 
     def _once(self, one_words, lay, reads) -> dict:
@@ -180,7 +184,13 @@ class CommandParser:
         sight: working out the whole scope costs more than a fresh game's parse
         saves by it, and a replay meets the same state objects (see
         ``Action.attempt_later``); ``_memo`` lists the caches written to, to
-        empty them all past ``MEMO_PARSES``.
+        empty them all past ``MEMO_PARSES``. A state whose scope is already
+        known (a trainer's environment keys its admissible commands on what
+        is in sight, so every state it meets has it) shares its parses with
+        every state that sees the same things (``_sighted``): a parse reads
+        the state only through ``visible`` and ``scope`` but for what "all"
+        takes (never shared), and the style's ``visible(st, x)`` is
+        ``x in scope(st)`` (a test holds them equal).
         """
         once = self.once.get(text)
         if once is not None:   # a plain word of its own (north, look): the same in every state
@@ -192,7 +202,13 @@ class CommandParser:
         hit = cache.get(key)
         if hit is not None and (hit[0] is last or hit[0] is _ANY_LAST or hit[0] == last):
             return Parsed(hit[1], hit[2].copy()) if len(hit) == 3 else hit[1]
-        self._read_last = False
+        scope = cache.get(SCOPE)
+        if scope is not None:
+            sighted = self._sighted
+            hit = sighted.get((text, scope))
+            if hit is not None and (hit[0] is last or hit[0] is _ANY_LAST or hit[0] == last):
+                return Parsed(hit[1], hit[2].copy()) if len(hit) == 3 else hit[1]
+        self._read_last = self._read_all = False
         result = self._parse(text, st, last)
         # what "it" means is read only for a pronoun (``_referent``): without one the outcome holds for any
         seen = last if self._read_last else _ANY_LAST
@@ -209,6 +225,10 @@ class CommandParser:
             held.clear()
         cache[key] = kept
         held.append(cache)
+        if scope is not None and not self._read_all:
+            if len(sighted) >= MEMO_SIGHTED:
+                sighted.clear()
+            sighted[(text, scope)] = kept
         return result
 
     def _parse(self, text: str, st, last) -> Parsed | Failure | Question:
@@ -323,6 +343,7 @@ class CommandParser:
             if kind != "thing":
                 got = self._slot(kind, phrase, st, env, last)
             elif phrase in ALL_WORDS and self.actions[pat.action].spec.all_slot == slot:
+                self._read_all = True   # what "all" takes reads the rules, not only what is in sight
                 items = self.style.all_candidates(self.actions[pat.action], slot, st)
                 if not items:
                     return Failure("resolution", "nothing", f"There is nothing to {pat.text.split()[0].split('|')[0]}.")

@@ -72,37 +72,96 @@ class Admissible:
         return list(self.lookup(st)[1])
 
     def compute(self, st: State) -> tuple[str, ...]:
-        """What ``Planner.admissible_commands_reference`` answers, worked out without the memo."""
+        """What ``Planner.admissible_commands_reference`` answers, worked out without the memo: ``_ground``'s
+        bindings of one and two parameters walked in place (no binding copied), each checked for a change
+        and made a command at once, and each kind's candidates (less the values a check allows at load)
+        read once per state."""
         style = self.style
         text = style.command_text
         domains = style.domains
         here = self._where(st)
-        values: dict = {}   # kind -> its candidates in this state, read once
-        has = st.has
+        values: dict = {}   # kind, or (kind, the allowed values) -> its candidates in this state, read once
+        over, known = st.over, st.known   # State.has written out
         out: set = set()
+        add = out.add
         for action in self._plan:
             if action.ends:
-                out.add(text(action, {}, st))
+                add(text(action, {}, st))
                 continue
-            start = started(action, st, here)
-            if start is not None:
+            env = {"here": here}
+            for cond in action.slot_checks[-1]:
+                if not cond(st, env):
+                    break
+            else:
+                params = action.order
+                n = len(params)
+                if n > 2:
+                    for env in _ground(action, st, env, domains, values):
+                        if action.effect is None or _changes(action.effect, st, env, over, known):
+                            add(text(action, env, st))
+                    continue
                 effect = action.effect
-                for env in _ground(action, st, start, domains, values):
-                    if effect is not None:
-                        adds: set = set()
-                        dels: set = set()
-                        effect(st, env, adds, dels)
-                        for f in adds:
-                            if not has(f):
+                if n == 0:
+                    if effect is None or _changes(effect, st, env, over, known):
+                        add(text(action, env, st))
+                    continue
+                kinds, allowed, slot_checks = action.spec.params, action.allowed, action.slot_checks
+                pools = []
+                for p in params:
+                    kind = kinds[p]
+                    ok = allowed.get(p)
+                    key = kind if ok is None else (kind, ok)
+                    pool = values.get(key)
+                    if pool is None:
+                        pool = values.get(kind)
+                        if pool is None:
+                            pool = values[kind] = domains[kind](st)
+                        if ok is not None:
+                            pool = values[key] = [v for v in pool if v in ok]
+                    pools.append(pool)
+                p0, checks0 = params[0], slot_checks[0]
+                if n == 1:
+                    for v in pools[0]:
+                        env[p0] = v
+                        for cond in checks0:
+                            if not cond(st, env):
                                 break
                         else:
-                            for f in dels:
-                                if has(f):
+                            if effect is None or _changes(effect, st, env, over, known):
+                                add(text(action, env, st))
+                    continue
+                p1, checks1, pool1 = params[1], slot_checks[1], pools[1]
+                for v in pools[0]:
+                    env.pop(p1, None)
+                    env[p0] = v
+                    for cond in checks0:
+                        if not cond(st, env):
+                            break
+                    else:
+                        for w in pool1:
+                            env[p1] = w
+                            for cond in checks1:
+                                if not cond(st, env):
                                     break
                             else:
-                                continue   # changes nothing
-                    out.add(text(action, env, st))
+                                if effect is None or _changes(effect, st, env, over, known):
+                                    add(text(action, env, st))
         return tuple(sorted(out))
+
+
+def _changes(effect, st: State, env: dict, over: dict, known: frozenset) -> bool:
+    """Whether the effect bound by ``env`` changes ``st`` (a fact it adds that ``st`` lacks, or deletes that
+    it has), told from the effect's sets without a next state made."""
+    adds: set = set()
+    dels: set = set()
+    effect(st, env, adds, dels)
+    for f in adds:
+        if not (over[f] if f in over else f in known):
+            return True
+    for f in dels:
+        if over[f] if f in over else f in known:
+            return True
+    return False
 
 
 def started(action, st: State, here) -> dict | None:

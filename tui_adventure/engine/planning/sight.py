@@ -28,7 +28,7 @@ from ..rules.logic import LogicError
 from ..rules.logic_ast import Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When, conjuncts, parse_condition, parse_effects
 from ..world import World
 
-_CHANGING = ("sight changing",)   # a base state's cache: its facts of changeable predicates
+_CHANGING = ("sight changing",)   # a base state's cache: its facts of changeable predicates, by each id they name
 NEAR = 0   # a name whose value is an id in sight; a variable tied to one holds its ties (see _Reads._tied)
 
 
@@ -60,15 +60,25 @@ class LocalView:
         if base is None:
             return ids[0], frozenset(ids), frozenset(
                 [f for f in st.facts if f[0] in changing and not near.isdisjoint(f[1:])])
-        # a state made by a game's step reads through its base: the base's changeable facts (listed once
-        # per base) less those its overlay deletes, and the overlay's own additions, without its facts made
-        listed = base.cache.get(_CHANGING)
-        if listed is None:
-            listed = base.cache[_CHANGING] = [f for f in base.facts if f[0] in changing]
+        # a state made by a game's step reads through its base: the base's changeable facts naming an id
+        # near (indexed by the ids they name once per base) less those its overlay deletes, and the
+        # overlay's own additions, without its facts made
+        naming = base.cache.get(_CHANGING)
+        if naming is None:
+            naming = {}
+            for f in base.facts:
+                if f[0] in changing:
+                    for x in set(f[1:]):
+                        naming.setdefault(x, []).append(f)
+            base.cache[_CHANGING] = naming
         over = st.over
-        return ids[0], frozenset(ids), frozenset(
-            [f for f in listed if not near.isdisjoint(f[1:]) and over.get(f, True)]
-            + [f for f, now in over.items() if now and f[0] in changing and not near.isdisjoint(f[1:])])
+        found = [f for f, now in over.items() if now and f[0] in changing and not near.isdisjoint(f[1:])]
+        get = over.get
+        for x in near:
+            listed = naming.get(x)
+            if listed is not None:
+                found += [f for f in listed if get(f, True)]
+        return ids[0], frozenset(ids), frozenset(found)
 
 
 def local_view(world: World) -> LocalView | None:

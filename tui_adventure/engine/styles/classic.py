@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from .base import Exit, Sight, memo_by_facts
+from .base import Exit, Sight
 from .classic_plan import ClassicPlanning
 from ..parsers import CommandParser
+from ..parsers.parser import SCOPE
 from ..text import capitalise, english_list
 
 DIRECTIONS = {
@@ -39,7 +40,8 @@ class ClassicStyle(ClassicPlanning):
             if e.kind == "room":
                 self.room_names[e.name] = e.id
                 self.room_names.setdefault(e.id.replace("_", " "), e.id)
-        self._descriptions: dict = {}
+        self._descriptions: dict = {}   # _room_key -> a room's description
+        self._by_state: dict = {}       # a state's key -> its room's description
         self._scopes: dict = {}
         self._command_words: dict = {}   # action -> its words (command_text)
         self._thing_words: dict = {}     # (thing, things in sight) -> the words that name it (command_text)
@@ -84,29 +86,30 @@ class ClassicStyle(ClassicPlanning):
 
     def scope(self, st) -> frozenset:
         """What the player can see (and so name): the room's contents through open containers, and what is held."""
-        hit = st.cache.get("scope")
+        hit = st.cache.get(SCOPE)
         if hit is not None:
             return hit
         hit = self._scopes.get(st.key)
         if hit is not None:
-            st.cache["scope"] = hit
+            st.cache[SCOPE] = hit
             return hit
         room = self.player_room(st)
         firsts = st.firsts
         stack = [x for x in firsts("at", room) if x != "player"]
         stack.extend(firsts("held", ""))
         seen: set = set()
-        facts = st   # reads through a derived state's overlay
+        over, known = st.over, st.known   # State.has written out: a new state's scope asks it of every thing
         while stack:
             x = stack.pop()
             if x in seen:
                 continue
             seen.add(x)
             stack.extend(firsts("on", x))
-            if ("openable", x) not in facts or ("open", x) in facts:
+            f, g = ("openable", x), ("open", x)
+            if not (over[f] if f in over else f in known) or (over[g] if g in over else g in known):
                 stack.extend(firsts("in", x))
         hit = frozenset(seen)
-        st.cache["scope"] = hit
+        st.cache[SCOPE] = hit
         if len(self._scopes) > 512:
             self._scopes.clear()
         self._scopes[st.key] = hit
@@ -132,7 +135,7 @@ class ClassicStyle(ClassicPlanning):
         sight when a chain of on/in (through open or unopenable holders) leads
         from it to something held or standing in the player's room.
         """
-        hit = st.cache.get("scope")
+        hit = st.cache.get(SCOPE)
         if hit is not None:
             return x in hit
         # the state's reads written out (player_room, firsts, has, rest): a fresh game's parse asks
@@ -313,8 +316,38 @@ class ClassicStyle(ClassicPlanning):
         return english_list(parts)
 
     def room_description(self, st) -> str:
-        """Memoised per state: the text is a function of the facts alone."""
-        return memo_by_facts(self._descriptions, st, self._describe_room)
+        """Memoised per state (a step to a state met before makes an equal state, hashed as a sum), then
+        on what it reads (``_room_key``): a random walk meets thousands of states and a few hundred rooms
+        as they look."""
+        k = st.key
+        text = self._by_state.get(k)
+        if text is None:
+            key = self._room_key(st)
+            text = self._descriptions.get(key)
+            if text is None:
+                text = self._describe_room(st)
+                if len(self._descriptions) >= 4_096:
+                    self._descriptions.clear()
+                self._descriptions[key] = text
+            if len(self._by_state) >= 4_096:
+                self._by_state.clear()
+            self._by_state[k] = text
+        return text
+
+    def _room_key(self, st) -> tuple:
+        """What ``_describe_room`` reads, for a state made by a game's step: its base, and its overlay's
+        facts naming the room, a thing in sight or a door on its exits (the description reads only facts
+        naming those: a state of the same base and such overlay facts has the same). Else the facts."""
+        base = st._base
+        if base is None:
+            return st.key
+        room = self.player_room(st)
+        scope = self.scope(st)
+        near = {room, *scope}
+        for v in st.rest("via", room):
+            if len(v) > 1:
+                near.add(v[1])
+        return base, room, scope, frozenset([item for item in st.over.items() if not near.isdisjoint(item[0][1:])])
 
     def _describe_room(self, st) -> str:
         room = self.player_room(st)
