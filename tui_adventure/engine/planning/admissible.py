@@ -88,64 +88,20 @@ class Admissible:
             if action.ends:
                 add(text(action, {}, st))
                 continue
-            env = {"here": here}
-            for cond in action.slot_checks[-1]:
-                if not cond(st, env):
-                    break
+            env = started(action, st, here)
+            if env is None:
+                continue
+            effect = action.effect
+            params = action.order
+            if len(params) > 2:
+                bindings = _ground(action, st, env, domains, values)
+            elif not params:
+                bindings = (env,)
             else:
-                params = action.order
-                n = len(params)
-                if n > 2:
-                    for env in _ground(action, st, env, domains, values):
-                        if action.effect is None or _changes(action.effect, st, env, over, known):
-                            add(text(action, env, st))
-                    continue
-                effect = action.effect
-                if n == 0:
-                    if effect is None or _changes(effect, st, env, over, known):
-                        add(text(action, env, st))
-                    continue
-                kinds, allowed, slot_checks = action.spec.params, action.allowed, action.slot_checks
-                pools = []
-                for p in params:
-                    kind = kinds[p]
-                    ok = allowed.get(p)
-                    key = kind if ok is None else (kind, ok)
-                    pool = values.get(key)
-                    if pool is None:
-                        pool = values.get(kind)
-                        if pool is None:
-                            pool = values[kind] = domains[kind](st)
-                        if ok is not None:
-                            pool = values[key] = [v for v in pool if v in ok]
-                    pools.append(pool)
-                p0, checks0 = params[0], slot_checks[0]
-                if n == 1:
-                    for v in pools[0]:
-                        env[p0] = v
-                        for cond in checks0:
-                            if not cond(st, env):
-                                break
-                        else:
-                            if effect is None or _changes(effect, st, env, over, known):
-                                add(text(action, env, st))
-                    continue
-                p1, checks1, pool1 = params[1], slot_checks[1], pools[1]
-                for v in pools[0]:
-                    env.pop(p1, None)
-                    env[p0] = v
-                    for cond in checks0:
-                        if not cond(st, env):
-                            break
-                    else:
-                        for w in pool1:
-                            env[p1] = w
-                            for cond in checks1:
-                                if not cond(st, env):
-                                    break
-                            else:
-                                if effect is None or _changes(effect, st, env, over, known):
-                                    add(text(action, env, st))
+                bindings = _bindings(st, env, params, pools(action, st, domains, values), action.slot_checks)
+            for env in bindings:
+                if effect is None or _changes(effect, st, env, over, known):
+                    add(text(action, env, st))
         return tuple(sorted(out))
 
 
@@ -174,53 +130,63 @@ def started(action, st: State, here) -> dict | None:
     return start
 
 
+def pools(action, st: State, domains: dict, values: dict) -> list:
+    """Each parameter's candidates in ``st``: its kind's, read once per state into ``values``, less the
+    values a check allows at load (that cut kept there too)."""
+    out = []
+    kinds, allowed = action.spec.params, action.allowed
+    for p in action.order:
+        kind = kinds[p]
+        ok = allowed.get(p)
+        key = kind if ok is None else (kind, ok)
+        pool = values.get(key)
+        if pool is None:
+            pool = values.get(kind)
+            if pool is None:
+                pool = values[kind] = domains[kind](st)
+            if ok is not None:
+                pool = values[key] = [v for v in pool if v in ok]
+        out.append(pool)
+    return out
+
+
+def _bindings(st: State, env: dict, params, pools: list, slot_checks):
+    """The bindings of one or two parameters that pass their checks, in grounding's order, each as ``env``
+    itself filled in place (a caller that keeps one copies it)."""
+    p0, checks0 = params[0], slot_checks[0]
+    if len(params) == 1:
+        for v in pools[0]:
+            env[p0] = v
+            for cond in checks0:
+                if not cond(st, env):
+                    break
+            else:
+                yield env
+        return
+    p1, checks1, pool1 = params[1], slot_checks[1], pools[1]
+    for v in pools[0]:
+        env.pop(p1, None)
+        env[p0] = v
+        for cond in checks0:
+            if not cond(st, env):
+                break
+        else:
+            for w in pool1:
+                env[p1] = w
+                for cond in checks1:
+                    if not cond(st, env):
+                        break
+                else:
+                    yield env
+
+
 def _ground(action, st: State, start: dict, domains: dict, values: dict) -> list[dict]:
     """``Action.ground`` with the candidates of each kind read once per state (``values``) and the usual
     one and two parameters written as loops; the start checks are the caller's."""
     params = action.order
-    n = len(params)
-    if n == 0:
+    if not params:
         return [dict(start)]
-    kinds = action.spec.params
-    allowed = action.allowed
-    slot_checks = action.slot_checks
-    pools = []
-    for p in params:
-        kind = kinds[p]
-        pool = values.get(kind)
-        if pool is None:
-            pool = values[kind] = domains[kind](st)
-        ok = allowed.get(p)
-        pools.append(pool if ok is None else [v for v in pool if v in ok])
-    out: list[dict] = []
-    env = dict(start)
-    p0 = params[0]
-    checks0 = slot_checks[0]
-    if n == 1:
-        for v in pools[0]:
-            env[p0] = v
-            for cond in checks0:
-                if not cond(st, env):
-                    break
-            else:
-                out.append(dict(env))
-        return out
-    if n == 2:
-        p1 = params[1]
-        checks1 = slot_checks[1]
-        for v in pools[0]:
-            env.pop(p1, None)
-            env[p0] = v
-            for cond in checks0:
-                if not cond(st, env):
-                    break
-            else:
-                for w in pools[1]:
-                    env[p1] = w
-                    for cond in checks1:
-                        if not cond(st, env):
-                            break
-                    else:
-                        out.append(dict(env))
-        return out
+    if len(params) <= 2:
+        return [dict(env) for env in _bindings(st, dict(start), params, pools(action, st, domains, values),
+                                               action.slot_checks)]
     return action.ground(st, domains)

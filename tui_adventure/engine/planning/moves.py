@@ -14,7 +14,7 @@ making a state for each: most are never taken.
 from __future__ import annotations
 
 from ..facts import State
-from .admissible import _ground, started
+from .admissible import _ground, pools, started
 from .goal_moves import narrowed
 
 _NONE: frozenset = frozenset()
@@ -93,27 +93,13 @@ class PlannerMoves:
                 if targets is None:
                     envs = _ground(action, st, start, kinds, values)
                 else:
-                    envs = narrowed(action, st, start, self._pools(action, st, kinds, values), targets)
+                    envs = narrowed(action, st, start, pools(action, st, kinds, values), targets)
                 if plannable is not None:  # before the symmetry cut: its representative must be typeable
                     envs = [e for e in envs if plannable(action, e, st)]
                 if relevant is not None and len(things) > 1:
                     envs = self._symmetric(envs, things, relevant)
                 self._changes_of(action, things, goal_only, st, envs, unmet, seen, out, keep_all)
         return out
-
-    @staticmethod
-    def _pools(action, st: State, kinds: dict, values: dict) -> list:
-        """Each parameter's candidates, as ``admissible._ground`` reads them."""
-        pools = []
-        allowed = action.allowed
-        for p in action.order:
-            kind = action.spec.params[p]
-            pool = values.get(kind)
-            if pool is None:
-                pool = values[kind] = kinds[kind](st)
-            ok = allowed.get(p)
-            pools.append(pool if ok is None else [v for v in pool if v in ok])
-        return pools
 
     def _changes_of(self, action, things, goal_only, st: State, envs, unmet, seen: set, out: list,
                     keep_all: bool) -> None:
