@@ -69,7 +69,7 @@ class State:
         self.b2 = self._by2 = by2
         self.over = self.o1 = self.o2 = _NO_CHANGE
         self.cache: dict = {}
-        self.delta = delta  # (added, removed) from the state this one was made from: sets, or lists from an action's step
+        self.delta = delta  # (added, removed) from the state this one was made from: sets, or tuples from an action's step
         self._hash = None
         self._base = None   # for a derived state: the state whose facts and indexes it reads through
         self._hpend = None   # for a derived state: the hash of the state it was made from, if known then

@@ -139,7 +139,7 @@ class Compiler:
                           "        new = _new(_State)", "        new.known = F", "        new.over = _wo",
                           "        new.b1 = _B1", "        new.o1 = _w1", "        new.b2 = _B2", "        new.o2 = _w2",
                           "        new._facts = new._by1 = new._by2 = None", "        new.cache = {}",
-                          "        new.delta = (_wA, _wD)", "        _wb = st._base",
+                          "        new.delta = (tuple(_wA), tuple(_wD))", "        _wb = st._base",
                           "        new._base = st if _wb is None else _wb", "        new._hash = None",
                           "        new._hpend = st._hash", "        new.b12 = st.b12"]
             else:

@@ -10,6 +10,7 @@ message, fail type: the first that fails is what the player reads),
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,9 @@ from ..text import Later, TemplateError, compile_template
 from ..yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
 _new = object.__new__
+# each Action's head of its memo keys in a state's cache: an int, not the Action, so a key of ids is one the
+# cyclic collector stops tracking (it walks every container it tracks at each full collection)
+_KEY_HEADS = itertools.count(1)
 RULESET_DIR = Path(__file__).resolve().parents[2] / "rulesets"
 ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
                "all", "all_where", "plan", "plan_if"}
@@ -294,7 +298,7 @@ class Action:
         compiler, asts, bound = self._later
         self.attempt_later = compiler.attempt(
             asts, tuple(self.spec.effects or ()), bound, self.params, self.where_key,
-            {"_act": self, "_memo": self.memo, "_success": self.success, "_where": self.where,
+            {"_act": next(_KEY_HEADS), "_memo": self.memo, "_success": self.success, "_where": self.where,
              "_failed": self._failed, "_slow": self._slow, "_forget": forget})
         self._later = None
         return self.attempt_later(st, env)
