@@ -309,18 +309,18 @@ class State:
                 v = o1.get(k)
                 if v is None:
                     v = b1[k]
-                o1[k] = _EMPTY if len(v) == 1 else v - {(b,)}   # the entry holds (b,): f is a fact
+                o1[k] = _EMPTY if len(v) == 1 else _SETS.get(w := v - {(b,)}) or _shared(w)   # the entry holds (b,): f is a fact
                 k = (p, b)
                 v = o2.get(k)
                 if v is None:
                     v = b2[k]
-                o2[k] = _EMPTY if len(v) == 1 and a in v else v - {a}   # see above: a by-second entry may lack a
+                o2[k] = _EMPTY if len(v) == 1 and a in v else _SETS.get(w := v - {a}) or _shared(w)   # see above: a by-second entry may lack a
             elif n == 2:
                 k = (f[0], "")
                 v = o2.get(k)
                 if v is None:
                     v = b2[k]
-                o2[k] = _EMPTY if len(v) == 1 and f[1] in v else v - {f[1]}
+                o2[k] = _EMPTY if len(v) == 1 and f[1] in v else _SETS.get(w := v - {f[1]}) or _shared(w)
                 v = o1.get(f)
                 if v is None:
                     v = b1[f]
@@ -346,18 +346,18 @@ class State:
                 v = o1.get(k)
                 if v is None:
                     v = b1.get(k, _EMPTY)
-                o1[k] = v | {(b,)} if v else _ONES.get((b,)) or _one((b,))
+                o1[k] = (_SETS.get(w := v | {(b,)}) or _shared(w)) if v else _ONES.get((b,)) or _one((b,))
                 k = (p, b)
                 v = o2.get(k)
                 if v is None:
                     v = b2.get(k, _EMPTY)
-                o2[k] = v | {a} if v else _ONES.get(a) or _one(a)
+                o2[k] = (_SETS.get(w := v | {a}) or _shared(w)) if v else _ONES.get(a) or _one(a)
             elif n == 2:
                 k = (f[0], "")
                 v = o2.get(k)
                 if v is None:
                     v = b2.get(k, _EMPTY)
-                o2[k] = v | {f[1]} if v else _ONES.get(f[1]) or _one(f[1])
+                o2[k] = (_SETS.get(w := v | {f[1]}) or _shared(w)) if v else _ONES.get(f[1]) or _one(f[1])
                 v = o1.get(f)
                 if v is None:
                     v = b1.get(f, _EMPTY)
@@ -413,6 +413,21 @@ def pairs(st: State) -> dict:
 
 
 _ONES: dict = {}            # item -> frozenset({item}): index entries of one item, shared by every state
+
+
+_SETS: dict = {}            # frozenset -> itself: index entries of more items, shared as the one-item ones are
+
+
+def _shared(s: frozenset) -> frozenset:
+    """``s``, or the equal index entry made before: a random walk's states hold the same few hundred
+    entries (what is in each room) thousands of times, and each one kept is a container the cyclic
+    collector walks at every full collection (``_SETS.get(s) or _shared(s)`` where it is hot)."""
+    hit = _SETS.get(s)
+    if hit is None:
+        if len(_SETS) >= 100_000:   # entries of many worlds: a bound, not a leak
+            _SETS.clear()
+        hit = _SETS[s] = s
+    return hit
 
 
 def _one(item) -> frozenset:

@@ -95,7 +95,9 @@ def _made(command: str, text, action: str, env: dict, fail: dict | None, done: b
 # agents.env); OBS and EXTRA are the caller's to fill (the observation as it hands it out, the next
 # state's admissible commands), since a record lives in the state's cache, as long as the step's memo.
 NEXT, TEXT, DONE, ENDED, NAMED, ADDED, REMOVED, ACHIEVED, ACHIEVED_TEXT, GOAL_SCORE, OBS, EXTRA = range(12)
-_PLAYED = ("played",)   # a state's cache key: command -> its known turn
+# a known turn's key in a state's cache is (_PLAYED, command): a key of atoms, which the cyclic collector
+# stops tracking, where a dict per state of its commands would be one more container it walks
+_PLAYED = object()
 
 # A turn's undo record, a tuple: (added, removed, pending, last, achieved, command); ``added`` and
 # ``removed`` are the step's change, ``pending``, ``last`` and ``achieved`` what they were before it.
@@ -328,24 +330,22 @@ class Game:
         if type(command) is not str:
             command = str(command)
         if self.pending is None:
-            known = self.state.cache.get(_PLAYED)
-            if known is not None:
-                rec = known.get(command)
-                if rec is not None:
-                    last = self.last
-                    x = rec[NAMED]
-                    if x is not None and (not last or last[0] != x or len(last) > 3):
-                        self.last = _first(x, last)
-                    self._log.append((rec[ADDED], rec[REMOVED], None, last, self.achieved, command))
-                    self.commands.append(command)
-                    self.turn += 1
-                    self.state = rec[NEXT]
-                    self.achieved = achieved = rec[ACHIEVED]
-                    self._achieved_text = rec[ACHIEVED_TEXT]
-                    if not self.finished and len(achieved) == self._goal_count and self._goal_count:
-                        self.finished = True   # the step that wins: done, this time
-                        return rec[:DONE] + [True] + rec[DONE + 1:]
-                    return rec
+            rec = self.state.cache.get((_PLAYED, command))
+            if rec is not None:
+                last = self.last
+                x = rec[NAMED]
+                if x is not None and (not last or last[0] != x or len(last) > 3):
+                    self.last = _first(x, last)
+                self._log.append((rec[ADDED], rec[REMOVED], None, last, self.achieved, command))
+                self.commands.append(command)
+                self.turn += 1
+                self.state = rec[NEXT]
+                self.achieved = achieved = rec[ACHIEVED]
+                self._achieved_text = rec[ACHIEVED_TEXT]
+                if not self.finished and len(achieved) == self._goal_count and self._goal_count:
+                    self.finished = True   # the step that wins: done, this time
+                    return rec[:DONE] + [True] + rec[DONE + 1:]
+                return rec
         pending, last, before = self.pending, self.last, self.state
         self._single = True
         result = self.step(command)
@@ -367,10 +367,7 @@ class Game:
                         break
             # bounded as the step's memos are: the action's step wrote to (or read a memo in) this cache,
             # so the world's transition memo lists it and empties it with the rest past its limit
-            known = before.cache.get(_PLAYED)
-            if known is None:
-                known = before.cache[_PLAYED] = {}
-            known[command] = rec
+            before.cache[(_PLAYED, command)] = rec
         if result.done != done:
             return rec[:DONE] + [result.done] + rec[DONE + 1:]
         return rec

@@ -74,10 +74,13 @@ class Later:
     object, so it is rendered at most once however often it is shared.
     """
 
-    __slots__ = ("render", "st", "env", "text")
+    __slots__ = ("render", "st", "env", "text", "next", "fail")
 
     def __init__(self, render: Callable, st, env: dict) -> None:
         self.render, self.st, self.env, self.text = render, st, env, None
+        # an action's step (``Action.attempt_later``) keeps its outcome in its message, the memo's one
+        # object a step: the next state (None: unchanged) and the fail type (None: it succeeded)
+        self.next = self.fail = None
 
     def __str__(self) -> str:
         text = self.text

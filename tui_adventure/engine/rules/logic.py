@@ -106,7 +106,7 @@ class Compiler:
             lines = ["def attempt_later(st, env):"] + [f"    {v} = env.get({p!r})" for p, v in args.items()]
             lines += [f"    _key = ({', '.join(['_act', *args.values(), 'env.get(' + repr('prep') + ')'])})",
                       "    _cache = st.cache", "    _hit = _cache.get(_key)", "    if _hit is not None:",
-                      "        return _hit if _hit[0] is not None else (st, _hit[1], _hit[2])"]
+                      "        return (st if (_n := _hit.next) is None else _n), _hit, _hit.fail"]
             if where_key is None:
                 lines.append("    env['here'] = _here = _where(st)")
             else:   # the by-first entry whose first item is the player's room
@@ -146,9 +146,9 @@ class Compiler:
                 lines.append("    new = st")
             # the message, rendered when read (Later's fields as its __init__ sets them), and the memo
             lines += ["    _t = _new(_Later)", "    _t.text = None", "    _t.env = env", "    _t.render = _success",
-                      "    _t.st = new", "    _out = new, _t, None", f"    if len(_memo) >= {MEMO_STATES}:",
-                      "        _forget(_memo)", "    _cache[_key] = _out if new is not st else (None, _t, None)",
-                      "    _memo.append(_cache)", "    return _out"]
+                      "    _t.st = new", "    _t.next = new if new is not st else None", "    _t.fail = None",
+                      f"    if len(_memo) >= {MEMO_STATES}:", "        _forget(_memo)", "    _cache[_key] = _t",
+                      "    _memo.append(_cache)", "    return new, _t, None"]
             return "\n".join(paired(lines)) + "\n", "attempt_later"
 
         asts = tuple(asts)

@@ -34,7 +34,7 @@ import re
 from types import CodeType
 from typing import Callable
 
-from ..facts import _ONES, State, _one, _reindex, pairs
+from ..facts import _ONES, _SETS, State, _one, _reindex, _shared, pairs
 from ..text import Later
 from .logic_ast import Add, And, Atom, Compare, Const, Delete, Exists, ForEach, Not, Or, When, conjuncts, LogicError
 
@@ -376,9 +376,10 @@ def _entry(pad: str, which: str, key: str, item: str, add: bool, exact: bool) ->
     old = f"_B{which}.get({k}, _EMPTY)" if add else f"_B{which}[{k}]"
     lines = [f"{pad}_wv = _w{which}.get({made})", f"{pad}if _wv is None:", f"{pad}    _wv = {old}"]
     if add:
-        return lines + [f"{pad}_w{which}[{k}] = _wv | {{{item}}} if _wv else _ONES.get({item}) or _one({item})"]
+        return lines + [f"{pad}_w{which}[{k}] = (_SETS.get(_ws := _wv | {{{item}}}) or _shared(_ws)) if _wv else"
+                        f" _ONES.get({item}) or _one({item})"]
     test = "" if exact else f" and {item} in _wv"
-    return lines + [f"{pad}_w{which}[{k}] = _EMPTY if len(_wv) == 1{test} else _wv - {{{item}}}"]
+    return lines + [f"{pad}_w{which}[{k}] = _EMPTY if len(_wv) == 1{test} else _SETS.get(_ws := _wv - {{{item}}}) or _shared(_ws)"]
 
 
 def fact_shapes(asts, loop: bool = False, out: list | None = None) -> list:
@@ -435,7 +436,7 @@ _DEF = re.compile(r"def (\w+)\((.*)\):$")
 
 
 # what every rule's source may read beside its own names
-_FIXED = {"_MISSING": _MISSING, "_restore": _restore, "_EMPTY": _EMPTY, "_ONES": _ONES, "_one": _one,
+_FIXED = {"_MISSING": _MISSING, "_restore": _restore, "_EMPTY": _EMPTY, "_ONES": _ONES, "_one": _one, "_SETS": _SETS, "_shared": _shared,
           "_reindex": _reindex, "_State": State, "_new": object.__new__, "_Later": Later, "_pairs": pairs}
 
 

@@ -310,7 +310,8 @@ class Action:
 
     # ``attempt_later(st, env) -> (next state, message, fail type or None)``: as ``attempt``, the message
     # left unrendered until it is read (``str(text)``); one generated function per action (see
-    # ``Compiler.attempt``), set in ``__init__``. Memoised in the state's own cache on the arguments:
+    # ``Compiler.attempt``), set in ``__init__``. Memoised in the state's own cache on the arguments (the
+    # message alone is kept: it holds the outcome, ``Later.next`` and ``Later.fail``):
     # states are immutable and rules deterministic, and a replay of a world meets the very state
     # objects a memo hit handed out before, so no state is hashed. ``memo`` (one list per world) holds
     # the caches written to, so past ``MEMO_STATES`` transitions they are all emptied.
@@ -323,7 +324,9 @@ class Action:
         text.env = env
         _cond, text.render, fail_type, _ = self.checks[i]
         text.st = st
-        self._remember(cache, key, (None, text, fail_type))
+        text.next = None
+        text.fail = fail_type
+        self._remember(cache, key, text)
         return st, text, fail_type
 
     def _slow(self, st: State, env: dict, key: tuple, cache: dict) -> tuple:
@@ -338,11 +341,12 @@ class Action:
         text.env = env
         text.render = self.success
         text.st = new
-        out = new, text, None
-        self._remember(cache, key, out if new is not st else (None, text, None))
-        return out
+        text.next = new if new is not st else None
+        text.fail = None
+        self._remember(cache, key, text)
+        return new, text, None
 
-    def _remember(self, cache: dict, key: tuple, kept: tuple) -> None:
+    def _remember(self, cache: dict, key: tuple, kept: Later) -> None:
         if len(self.memo) >= MEMO_STATES:  # one list per world, shared by its actions: bounded memory
             forget(self.memo)
         cache[key] = kept
