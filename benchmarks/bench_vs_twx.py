@@ -26,7 +26,9 @@ reset: that is its reset). Configurations:
 Rounds alternate the engines in one process (the JVM runs beside it and
 plays one round when told), so a busy machine slows both alike; wall clock
 and CPU time are both printed (for the JVM: the whole process's CPU, its
-compiler and collector threads included).
+compiler and collector threads included). Our rows also print, per round, the share of their wall
+time spent in Python's cyclic collector: a full collection walks every container the process keeps
+(all four environments' memos and TWX's Python objects alike) and lands in whichever row is running.
 
 TWX is optional and never a dependency of tui-adventure::
 
@@ -39,6 +41,7 @@ Without it (or without ``java``), our side runs alone.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import shutil
@@ -106,13 +109,17 @@ public class TwxLoop {
 
 
 class Figures:
-    """Rates per configuration, one per round: (wall, cpu)."""
+    """Rates per configuration, one per round: (wall, cpu), and our rows' share of wall time spent in
+    Python's cyclic collector (its full collections land in whichever row is running)."""
 
     def __init__(self) -> None:
         self.rows: dict[str, list[tuple[float, float]]] = {}
+        self.collector: dict[str, list[float]] = {}
 
-    def add(self, name: str, count: int, wall: float, cpu: float) -> None:
+    def add(self, name: str, count: int, wall: float, cpu: float, collector: float | None = None) -> None:
         self.rows.setdefault(name, []).append((count / wall, count / max(cpu, 1e-9)))
+        if collector is not None:
+            self.collector.setdefault(name, []).append(collector / wall)
 
     def line(self, name: str) -> str:
         vals = self.rows.get(name) or []
@@ -121,14 +128,34 @@ class Figures:
         walls = [w for w, _ in vals]
         cpus = [c for _, c in vals]
         rounds = "  ".join(f"{w:,.0f}/{c:,.0f}" for w, c in vals)
+        shares = self.collector.get(name)
+        gc_part = f"   collector: {'  '.join(f'{x:.0%}' for x in shares)}" if shares else ""
         return (f"  {name:44} wall {statistics.median(walls):>11,.0f}  cpu {statistics.median(cpus):>11,.0f}"
-                f"   rounds (wall/cpu): {rounds}")
+                f"   rounds (wall/cpu): {rounds}{gc_part}")
+
+
+class Collector:
+    """Wall time inside Python's cyclic collector (``gc.callbacks``), read per timed row."""
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self._start = 0.0
+        gc.callbacks.append(self._seen)
+
+    def _seen(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.total += time.perf_counter() - self._start
+
+
+COLLECTOR = Collector()
 
 
 def timed(fn):
-    w, c = time.perf_counter(), time.process_time()
+    w, c, g = time.perf_counter(), time.process_time(), COLLECTOR.total
     n = fn()
-    return n, time.perf_counter() - w, time.process_time() - c
+    return n, time.perf_counter() - w, time.process_time() - c, COLLECTOR.total - g
 
 
 # -- our side ---------------------------------------------------------------------------------

@@ -104,6 +104,18 @@ _PLAYED = object()
 _ADDED, _REMOVED, _PENDING, _LAST, _ACHIEVED = range(5)
 
 
+_NO_PRONOUN: dict = {}   # command -> it names no pronoun (a known turn's record is kept only then)
+
+
+def _names_no_pronoun(command: str) -> bool:
+    """Whether ``command`` names no pronoun, remembered: a random walk's new turns are a few hundred
+    commands over and over, and reading their words again cost each new turn a regular expression and a split."""
+    if len(_NO_PRONOUN) >= 8_192:   # a bound, not a leak
+        _NO_PRONOUN.clear()
+    out = _NO_PRONOUN[command] = PRONOUNS.isdisjoint(normalise(command))
+    return out
+
+
 def _first(x: str, old: list) -> list:
     """What "it" means after naming ``x``: x, then the two named before it (apart from ``Game.step``;
     a loop, not a comprehension: that is a function called, and a list sliced and joined)."""
@@ -355,7 +367,7 @@ class Game:
                *self._log[-1][:2], self.achieved, self._achieved_text, result.goal_score, None, None]
         if (pending is None and self.pending is None and self._scene is None and action is not None
                 and self._single and type(self.parser) is CommandParser
-                and PRONOUNS.isdisjoint(normalise(command))):
+                and (_NO_PRONOUN.get(command) or _names_no_pronoun(command))):
             named = self.last
             if named is not last:
                 rec[NAMED] = named[0]
