@@ -23,12 +23,17 @@ reset: that is its reset). Configurations:
 - ``generate``: a new generated world per reset (``generate=``) against
   TWX's Python ``reset(seed)`` with a new seed each time.
 
-Rounds alternate the engines in one process (the JVM runs beside it and
-plays one round when told), so a busy machine slows both alike; wall clock
-and CPU time are both printed (for the JVM: the whole process's CPU, its
-compiler and collector threads included). Our rows also print, per round, the share of their wall
-time spent in Python's cyclic collector: a full collection walks every container the process keeps
-(all four environments' memos and TWX's Python objects alike) and lands in whichever row is running.
+Rounds alternate the engines, driven by one process: the JVM runs beside it
+and plays one round when told, and each configuration of ours runs in a
+worker process of its own, as a trainer's environment does (``--one-process``
+runs them all in the driver, the harness of rounds 1-6: there every
+configuration's memos, and TWX's Python objects, are walked by each full
+collection of Python's cyclic collector, whichever row it lands in). A busy
+machine slows both alike; wall clock and CPU time are both printed (for the
+JVM: the whole process's CPU, its compiler and collector threads included).
+Each of our rows' random agent is seeded by the round (``random.Random(r)``).
+Our rows also print, per round, the share of their wall time spent in the
+cyclic collector.
 
 TWX is optional and never a dependency of tui-adventure::
 
@@ -42,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import multiprocessing
 import os
 import random
 import shutil
@@ -251,6 +257,64 @@ def _cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+class Job:
+    """One of our configurations and what it keeps between rounds (its env, or planner): ``kind`` is
+    ``valid``, ``noenv``, ``progress`` or ``generate``; ``pair`` coin or cooking."""
+
+    def __init__(self, kind: str, pair: str | None) -> None:
+        self.kind = kind
+        world = None if kind == "generate" else generated_world() if pair == "coin" else open_world("house")
+        self.world = world
+        if kind == "valid":
+            self.env = AdventureEnv(world=world, infos=("admissible_commands",), max_turns=CAP)
+        elif kind == "progress":
+            self.env = AdventureEnv(world=world, max_turns=CAP)
+        elif kind == "noenv":
+            self.planner = Planner(world)
+        else:
+            self.env = AdventureEnv(generate=GEN, infos=(), max_turns=CAP)
+            self.env.reset(seed=1)
+
+    def run(self, r: int, count: int) -> tuple:
+        """(count, wall, cpu, collector) of one round, its random agent seeded by the round."""
+        rng = random.Random(r)
+        if self.kind == "noenv":
+            return timed(lambda: bare_agent(self.world, self.planner, rng, count))
+        if self.kind == "generate":
+            return timed(lambda: generate_resets(self.env, count))
+        return timed(lambda: random_agent(self.env, rng, count))
+
+
+def _serve(conn, kind: str, pair: str | None) -> None:
+    """A worker process's loop: one ``Job``, a round each time the driver asks."""
+    job = Job(kind, pair)
+    conn.send("ready")
+    while (ask := conn.recv()) is not None:
+        conn.send(job.run(*ask))
+
+
+class Worker:
+    """A ``Job`` in a process of its own, as a trainer runs an environment: the cyclic collector's full
+    collections there walk that job's memos only, not every configuration's (and TWX's Python objects)
+    as they do with ``--one-process``."""
+
+    def __init__(self, kind: str, pair: str | None) -> None:
+        ctx = multiprocessing.get_context("spawn")   # the driver has py4j's threads: no fork
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, kind, pair), daemon=True)
+        self.proc.start()
+        if self.conn.recv() != "ready":
+            raise RuntimeError(f"worker {kind} {pair} did not start")
+
+    def run(self, r: int, count: int) -> tuple:
+        self.conn.send((r, count))
+        return self.conn.recv()
+
+    def close(self) -> None:
+        self.conn.send(None)
+        self.proc.join(timeout=30)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--rounds", type=int, default=3)
@@ -259,6 +323,8 @@ def main() -> None:
     ap.add_argument("--resets", type=int, default=300, help="generated worlds a round")
     ap.add_argument("--pairs", default="coin,cooking")
     ap.add_argument("--no-twx", action="store_true", help="our side only")
+    ap.add_argument("--one-process", action="store_true",
+                    help="every configuration of ours in the driver's process (rounds 1-6's harness)")
     args = ap.parse_args()
 
     home = None if args.no_twx else twx_home()
@@ -275,14 +341,11 @@ def main() -> None:
         twx_py = TextWorldExpressEnv(envStepLimit=CAP)
         twx_py.load("coin", PAIRS["coin"][1])
 
-    worlds = {"coin": generated_world(), "cooking": open_world("house")}
     pairs = [p for p in args.pairs.split(",") if p]
+    make = Job if args.one_process else Worker
+    jobs = {(kind, p): make(kind, p) for p in pairs for kind in ("valid", "noenv", "progress")}
+    jobs["generate", None] = make("generate", None)
     figs = Figures()
-    envs = {p: AdventureEnv(world=worlds[p], infos=("admissible_commands",), max_turns=CAP) for p in pairs}
-    full = {p: AdventureEnv(world=worlds[p], max_turns=CAP) for p in pairs}
-    planners = {p: Planner(worlds[p]) for p in pairs}
-    gen_env = AdventureEnv(generate=GEN, infos=(), max_turns=CAP)
-    gen_env.reset(seed=1)
     if jvm is not None:   # the JIT's warm-up, not reported
         for p in pairs:
             jvm.round(PAIRS[p][0], PAIRS[p][1], 1, args.steps // 2)
@@ -292,19 +355,21 @@ def main() -> None:
             if jvm is not None:
                 n, wall, cpu = jvm.round(game, params, 1, args.steps)
                 figs.add(f"{p}: TWX native JVM loop ({game})", n, wall, cpu)
-            rng = random.Random(r)
-            figs.add(f"{p}: ours, valid actions ({ours})", *timed(lambda: random_agent(envs[p], rng, args.steps)))
-            figs.add(f"{p}: ours, Game.step on valid actions, no env", *timed(lambda: bare_agent(worlds[p], planners[p], rng, args.steps)))
-            figs.add(f"{p}: ours, default infos (progress)",
-                     *timed(lambda: random_agent(full[p], rng, args.progress_steps)))
+            figs.add(f"{p}: ours, valid actions ({ours})", *jobs["valid", p].run(r, args.steps))
+            figs.add(f"{p}: ours, Game.step on valid actions, no env", *jobs["noenv", p].run(r, args.steps))
+            figs.add(f"{p}: ours, default infos (progress)", *jobs["progress", p].run(r, args.progress_steps))
         if twx_py is not None:
             seeds = [random.randrange(1, 10_000) for _ in range(args.resets)]
             figs.add("reset: TWX Python reset(seed), coin (CPU: both processes)", *twx_python_resets(twx_py, seeds))
-        figs.add("reset: ours, generate= (6 rooms)", *timed(lambda: generate_resets(gen_env, args.resets)))
+        figs.add("reset: ours, generate= (6 rooms)", *jobs["generate", None].run(r, args.resets))
         print(f"round {r + 1} done", file=sys.stderr)
-    print(f"random agent on valid actions, {args.rounds} rounds, medians (steps or resets per second)")
+    where = "all in this process" if args.one_process else "each of ours in its own process"
+    print(f"random agent on valid actions, {args.rounds} rounds ({where}), medians (steps or resets per second)")
     for name in figs.rows:
         print(figs.line(name))
+    for job in jobs.values():
+        if isinstance(job, Worker):
+            job.close()
     if jvm is not None:
         jvm.close()
     if twx_py is not None:
