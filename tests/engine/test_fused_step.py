@@ -128,7 +128,7 @@ def test_a_game_of_the_odd_actions_replays_as_it_played():
 
 def test_a_long_session_keeps_its_memo_bounded():
     """Every step that is not a memo hit remembers its transition in the state it left; past
-    ``MEMO_STATES`` of them the world forgets them all, and play goes on as before."""
+    ``MEMO_STATES`` of them the world forgets the older half, and play goes on as before."""
     text = (ROOT / "worlds" / "house.yaml").read_text(encoding="utf-8").replace("\ngoal:", ODD + "goal:", 1)
     world = load_world_text(text, "house_odd.yaml")
     game = Game(world)
@@ -140,4 +140,30 @@ def test_a_long_session_keeps_its_memo_bounded():
         result = game.step("untie lamp")
         assert result.fail is None and (("open", "lamp") in game.state.facts) == (i % 2 == 0)
         sizes.append(len(memo))
-    assert max(sizes) <= MEMO_STATES and sizes.count(1) >= 2   # forgotten twice, and filled again
+    # forgotten three times (the older half each time), and filled again
+    assert max(sizes) <= MEMO_STATES and sizes.count(MEMO_STATES // 2 + 1) >= 3
+
+
+def test_a_memo_past_its_limit_keeps_the_states_met_lately():
+    """Past its limit a world's transition memo empties the states it met longest ago and not since,
+    so a walk that comes back to a state it met lately still finds its turn remembered (and an old one
+    is worked out again, with the same outcome)."""
+    text = (ROOT / "worlds" / "house.yaml").read_text(encoding="utf-8").replace("\ngoal:", ODD + "goal:", 1)
+    world = load_world_text(text, "house_odd.yaml")
+    game = Game(world)
+    for c in ["up", "north", "take lamp"]:
+        assert game.step(c).fail is None
+    old = game.state
+    memo = world.actions[0].memo
+    start = len(memo)
+    look = world.action_by_id["look"]
+    recent = None
+    for i in range(MEMO_STATES - start + 10):   # new states (each a toggle away), until the memo is past its limit
+        assert game.step("untie lamp").fail is None
+        if i == MEMO_STATES - start - 5:
+            recent = game.state
+            look.attempt_later(recent, {})   # met lately: in the newer half when the memo forgets
+    assert len(memo) <= MEMO_STATES // 2 + 16
+    key_head = next(iter(k for k in recent.cache if type(k) is tuple and type(k[0]) is int), None)
+    assert key_head is not None, "the state met lately kept its remembered turns"
+    assert not any(type(k) is tuple and type(k[0]) is int for k in old.cache), "the state met first was emptied"

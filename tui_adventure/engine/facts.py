@@ -394,6 +394,22 @@ class State:
         return sorted(format_fact(f) for f in self.facts)
 
 
+def empty_older(caches: list) -> None:
+    """Past a memo's limit: empty the states' caches listed in the older half of ``caches`` (listed in the
+    order they were written to, once a write) and not written since, and keep the newer half listed.
+
+    A random walk keeps meeting the states it met lately; emptying every cache at once made the next
+    few thousand steps all new again (a round in ten of a trainer's long run). A cache with anything in
+    it stays listed, so memory stays bounded by the limit."""
+    half = len(caches) // 2
+    newer = caches[half:]
+    recent = {id(c) for c in newer}
+    for c in caches[:half]:
+        if id(c) not in recent:
+            c.clear()
+    caches[:] = newer
+
+
 def pairs(st: State) -> dict:
     """(predicate, first, second) -> the tails of every fact of three or more places, for ``st`` and
     the state it reads through: an action's step reads an ``exit(here, dir, _)`` by one lookup, not

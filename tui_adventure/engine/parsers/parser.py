@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..facts import empty_older
 from ..text import english_list
 from .patterns import Pattern, compile_pattern, layout_of
 
@@ -184,7 +185,7 @@ class CommandParser:
         sight: working out the whole scope costs more than a fresh game's parse
         saves by it, and a replay meets the same state objects (see
         ``Action.attempt_later``); ``_memo`` lists the caches written to, to
-        empty them all past ``MEMO_PARSES``. A state whose scope is already
+        empty the older past ``MEMO_PARSES`` (``facts.empty_older``). A state whose scope is already
         known (a trainer's environment keys its admissible commands on what
         is in sight, so every state it meets has it) shares its parses with
         every state that sees the same things (``_sighted``): a parse reads
@@ -220,9 +221,7 @@ class CommandParser:
             kept = (seen, result)   # a Failure or a Question, never changed
         held = self._memo
         if len(held) > self.memo_limit:
-            for c in held:
-                c.clear()
-            held.clear()
+            empty_older(held)
         cache[key] = kept
         held.append(cache)
         if scope is not None and not self._read_all:

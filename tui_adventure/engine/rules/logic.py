@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..facts import OVERLAY_LIMIT, State
+from ..facts import OVERLAY_LIMIT, State, empty_older
 from .rule_source import _MISSING, _restore, fact_shapes, generated, twice
 from .logic_ast import COMPARISONS, Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, LogicError, Not, Or, When, atoms_in, conjuncts, effect_predicates, expanded_predicates, fresh, names_in, parse_condition, parse_effects, substitute
 
@@ -41,9 +41,12 @@ class Memo(list):
 
 
 def forget(memo: list) -> None:
-    """Empty every state cache an action's step wrote to: a chain of remembered successors cannot
-    keep every state a long session saw alive (a ``Memo`` below its raised limit is kept)."""
-    if type(memo) is Memo and len(memo) < memo.limit:
+    """Empty the state caches an action's step wrote to: a chain of remembered successors cannot
+    keep every state a long session saw alive. A ``Memo`` below its raised limit is kept; past it, the
+    caches written to in its older half and not since are emptied (``facts.empty_older``)."""
+    if type(memo) is Memo:
+        if len(memo) >= memo.limit:
+            empty_older(memo)
         return
     for cache in memo:
         cache.clear()

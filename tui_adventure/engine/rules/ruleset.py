@@ -22,9 +22,7 @@ from ..text import Later, TemplateError, compile_template
 from ..yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
 _new = object.__new__
-# each Action's head of its memo keys in a state's cache: an int, not the Action, so a key of ids is one the
-# cyclic collector stops tracking (it walks every container it tracks at each full collection)
-_KEY_HEADS = itertools.count(1)
+_KEY_HEADS = itertools.count(1)   # an Action's memo keys' head: an int, so the cyclic collector untracks a key
 RULESET_DIR = Path(__file__).resolve().parents[2] / "rulesets"
 ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
                "all", "all_where", "plan", "plan_if"}
@@ -311,10 +309,9 @@ class Action:
     # ``attempt_later(st, env) -> (next state, message, fail type or None)``: as ``attempt``, the message
     # left unrendered until it is read (``str(text)``); one generated function per action (see
     # ``Compiler.attempt``), set in ``__init__``. Memoised in the state's own cache on the arguments (the
-    # message alone is kept: it holds the outcome, ``Later.next`` and ``Later.fail``):
-    # states are immutable and rules deterministic, and a replay of a world meets the very state
-    # objects a memo hit handed out before, so no state is hashed. ``memo`` (one list per world) holds
-    # the caches written to, so past ``MEMO_STATES`` transitions they are all emptied.
+    # message alone, holding the outcome: ``Later.next``, ``Later.fail``): states are immutable and rules
+    # deterministic, and a replay of a world meets the very state objects a memo hit handed out before, so
+    # no state is hashed. ``memo`` (one list per world) holds the caches written to (see ``forget``).
 
     def _failed(self, st: State, env: dict, key: tuple, cache: dict, i: int) -> tuple:
         """``attempt_later``'s end when check ``i`` failed (the message made without Later.__init__'s
@@ -324,8 +321,7 @@ class Action:
         text.env = env
         _cond, text.render, fail_type, _ = self.checks[i]
         text.st = st
-        text.next = None
-        text.fail = fail_type
+        text.next, text.fail = None, fail_type
         self._remember(cache, key, text)
         return st, text, fail_type
 
@@ -341,8 +337,7 @@ class Action:
         text.env = env
         text.render = self.success
         text.st = new
-        text.next = new if new is not st else None
-        text.fail = None
+        text.next, text.fail = (new if new is not st else None), None
         self._remember(cache, key, text)
         return new, text, None
 
