@@ -25,8 +25,11 @@ from __future__ import annotations
 from ..facts import State
 from ..world import World
 from .sight import local_view
+from .touches import read_patterns, touched
 
 MEMO_STATES = 50_000       # states remembered per world (a few hundred bytes each beside the state); then emptied
+MAX_CHANGED = 12           # facts a new state may differ from the one before by to be worked out from it
+_PARTS = ("admissible parts",)   # a state's cache: its commands' parts (Admissible._work), for the next state's
 
 
 class Admissible:
@@ -46,6 +49,20 @@ class Admissible:
         self._near: dict[tuple, tuple] = {}
         self.misses = 0     # states not met before
         self.computed = 0   # of those, the ones worked out (the rest: their surroundings were met)
+        self.stepped = 0    # of those, the ones worked out from the state before (touches)
+        self._prev: State | None = None   # the state looked up last
+        # what each action's rules read (engine.planning.touches), when the style promises what its texts
+        # and builtins read: a new state one step from the last takes the commands of the actions its
+        # change leaves alone
+        self._patterns = None
+        kinds = sorted({k for a in self._plan for k in a.spec.params.values()})
+        self._kinds = kinds
+        self._action_kinds = [frozenset(a.spec.params.values()) for a in self._plan]
+        sight = world.style.sight
+        if self.view is not None and sight.builtin_reads is not None:
+            patterns = [read_patterns(world, a, sight.builtin_reads) for a in self._plan]
+            if all(p is not None for p in patterns):
+                self._patterns = [{pred: tuple(got) for pred, got in p.items()} for p in patterns]
 
     def lookup(self, st: State) -> tuple[State, tuple[str, ...]]:
         """(the canonical state equal to ``st``, its commands); the memo learns ``st`` when new."""
@@ -61,11 +78,17 @@ class Admissible:
                 commands = self.compute(st)
             else:
                 key = view.key(st)
-                commands = self._near.get(key)
-                if commands is None:
+                near = self._near.get(key)
+                if near is None:
                     self.computed += 1
-                    commands = self._near[key] = self.compute(st)
+                    near = None if self._patterns is None else self._step_from(st)
+                    if near is None:
+                        near = self._work(st, None, None)
+                    self._near[key] = near
+                commands, parts = near
+                st.cache[_PARTS] = parts
             hit = self._memo[st] = (st, commands)
+        self._prev = hit[0]
         return hit
 
     def commands(self, st: State) -> list[str]:
@@ -76,33 +99,102 @@ class Admissible:
         bindings of one and two parameters walked in place (no binding copied), each checked for a change
         and made a command at once, and each kind's candidates (less the values a check allows at load)
         read once per state."""
+        return self._work(st, None, None)[0]
+
+    def _step_from(self, st: State):
+        """``_work``'s answer for ``st`` from the state looked up before it (``touches``), or None when that
+        state's parts are gone or it differs from ``st`` in the room, in what is in sight or in too much."""
+        prev = self._prev
+        if prev is None:
+            return None
+        parts = prev.cache.get(_PARTS)
+        if parts is None:
+            return None
+        changed = _changed(prev, st)
+        if changed is None or self._where(st) != self._where(prev) or self.style.scope(st) != self.style.scope(prev):
+            return None
+        pools, per_action = parts
+        domains = self.style.domains
+        values: dict = {}
+        redo = []
+        for i, kind in enumerate(self._kinds):
+            pool = values[kind] = domains[kind](st)
+            if (pool if type(pool) is tuple else tuple(pool)) != pools[i]:
+                redo.append(kind)
+        if redo:
+            redo = frozenset(redo)
+        patterns = self._patterns
+        reuse = [not touched(patterns[i], changed) and (not redo or redo.isdisjoint(self._action_kinds[i]))
+                 for i in range(len(self._plan))]
+        self.stepped += 1
+        return self._work(st, (per_action, reuse), values)
+
+    def _work(self, st: State, old, values: dict | None):
+        """(the commands, their parts: each kind's candidates and each action's commands); ``old``: (an
+        earlier state's commands per action, whether each holds here) to take rather than work out."""
         style = self.style
         text = style.command_text
         domains = style.domains
         here = self._where(st)
-        values: dict = {}   # kind, or (kind, the allowed values) -> its candidates in this state, read once
+        if values is None:
+            values = {}   # kind, or (kind, the allowed values) -> its candidates in this state, read once
         over, known = st.over, st.known   # State.has written out
+        per_action = []
         out: set = set()
-        add = out.add
-        for action in self._plan:
+        for i, action in enumerate(self._plan):
+            if old is not None and old[1][i]:
+                got = old[0][i]
+                per_action.append(got)
+                out.update(got)
+                continue
+            mine: set = set()
+            add = mine.add
             if action.ends:
                 add(text(action, {}, st))
-                continue
-            env = started(action, st, here)
-            if env is None:
-                continue
-            effect = action.effect
-            params = action.order
-            if len(params) > 2:
-                bindings = _ground(action, st, env, domains, values)
-            elif not params:
-                bindings = (env,)
             else:
-                bindings = _bindings(st, env, params, pools(action, st, domains, values), action.slot_checks)
-            for env in bindings:
-                if effect is None or _changes(effect, st, env, over, known):
-                    add(text(action, env, st))
-        return tuple(sorted(out))
+                env = started(action, st, here)
+                if env is not None:
+                    effect = action.effect
+                    params = action.order
+                    if len(params) > 2:
+                        bindings = _ground(action, st, env, domains, values)
+                    elif not params:
+                        bindings = (env,)
+                    else:
+                        bindings = _bindings(st, env, params, pools(action, st, domains, values), action.slot_checks)
+                    for env in bindings:
+                        if effect is None or _changes(effect, st, env, over, known):
+                            add(text(action, env, st))
+            got = tuple(mine) if mine else ()
+            per_action.append(got)
+            out.update(got)
+        if self._patterns is None:
+            return tuple(sorted(out)), None
+        kinds = []
+        for kind in self._kinds:
+            pool = values.get(kind)
+            if pool is None:
+                pool = values[kind] = domains[kind](st)
+            kinds.append(pool if type(pool) is tuple else tuple(pool))
+        return tuple(sorted(out)), (tuple(kinds), tuple(per_action))
+
+
+def _changed(a: State, b: State) -> list | None:
+    """The facts ``a`` and ``b`` differ by, read from their overlays when they read through one base (a
+    game's steps from one state), else None; None too past ``MAX_CHANGED``."""
+    base = b._base
+    if base is None:
+        return None
+    bo = b.over
+    if base is a:   # every overlay entry differs from the base
+        out = list(bo)
+    elif base is a._base:
+        ao, known = a.over, b.known
+        out = [f for f, now in bo.items() if now != (ao[f] if f in ao else f in known)]
+        out += [f for f, was in ao.items() if f not in bo and was != (f in known)]
+    else:
+        return None
+    return out if len(out) <= MAX_CHANGED else None
 
 
 def _changes(effect, st: State, env: dict, over: dict, known: frozenset) -> bool:
