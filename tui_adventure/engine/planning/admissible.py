@@ -25,9 +25,10 @@ from __future__ import annotations
 from ..facts import State
 from ..world import World
 from .sight import local_view
-from .touches import read_patterns, touched
+from .touches import read_patterns
 
 MEMO_STATES = 50_000       # states remembered per world (a few hundred bytes each beside the state); then emptied
+MAX_SCOPES = 4_096         # (room, scope) pairs whose command texts are kept; then emptied
 MAX_CHANGED = 12           # facts a new state may differ from the one before by to be worked out from it
 _PARTS = ("admissible parts",)   # a state's cache: its commands' parts (Admissible._work), for the next state's
 
@@ -57,12 +58,17 @@ class Admissible:
         self._patterns = None
         kinds = sorted({k for a in self._plan for k in a.spec.params.values()})
         self._kinds = kinds
-        self._action_kinds = [frozenset(a.spec.params.values()) for a in self._plan]
+        self._action_kinds = [sorted({kinds.index(k) for k in a.spec.params.values()}) for a in self._plan]
+        self._readers: dict = {}   # predicate -> (action's index, pattern) for each pattern read
+        self._said: dict = {}      # (room, scope) -> (action's index, values) -> its command's text
         sight = world.style.sight
         if self.view is not None and sight.builtin_reads is not None:
             patterns = [read_patterns(world, a, sight.builtin_reads) for a in self._plan]
             if all(p is not None for p in patterns):
-                self._patterns = [{pred: tuple(got) for pred, got in p.items()} for p in patterns]
+                self._patterns = patterns
+                for i, p in enumerate(patterns):
+                    for pred, got in p.items():
+                        self._readers.setdefault(pred, []).extend((i, pattern) for pattern in got)
 
     def lookup(self, st: State) -> tuple[State, tuple[str, ...]]:
         """(the canonical state equal to ``st``, its commands); the memo learns ``st`` when new."""
@@ -83,7 +89,7 @@ class Admissible:
                     self.computed += 1
                     near = None if self._patterns is None else self._step_from(st)
                     if near is None:
-                        near = self._work(st, None, None)
+                        near = self._work(st)
                     self._near[key] = near
                 commands, parts = near
                 st.cache[_PARTS] = parts
@@ -99,7 +105,7 @@ class Admissible:
         bindings of one and two parameters walked in place (no binding copied), each checked for a change
         and made a command at once, and each kind's candidates (less the values a check allows at load)
         read once per state."""
-        return self._work(st, None, None)[0]
+        return self._work(st)[0]
 
     def _step_from(self, st: State):
         """``_work``'s answer for ``st`` from the state looked up before it (``touches``), or None when that
@@ -113,25 +119,38 @@ class Admissible:
         changed = _changed(prev, st)
         if changed is None or self._where(st) != self._where(prev) or self.style.scope(st) != self.style.scope(prev):
             return None
-        pools, per_action = parts
+        redo = set()
+        readers = self._readers
+        for f in changed:
+            for i, pattern in readers.get(f[0], ()):
+                if i not in redo:
+                    for j, x in pattern:
+                        if len(f) <= j or f[j] != x:
+                            break
+                    else:
+                        redo.add(i)
+        # each kind's candidates are compared with the state before's, for the actions kept only
         domains = self.style.domains
         values: dict = {}
-        redo = []
-        for i, kind in enumerate(self._kinds):
-            pool = values[kind] = domains[kind](st)
-            if (pool if type(pool) is tuple else tuple(pool)) != pools[i]:
-                redo.append(kind)
-        if redo:
-            redo = frozenset(redo)
-        patterns = self._patterns
-        reuse = [not touched(patterns[i], changed) and (not redo or redo.isdisjoint(self._action_kinds[i]))
-                 for i in range(len(self._plan))]
+        old_pools = parts[0]
+        kinds = self._kinds
+        for i, action_kinds in enumerate(self._action_kinds):
+            if i in redo:
+                continue
+            for k in action_kinds:
+                pool = values.get(kinds[k])
+                if pool is None:
+                    pool = values[kinds[k]] = domains[kinds[k]](st)
+                if (pool if type(pool) is tuple else tuple(pool)) != old_pools[k]:
+                    redo.add(i)
+                    break
         self.stepped += 1
-        return self._work(st, (per_action, reuse), values)
+        return self._work(st, parts, redo, values)
 
-    def _work(self, st: State, old, values: dict | None):
-        """(the commands, their parts: each kind's candidates and each action's commands); ``old``: (an
-        earlier state's commands per action, whether each holds here) to take rather than work out."""
+    def _work(self, st: State, old=None, redo=None, values: dict | None = None):
+        """(the commands, their parts: each kind's candidates, every action's commands in a row and where
+        each action's end); ``old``: an earlier state's parts whose actions' commands hold here, but for
+        those in ``redo``."""
         style = self.style
         text = style.command_text
         domains = style.domains
@@ -139,16 +158,24 @@ class Admissible:
         if values is None:
             values = {}   # kind, or (kind, the allowed values) -> its candidates in this state, read once
         over, known = st.over, st.known   # State.has written out
-        per_action = []
-        out: set = set()
+        texts: list = []
+        ends: list = []
+        add = texts.append
+        # command texts by (action, values), for this room and scope, when the style promises they read
+        # nothing else (Sight.builtin_reads)
+        said = None
+        if self._patterns is not None:
+            scope = style.scope(st)
+            said = self._said.get((here, scope))
+            if said is None:
+                if len(self._said) >= MAX_SCOPES:
+                    self._said.clear()
+                said = self._said[(here, scope)] = {}
         for i, action in enumerate(self._plan):
-            if old is not None and old[1][i]:
-                got = old[0][i]
-                per_action.append(got)
-                out.update(got)
+            if old is not None and i not in redo:
+                texts += old[1][old[2][i - 1] if i else 0:old[2][i]]
+                ends.append(len(texts))
                 continue
-            mine: set = set()
-            add = mine.add
             if action.ends:
                 add(text(action, {}, st))
             else:
@@ -162,21 +189,29 @@ class Admissible:
                         bindings = (env,)
                     else:
                         bindings = _bindings(st, env, params, pools(action, st, domains, values), action.slot_checks)
-                    for env in bindings:
-                        if effect is None or _changes(effect, st, env, over, known):
-                            add(text(action, env, st))
-            got = tuple(mine) if mine else ()
-            per_action.append(got)
-            out.update(got)
+                    if said is None:
+                        for env in bindings:
+                            if effect is None or _changes(effect, st, env, over, known):
+                                add(text(action, env, st))
+                    else:
+                        for env in bindings:
+                            if effect is None or _changes(effect, st, env, over, known):
+                                k = (i, *[env[p] for p in params])
+                                t = said.get(k)
+                                if t is None:
+                                    t = said[k] = text(action, env, st)
+                                add(t)
+            ends.append(len(texts))
+        commands = tuple(sorted(set(texts)))
         if self._patterns is None:
-            return tuple(sorted(out)), None
+            return commands, None
         kinds = []
         for kind in self._kinds:
             pool = values.get(kind)
             if pool is None:
                 pool = values[kind] = domains[kind](st)
             kinds.append(pool if type(pool) is tuple else tuple(pool))
-        return tuple(sorted(out)), (tuple(kinds), tuple(per_action))
+        return commands, (tuple(kinds), tuple(texts), tuple(ends))
 
 
 def _changed(a: State, b: State) -> list | None:
