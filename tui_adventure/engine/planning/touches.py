@@ -37,7 +37,7 @@ def read_patterns(world, action, builtin_reads: frozenset) -> dict | None:
                     return None
     except (LogicError, KeyError, RecursionError):
         return None
-    return out
+    return {pred: tuple(got) for pred, got in out.items()}
 
 
 def touched(patterns: dict, changed: list) -> bool:
