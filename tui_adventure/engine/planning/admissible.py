@@ -11,7 +11,11 @@ answers its next steps too.
 
 A state not met before whose surroundings were met (the player's room, what
 is in sight, the facts naming them: ``sight.LocalView``, when the rules are
-proved to read nothing else) takes their commands. Else they are worked out
+proved to read nothing else) takes their commands. One whose surroundings are
+new is worked out from the state looked up before it (the env's last state,
+one step away) when the style promises what its texts and builtins read
+(``Sight.builtin_reads``): an action whose rules read none of the facts the
+step changed (``touches``) keeps its commands. Else they are worked out
 as ``Planner.admissible_commands_reference`` does, with the same answer (a
 test holds the two together on thousands of random states of several
 worlds), but without its waste: the player's room and each kind's candidates
@@ -42,7 +46,7 @@ class Admissible:
         self.max_states = max_states
         self._memo: dict[State, tuple] = {}
         self._where = world.actions[0].where if world.actions else (lambda st: None)
-        # per action: (action, its parameters in grounding order and their kinds, ends?, has effect?)
+        # the actions that can give a command: those that end the game, change facts or tell something
         self._plan = [a for a in world.actions if a.ends or a.effect is not None or a.info]
         # what the commands can read, when the rules are proved local (engine.planning.sight): a state
         # never met whose surroundings were met before costs a key, not a grounding
