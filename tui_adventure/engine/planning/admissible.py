@@ -11,7 +11,11 @@ answers its next steps too.
 
 A state not met before whose surroundings were met (the player's room, what
 is in sight, the facts naming them: ``sight.LocalView``, when the rules are
-proved to read nothing else) takes their commands. Else they are worked out
+proved to read nothing else) takes their commands. One whose surroundings are
+new is worked out from the state looked up before it (the env's last state,
+one step away) when the style promises what its texts and builtins read
+(``Sight.builtin_reads``): an action whose rules read none of the facts the
+step changed (``touches``) keeps its commands. Else they are worked out
 as ``Planner.admissible_commands_reference`` does, with the same answer (a
 test holds the two together on thousands of random states of several
 worlds), but without its waste: the player's room and each kind's candidates
@@ -25,8 +29,12 @@ from __future__ import annotations
 from ..facts import State
 from ..world import World
 from .sight import local_view
+from .touches import read_patterns
 
 MEMO_STATES = 50_000       # states remembered per world (a few hundred bytes each beside the state); then emptied
+MAX_SCOPES = 4_096         # (room, scope) pairs whose command texts are kept; then emptied
+MAX_CHANGED = 12           # facts a new state may differ from the one before by to be worked out from it
+_PARTS = ("admissible parts",)   # a state's cache: its commands' parts (Admissible._work), for the next state's
 
 
 class Admissible:
@@ -38,7 +46,7 @@ class Admissible:
         self.max_states = max_states
         self._memo: dict[State, tuple] = {}
         self._where = world.actions[0].where if world.actions else (lambda st: None)
-        # per action: (action, its parameters in grounding order and their kinds, ends?, has effect?)
+        # the actions that can give a command: those that end the game, change facts or tell something
         self._plan = [a for a in world.actions if a.ends or a.effect is not None or a.info]
         # what the commands can read, when the rules are proved local (engine.planning.sight): a state
         # never met whose surroundings were met before costs a key, not a grounding
@@ -46,6 +54,25 @@ class Admissible:
         self._near: dict[tuple, tuple] = {}
         self.misses = 0     # states not met before
         self.computed = 0   # of those, the ones worked out (the rest: their surroundings were met)
+        self.stepped = 0    # of those, the ones worked out from the state before (touches)
+        self._prev: State | None = None   # the state looked up last
+        # what each action's rules read (engine.planning.touches), when the style promises what its texts
+        # and builtins read: a new state one step from the last takes the commands of the actions its
+        # change leaves alone
+        self._patterns = None
+        kinds = sorted({k for a in self._plan for k in a.spec.params.values()})
+        self._kinds = kinds
+        self._action_kinds = [sorted({kinds.index(k) for k in a.spec.params.values()}) for a in self._plan]
+        self._readers: dict = {}   # predicate -> (action's index, pattern) for each pattern read
+        self._said: dict = {}      # (room, scope) -> (action's index, values) -> its command's text
+        sight = world.style.sight
+        if self.view is not None and sight.builtin_reads is not None:
+            patterns = [read_patterns(world, a, sight.builtin_reads) for a in self._plan]
+            if all(p is not None for p in patterns):
+                self._patterns = patterns
+                for i, p in enumerate(patterns):
+                    for pred, got in p.items():
+                        self._readers.setdefault(pred, []).extend((i, pattern) for pattern in got)
 
     def lookup(self, st: State) -> tuple[State, tuple[str, ...]]:
         """(the canonical state equal to ``st``, its commands); the memo learns ``st`` when new."""
@@ -61,11 +88,17 @@ class Admissible:
                 commands = self.compute(st)
             else:
                 key = view.key(st)
-                commands = self._near.get(key)
-                if commands is None:
+                near = self._near.get(key)
+                if near is None:
                     self.computed += 1
-                    commands = self._near[key] = self.compute(st)
+                    near = None if self._patterns is None else self._step_from(st)
+                    if near is None:
+                        near = self._work(st)
+                    self._near[key] = near
+                commands, parts = near
+                st.cache[_PARTS] = parts
             hit = self._memo[st] = (st, commands)
+        self._prev = hit[0]
         return hit
 
     def commands(self, st: State) -> list[str]:
@@ -76,33 +109,131 @@ class Admissible:
         bindings of one and two parameters walked in place (no binding copied), each checked for a change
         and made a command at once, and each kind's candidates (less the values a check allows at load)
         read once per state."""
+        return self._work(st)[0]
+
+    def _step_from(self, st: State):
+        """``_work``'s answer for ``st`` from the state looked up before it (``touches``), or None when that
+        state's parts are gone or it differs from ``st`` in the room, in what is in sight or in too much."""
+        prev = self._prev
+        if prev is None:
+            return None
+        parts = prev.cache.get(_PARTS)
+        if parts is None:
+            return None
+        changed = _changed(prev, st)
+        if changed is None or self._where(st) != self._where(prev) or self.style.scope(st) != self.style.scope(prev):
+            return None
+        redo = set()
+        readers = self._readers
+        for f in changed:
+            for i, pattern in readers.get(f[0], ()):
+                if i not in redo:
+                    for j, x in pattern:
+                        if len(f) <= j or f[j] != x:
+                            break
+                    else:
+                        redo.add(i)
+        # each kind's candidates are compared with the state before's, for the actions kept only
+        domains = self.style.domains
+        values: dict = {}
+        old_pools = parts[0]
+        kinds = self._kinds
+        for i, action_kinds in enumerate(self._action_kinds):
+            if i in redo:
+                continue
+            for k in action_kinds:
+                pool = values.get(kinds[k])
+                if pool is None:
+                    pool = values[kinds[k]] = domains[kinds[k]](st)
+                if (pool if type(pool) is tuple else tuple(pool)) != old_pools[k]:
+                    redo.add(i)
+                    break
+        self.stepped += 1
+        return self._work(st, parts, redo, values)
+
+    def _work(self, st: State, old=None, redo=None, values: dict | None = None):
+        """(the commands, their parts: each kind's candidates, every action's commands in a row and where
+        each action's end); ``old``: an earlier state's parts whose actions' commands hold here, but for
+        those in ``redo``."""
         style = self.style
         text = style.command_text
         domains = style.domains
         here = self._where(st)
-        values: dict = {}   # kind, or (kind, the allowed values) -> its candidates in this state, read once
+        if values is None:
+            values = {}   # kind, or (kind, the allowed values) -> its candidates in this state, read once
         over, known = st.over, st.known   # State.has written out
-        out: set = set()
-        add = out.add
-        for action in self._plan:
+        texts: list = []
+        ends: list = []
+        add = texts.append
+        # command texts by (action, values), for this room and scope, when the style promises they read
+        # nothing else (Sight.builtin_reads)
+        said = None
+        if self._patterns is not None:
+            scope = style.scope(st)
+            said = self._said.get((here, scope))
+            if said is None:
+                if len(self._said) >= MAX_SCOPES:
+                    self._said.clear()
+                said = self._said[(here, scope)] = {}
+        for i, action in enumerate(self._plan):
+            if old is not None and i not in redo:
+                texts += old[1][old[2][i - 1] if i else 0:old[2][i]]
+                ends.append(len(texts))
+                continue
             if action.ends:
                 add(text(action, {}, st))
-                continue
-            env = started(action, st, here)
-            if env is None:
-                continue
-            effect = action.effect
-            params = action.order
-            if len(params) > 2:
-                bindings = _ground(action, st, env, domains, values)
-            elif not params:
-                bindings = (env,)
             else:
-                bindings = _bindings(st, env, params, pools(action, st, domains, values), action.slot_checks)
-            for env in bindings:
-                if effect is None or _changes(effect, st, env, over, known):
-                    add(text(action, env, st))
-        return tuple(sorted(out))
+                env = started(action, st, here)
+                if env is not None:
+                    effect = action.effect
+                    params = action.order
+                    if len(params) > 2:
+                        bindings = _ground(action, st, env, domains, values)
+                    elif not params:
+                        bindings = (env,)
+                    else:
+                        bindings = _bindings(st, env, params, pools(action, st, domains, values), action.slot_checks)
+                    if said is None:
+                        for env in bindings:
+                            if effect is None or _changes(effect, st, env, over, known):
+                                add(text(action, env, st))
+                    else:
+                        for env in bindings:
+                            if effect is None or _changes(effect, st, env, over, known):
+                                k = (i, *[env[p] for p in params])
+                                t = said.get(k)
+                                if t is None:
+                                    t = said[k] = text(action, env, st)
+                                add(t)
+            ends.append(len(texts))
+        commands = tuple(sorted(set(texts)))
+        if self._patterns is None:
+            return commands, None
+        kinds = []
+        for kind in self._kinds:
+            pool = values.get(kind)
+            if pool is None:
+                pool = values[kind] = domains[kind](st)
+            kinds.append(pool if type(pool) is tuple else tuple(pool))
+        return commands, (tuple(kinds), tuple(texts), tuple(ends))
+
+
+def _changed(a: State, b: State) -> list | None:
+    """The facts ``a`` and ``b`` differ by, read from their overlays when they read through one base (a
+    game's steps from one state), else None; None too past ``MAX_CHANGED``."""
+    base = b._base
+    if base is None:
+        return None
+    bo = b.over
+    if base is a:   # every overlay entry differs from the base
+        out = list(bo)
+    elif base is a._base:
+        ao, known = a.over, b.known
+        out = [f for f, now in bo.items() if now != (ao[f] if f in ao else f in known)]
+        out += [f for f, was in ao.items() if f not in bo and was != (f in known)]
+    else:
+        return None
+    return out if len(out) <= MAX_CHANGED else None
 
 
 def _changes(effect, st: State, env: dict, over: dict, known: frozenset) -> bool:

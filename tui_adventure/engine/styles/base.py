@@ -21,11 +21,17 @@ class Sight(NamedTuple):
     the player); ``constants``: ids that are in ``ids(st)`` in every state; ``kinds``: the parameter
     kinds whose every candidate is in ``ids(st)``. What the style promises: its domains, its command
     texts and its builtins given ids in ``ids(st)`` read no changeable fact that names none of
-    ``ids(st)``. The rules' own reads are checked, not promised (``sight.local_view``)."""
+    ``ids(st)``. The rules' own reads are checked, not promised (``sight.local_view``).
+
+    ``builtin_reads``, when not None, promises more (``engine.planning.touches``): the command texts read
+    a state only through ``scope(st)``, and the builtins only through ``scope(st)`` and facts of these
+    predicates, so a state whose scope is that of the state before shares the texts of the actions its
+    change leaves alone."""
 
     ids: Callable
     constants: frozenset
     kinds: frozenset
+    builtin_reads: frozenset | None = None
 
 
 class CommandParser(Protocol):
