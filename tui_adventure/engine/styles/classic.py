@@ -62,8 +62,7 @@ class ClassicStyle(ClassicPlanning):
         }
         # the commands read the room, what is in sight or held, and the player: scope walks only from the
         # room and what is held, visible and encloses climb from their arguments through things in sight
-        # (or held) to the room, exits are read by the room, and a command's words by the things in sight
-        # command_text reads scope and scope_list; visible is x in scope; encloses climbs in, on and at
+        # (or held) to the room, exits are read by the room, a command's words by scope alone (encloses: in/on/at)
         self.sight = Sight(self.sight_ids, frozenset({"player"}), frozenset({"thing"}), frozenset({"in", "on", "at"}))
 
     def make_parser(self) -> CommandParser:
