@@ -29,7 +29,7 @@ from __future__ import annotations
 from ..facts import State
 from ..world import World
 from .sight import local_view
-from .touches import read_patterns
+from .touches import matches, read_patterns
 
 MEMO_STATES = 50_000       # states remembered per world (a few hundred bytes each beside the state); then emptied
 MAX_SCOPES = 4_096         # (room, scope) pairs whose command texts are kept; then emptied
@@ -96,7 +96,8 @@ class Admissible:
                         near = self._work(st)
                     self._near[key] = near
                 commands, parts = near
-                st.cache[_PARTS] = parts
+                if parts is not None:   # kept for the next state's _step_from
+                    st.cache[_PARTS] = parts
             hit = self._memo[st] = (st, commands)
         self._prev = hit[0]
         return hit
@@ -127,12 +128,8 @@ class Admissible:
         readers = self._readers
         for f in changed:
             for i, pattern in readers.get(f[0], ()):
-                if i not in redo:
-                    for j, x in pattern:
-                        if len(f) <= j or f[j] != x:
-                            break
-                    else:
-                        redo.add(i)
+                if i not in redo and matches(f, pattern):
+                    redo.add(i)
         # each kind's candidates are compared with the state before's, for the actions kept only
         domains = self.style.domains
         values: dict = {}

@@ -44,15 +44,17 @@ def touched(patterns: dict, changed: list) -> bool:
     """Whether a fact of ``changed`` matches one of ``patterns`` (``read_patterns``)."""
     for f in changed:
         got = patterns.get(f[0])
-        if got is None:
-            continue
-        for pattern in got:
-            for i, x in pattern:
-                if len(f) <= i or f[i] != x:
-                    break
-            else:
-                return True
+        if got is not None and any(matches(f, pattern) for pattern in got):
+            return True
     return False
+
+
+def matches(fact: tuple, pattern: tuple) -> bool:
+    """Whether ``fact`` (of the pattern's predicate) names each id the pattern fixes, at its place."""
+    for i, x in pattern:
+        if len(fact) <= i or fact[i] != x:
+            return False
+    return True
 
 
 class _Patterns:
