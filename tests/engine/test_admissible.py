@@ -53,6 +53,37 @@ def test_equal_states_share_one_canonical_state_and_its_answer():
     assert fast.misses <= 3
 
 
+def test_a_state_met_again_by_a_new_way_reads_through_the_first():
+    """A walk meets most of its states again by new ways (the same moves in another order); looked up, the
+    new way's state is found equal to the first and reads through that one's overlay and cache from then
+    on, so a long run keeps one overlay per state rather than one per way. A step met again from its memo
+    (whose next state now reads through another's parts) still reports its own change."""
+    world = load_world_text(generate_world(Knobs(rooms=6, objects=12, goals=2), 1).text, "<generated>")
+    fast = Admissible(world)
+    rng = random.Random(5)
+    ways, steps = [], []
+    for _ in range(40):
+        game = Game(world)
+        for _ in range(30):
+            canonical, commands = fast.lookup(game.state)
+            if canonical is not game.state:
+                ways.append((game.state, canonical))
+                game.state = canonical   # as the env plays on
+            command = rng.choice(commands)
+            steps.append((game.state, command))
+            game.step(command)
+    assert len(ways) > 100
+    for st, canonical in ways:
+        assert st == canonical and hash(st) == hash(canonical) and st.facts == canonical.facts
+        assert st.over is canonical.over and st.cache is canonical.cache
+    for before, command in steps[::7]:
+        game = Game(world)
+        game.state = before
+        game.step(command)
+        added, removed = game._log[-1][:2]
+        assert (set(added), set(removed)) == tuple(map(set, before.diff(game.state)))
+
+
 def test_a_pronoun_is_read_afresh_whatever_the_memo_holds():
     """The parse memo ignores what "it" means only for words without a pronoun."""
     world = load_world(WORLDS / "house.yaml")

@@ -190,11 +190,6 @@ class AdventureEnv(gym.Env):
             # admissible commands with its canonical state (see _info), so a known turn is a lookup
             game = self.game
             rec = game.play(action)
-            obs = rec[OBS]
-            if obs is None:
-                text = rec[TEXT]
-                obs = rec[OBS] = self._fit(text if type(text) is str else str(text))
-            self._last_obs = obs
             lost = game.lost
             won = game.finished and lost is None
             terminated = won or lost is not None or rec[ENDED]
@@ -207,7 +202,16 @@ class AdventureEnv(gym.Env):
             reward = 1.0 if won and terminated else 0.0
         else:
             reward = float(self._score() - before)
-        return self._last_obs, reward, terminated, truncated, self._info(goal_delta, rec)
+        # the infos first: a turn that reaches a state met before by a new way makes the new state read
+        # through the known one (Admissible.lookup), whose cache holds its room's text already
+        info = self._info(goal_delta, rec)
+        if rec is not None:
+            obs = rec[OBS]
+            if obs is None:
+                text = rec[TEXT]
+                obs = rec[OBS] = self._fit(text if type(text) is str else str(text))
+            self._last_obs = obs
+        return self._last_obs, reward, terminated, truncated, info
 
     def render(self):
         if self.render_mode == "ansi":

@@ -99,6 +99,8 @@ class Admissible:
                 if parts is not None:   # kept for the next state's _step_from
                     st.cache[_PARTS] = parts
             hit = self._memo[st] = (st, commands)
+        elif hit[0] is not st:
+            st.adopt(hit[0])
         self._prev = hit[0]
         return hit
 

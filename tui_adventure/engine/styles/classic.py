@@ -18,7 +18,7 @@ DIRECTIONS = {
     "south west": "southwest", "in": "in", "out": "out", "inside": "in", "outside": "out",
 }
 _DIRECTION_WORDS = frozenset(DIRECTIONS)
-_AT_PLAYER = ("at", "player")
+_AT_PLAYER, _ROOM_TEXT = ("at", "player"), "room description"
 _EMPTY: frozenset = frozenset()
 COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
            "up", "down", "in", "out")
@@ -127,14 +127,11 @@ class ClassicStyle(ClassicPlanning):
         return hit
 
     def visible(self, st, x: str) -> bool:
-        """``x in scope(st)``, found by climbing from x rather than listing the room.
-
-        The parser asks about the one or two things a command names; walking
-        up their containers costs a few lookups where ``scope`` visits
-        everything in the room. The same edges, walked the other way: x is in
-        sight when a chain of on/in (through open or unopenable holders) leads
-        from it to something held or standing in the player's room.
-        """
+        """``x in scope(st)``, found by climbing from x rather than listing the room. The parser asks about
+        the one or two things a command names; walking up their containers costs a few lookups where
+        ``scope`` visits everything in the room. The same edges, walked the other way: x is in sight when a
+        chain of on/in (through open or unopenable holders) leads from it to something held or standing
+        in the player's room."""
         hit = st.cache.get(SCOPE)
         if hit is not None:
             return x in hit
@@ -316,9 +313,12 @@ class ClassicStyle(ClassicPlanning):
         return english_list(parts)
 
     def room_description(self, st) -> str:
-        """Memoised per state (a step to a state met before makes an equal state, hashed as a sum), then
-        on what it reads (``_room_key``): a random walk meets thousands of states and a few hundred rooms
-        as they look."""
+        """Memoised in the state's cache (shared by an equal state that adopts it: ``State.adopt``), per
+        state (a step to a state met before makes an equal state, hashed as a sum), then on what it reads
+        (``_room_key``): a random walk meets thousands of states and a few hundred rooms as they look."""
+        text = st.cache.get(_ROOM_TEXT)
+        if text is not None:
+            return text
         k = st.key
         text = self._by_state.get(k)
         if text is None:
@@ -332,6 +332,7 @@ class ClassicStyle(ClassicPlanning):
             if len(self._by_state) >= 4_096:
                 self._by_state.clear()
             self._by_state[k] = text
+        st.cache[_ROOM_TEXT] = text
         return text
 
     def _room_key(self, st) -> tuple:
@@ -341,8 +342,7 @@ class ClassicStyle(ClassicPlanning):
         base = st._base
         if base is None:
             return st.key
-        room = self.player_room(st)
-        scope = self.scope(st)
+        room, scope = self.player_room(st), self.scope(st)
         near = {room, *scope}
         for v in st.rest("via", room):
             if len(v) > 1:
