@@ -174,8 +174,9 @@ class State:
         A walk that reaches a known state by a new way keeps the new object (a memo's next state, with
         the delta of that way): adopting the known one's parts lets its own overlay go, which a
         trainer's long run would otherwise keep alive for every such way (and Python's collector walk)."""
-        self.known, self.over, self.b1, self.o1, self.b2, self.o2 = other.known, other.over, other.b1, other.o1, other.b2, other.o2
-        self._facts, self._by1, self._by2, self.cache, self._base, self.b12 = other._facts, other._by1, other._by2, other.cache, other._base, other.b12
+        self.known, self.over, self._base, self._facts = other.known, other.over, other._base, other._facts
+        self.b1, self.o1, self.b2, self.o2, self.b12 = other.b1, other.o1, other.b2, other.o2, other.b12
+        self._by1, self._by2, self.cache = other._by1, other._by2, other.cache
 
     def __reduce__(self):
         return State, (self.facts, self.by1, self.by2, self.delta)

@@ -18,7 +18,7 @@ DIRECTIONS = {
     "south west": "southwest", "in": "in", "out": "out", "inside": "in", "outside": "out",
 }
 _DIRECTION_WORDS = frozenset(DIRECTIONS)
-_AT_PLAYER, _ROOM_TEXT = ("at", "player"), "room description"
+_AT_PLAYER, _ROOM_TEXT = ("at", "player"), ("room description",)   # the latter: its key in a state's cache
 _EMPTY: frozenset = frozenset()
 COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
            "up", "down", "in", "out")
