@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple, Protocol
 
+# a state's cache: its room's text, kept by the style that renders it (an action's memo keys there are
+# tuples of other shapes)
+ROOM_TEXT = ("room description",)
+
 
 class Exit(NamedTuple):
     """One way out of a room, the same shape in every style."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Exit, Sight
+from .base import ROOM_TEXT, Exit, Sight
 from .classic_plan import ClassicPlanning
 from ..parsers import CommandParser
 from ..parsers.parser import SCOPE
@@ -18,7 +18,7 @@ DIRECTIONS = {
     "south west": "southwest", "in": "in", "out": "out", "inside": "in", "outside": "out",
 }
 _DIRECTION_WORDS = frozenset(DIRECTIONS)
-_AT_PLAYER, _ROOM_TEXT = ("at", "player"), ("room description",)   # the latter: its key in a state's cache
+_AT_PLAYER = ("at", "player")
 _EMPTY: frozenset = frozenset()
 COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
            "up", "down", "in", "out")
@@ -316,7 +316,7 @@ class ClassicStyle(ClassicPlanning):
         """Memoised in the state's cache (shared by an equal state that adopts it: ``State.adopt``), per
         state (a step to a state met before makes an equal state, hashed as a sum), then on what it reads
         (``_room_key``): a random walk meets thousands of states and a few hundred rooms as they look."""
-        text = st.cache.get(_ROOM_TEXT)
+        text = st.cache.get(ROOM_TEXT)
         if text is not None:
             return text
         k = st.key
@@ -332,7 +332,7 @@ class ClassicStyle(ClassicPlanning):
             if len(self._by_state) >= 4_096:
                 self._by_state.clear()
             self._by_state[k] = text
-        st.cache[_ROOM_TEXT] = text
+        st.cache[ROOM_TEXT] = text
         return text
 
     def _room_key(self, st) -> tuple:

@@ -11,7 +11,7 @@ import re
 
 from ..parsers import ClemParser
 from ..planning.heuristic import transport_heuristic
-from .base import Exit, memo_by_facts
+from .base import ROOM_TEXT, Exit, memo_by_facts
 from ..parsers import Failure, Parsed
 
 PLAYER = "player1"
@@ -20,7 +20,6 @@ _AT_PLAYER = ("at", PLAYER)
 _HELD = ("in", INVENTORY)   # by-second index keys: what is held; every closed thing, every open one (see State.of)
 _CLOSED = ("closed", "")
 _OPEN = ("open", "")
-_ROOM = ("room description",)   # its key in a state's cache (an action's memo keys there are tuples of other shapes)
 
 
 _EMPTY: frozenset = frozenset()
@@ -129,9 +128,9 @@ class ClembenchStyle:
         """Kept in the state's own cache: the text is a function of the facts alone, and the states a
         game meets again are the same objects (an action's memo hands them out), so none is hashed."""
         cache = st.cache
-        text = cache.get(_ROOM)
+        text = cache.get(ROOM_TEXT)
         if text is None:
-            text = cache[_ROOM] = self._describe_room(st)
+            text = cache[ROOM_TEXT] = self._describe_room(st)
         return text
 
     def _describe_room(self, st) -> str:
