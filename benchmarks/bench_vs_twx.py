@@ -31,6 +31,9 @@ configuration's memos, and TWX's Python objects, are walked by each full
 collection of Python's cyclic collector, whichever row it lands in). A busy
 machine slows both alike; wall clock and CPU time are both printed (for the
 JVM: the whole process's CPU, its compiler and collector threads included).
+The JVM's JIT goes on compiling for up to a second after its loop reports:
+the driver waits until both JVMs are idle before it times a row of ours,
+and a row of its own gives TWX's CPU with that work counted.
 Each of our rows' random agent is seeded by the round (``random.Random(r)``).
 Our rows also print, per round, the share of their wall time spent in the
 cyclic collector.
@@ -257,6 +260,22 @@ def _cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def settle(pids: list[int], quiet: float = 0.005, step: float = 0.05, limit: float = 30.0) -> float:
+    """Wait until these processes stop using the CPU; returns the CPU seconds they used meanwhile.
+
+    TWX's JVM goes on compiling (its JIT) for up to a second after its loop reports a round: that work
+    is not in the loop's own CPU figure, and left alone it ran on the core our next row was timed on."""
+    used, t0 = 0.0, time.perf_counter()
+    while time.perf_counter() - t0 < limit:
+        before = sum(_cpu_of(p) for p in pids)
+        time.sleep(step)
+        grew = sum(_cpu_of(p) for p in pids) - before
+        used += grew
+        if grew <= quiet:
+            break
+    return used
+
+
 class Job:
     """One of our configurations and what it keeps between rounds (its env, or planner): ``kind`` is
     ``valid``, ``noenv``, ``progress`` or ``generate``; ``pair`` coin or cooking."""
@@ -346,21 +365,28 @@ def main() -> None:
     jobs = {(kind, p): make(kind, p) for p in pairs for kind in ("valid", "noenv", "progress")}
     jobs["generate", None] = make("generate", None)
     figs = Figures()
+    # the JVMs whose CPU we wait on before each of our rows: the native loop's and py4j's gateway
+    jvms = [j for j in (jvm.proc.pid if jvm is not None else None,
+                        twx_py._gateway.java_process.pid if twx_py is not None else None) if j is not None]
     if jvm is not None:   # the JIT's warm-up, not reported
         for p in pairs:
             jvm.round(PAIRS[p][0], PAIRS[p][1], 1, args.steps // 2)
+        settle(jvms)
     for r in range(args.rounds):
         for p in pairs:
             game, params, ours = PAIRS[p]
             if jvm is not None:
                 n, wall, cpu = jvm.round(game, params, 1, args.steps)
                 figs.add(f"{p}: TWX native JVM loop ({game})", n, wall, cpu)
+                after = settle(jvms)   # its JIT's work after the loop, not beside our row
+                figs.add(f"{p}: TWX, CPU with its JIT's work after the loop", n, wall, cpu + after)
             figs.add(f"{p}: ours, valid actions ({ours})", *jobs["valid", p].run(r, args.steps))
             figs.add(f"{p}: ours, Game.step on valid actions, no env", *jobs["noenv", p].run(r, args.steps))
             figs.add(f"{p}: ours, default infos (progress)", *jobs["progress", p].run(r, args.progress_steps))
         if twx_py is not None:
             seeds = [random.randrange(1, 10_000) for _ in range(args.resets)]
             figs.add("reset: TWX Python reset(seed), coin (CPU: both processes)", *twx_python_resets(twx_py, seeds))
+            settle(jvms)
         figs.add("reset: ours, generate= (6 rooms)", *jobs["generate", None].run(r, args.resets))
         print(f"round {r + 1} done", file=sys.stderr)
     where = "all in this process" if args.one_process else "each of ours in its own process"
