@@ -153,3 +153,32 @@ def test_async_vector_envs_run_in_their_own_processes():
         assert obs[0] != obs[1] and list(info["turn"]) == [1, 1]
     finally:
         envs.close()
+
+
+def test_a_random_walk_keeps_one_copy_of_each_state_it_meets():
+    """A state met again by a new way is a new object equal to the known one; the env plays on from
+    the known one, and the copy must not stay alive in the step's memo: a trainer's long run would
+    keep a third more states than it met (and the collector would walk them all)."""
+    import gc
+    import random
+
+    from tui_adventure.engine.facts import State
+    from tui_adventure.engine.loading import load_world_text
+    from tui_adventure.generate import Knobs, generate_world
+
+    world = load_world_text(generate_world(Knobs(rooms=6, objects=12, goals=2), 1).text, "<generated>")
+    env = AdventureEnv(world=world, infos=("admissible_commands",), max_turns=100)
+    gc.collect()
+    alive_before = sum(type(o) is State for o in gc.get_objects())
+    rng = random.Random(0)
+    for _ in range(600):   # about 6,000 steps: a random agent says "done" one turn in ten
+        _, info = env.reset()
+        for _ in range(100):
+            _, _, terminated, truncated, info = env.step(rng.choice(info["admissible_commands"]))
+            if terminated or truncated:
+                break
+    gc.collect()
+    alive = sum(type(o) is State for o in gc.get_objects()) - alive_before
+    met = env._planner.admissible.misses
+    assert met > 500   # the walk met many states, a good share of them again by new ways
+    assert alive <= met * 1.1 + 20, (alive, met)

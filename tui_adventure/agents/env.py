@@ -26,6 +26,7 @@ from ..engine.game import DONE, ENDED, EXTRA, GOAL_SCORE, NEXT, OBS, TEXT, Game
 from ..engine.loading import MAX_TURNS_LIMIT
 from ..engine.metrics import ProgressTracker
 from ..engine.planning import Planner
+from ..engine.text import Later
 from ..engine.world import World
 from ..gamemaster.episode import Episode
 
@@ -273,7 +274,12 @@ class AdventureEnv(gym.Env):
                 # the game plays on from states whose actions' memos are filled (engine.admissible)
                 canonical, commands = self._planner.admissible.lookup(g.state)
                 if canonical is not g.state:
-                    g.state = canonical
+                    copy_met, g.state = g.state, canonical
+                    text = rec[TEXT] if rec is not None else None
+                    if type(text) is Later and text.next is copy_met:
+                        # the step's memo leads there too: the copy, met by a new way, is then let go
+                        # (a third of a random walk's states), not kept for the collector to walk
+                        text.next = canonical
                 if rec is not None:   # the same turn again leads to the canonical state, its commands known
                     rec[NEXT] = canonical
                     rec[EXTRA] = commands
