@@ -42,8 +42,9 @@ def completed(root: Path) -> list[Path]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree from /proc (Linux)")
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
-def test_workers_die_with_a_stopped_parent_and_a_rerun_resumes(tmp_path, sig):
+@pytest.mark.parametrize("sig,ctrl_c", [(signal.SIGTERM, "heard"), (signal.SIGTERM, "ignored"),
+                                         (signal.SIGKILL, "heard")], ids=["term", "term-ctrl-c-ignored", "kill"])
+def test_workers_die_with_a_stopped_parent_and_a_rerun_resumes(tmp_path, sig, ctrl_c):
     records = tmp_path / "r"
     with FakeLLMServer(responder=done_after(TURNS), delay=0.15) as server:
         command = [sys.executable, "-m", "tui_adventure.cli", "run", EXPERIMENT, "--player",
@@ -51,7 +52,7 @@ def test_workers_die_with_a_stopped_parent_and_a_rerun_resumes(tmp_path, sig):
         # files, not pipes: orphaned workers would hold a pipe open, and reading it would wait for them
         said = (tmp_path / "out.txt").open("w+"), (tmp_path / "err.txt").open("w+")
         run = subprocess.Popen(command, stdout=said[0], stderr=said[1], text=True, cwd=tmp_path,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=ignore_ctrl_c if ctrl_c == "ignored" else None)
         try:
             deadline = time.monotonic() + 180
             while len(completed(records)) < 2:   # some episodes done, most still to play
@@ -89,13 +90,21 @@ def test_workers_die_with_a_stopped_parent_and_a_rerun_resumes(tmp_path, sig):
     assert len(completed(records)) == 16
 
 
+def ignore_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @pytest.mark.slow
-def test_sigterm_ends_a_single_process_run_as_ctrl_c_does(tmp_path):
+@pytest.mark.parametrize("ctrl_c", ["heard", "ignored"])
+def test_sigterm_ends_a_single_process_run_as_ctrl_c_does(tmp_path, ctrl_c):
+    """``ignored``: started as a script's background job is (``adventure run ... &`` in a Slurm batch file),
+    with SIGINT ignored; a SIGTERM must end it all the same, not leave it playing until SIGKILL."""
     records = tmp_path / "r"
     with FakeLLMServer(responder=done_after(TURNS), delay=0.15) as server:
         command = [sys.executable, "-m", "tui_adventure.cli", "run", EXPERIMENT, "--player",
                    f"openai_compatible:fake@{server.url}", "--records", str(records), "--jobs", "2"]
-        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               preexec_fn=ignore_ctrl_c if ctrl_c == "ignored" else None)
         deadline = time.monotonic() + 180
         while len(completed(records)) < 2:
             assert run.poll() is None and time.monotonic() < deadline, run.communicate()

@@ -82,6 +82,11 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
 
     def stop(signum, frame) -> None:
         stopped.append(signum)
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            # started with Ctrl-C ignored, as a script's background job is (``adventure run ... &`` in a
+            # Slurm batch file): a SIGINT would be lost and the run would play on until SIGKILL; the
+            # interrupt itself ends it the same way (asyncio then cancels the episodes in flight)
+            raise KeyboardInterrupt
         signal.raise_signal(signal.SIGINT)
 
     # only the main thread may set a handler; batch.run called from a thread (the app's tests) keeps the default
