@@ -35,6 +35,11 @@ The JVM's JIT goes on compiling for up to a second after its loop reports:
 the driver waits until both JVMs are idle before it times a row of ours,
 and a row of its own gives TWX's CPU with that work counted.
 Each of our rows' random agent is seeded by the round (``random.Random(r)``).
+A trainer with two cores runs two envs (its actors) in two processes; the
+row "two envs in two processes at once" plays a round in each of two more
+workers at the same time (walks seeded apart) and gives their steps summed
+over the driver's wall clock: the machine's throughput, where TWX's loop
+too keeps both cores busy.
 Our rows also print, per round, the share of their wall time spent in the
 cyclic collector.
 
@@ -334,6 +339,18 @@ class Worker:
         self.proc.join(timeout=30)
 
 
+def side_by_side(workers: list[Worker], r: int, count: int) -> tuple:
+    """(steps, wall, cpu, collector) of one round played by each worker at once (each walk seeded on its
+    own), as a trainer's actors run: steps and CPU summed, wall clock the driver's from start to last;
+    the collector's time is the workers' mean."""
+    w = time.perf_counter()
+    for i, worker in enumerate(workers):
+        worker.conn.send((r * len(workers) + i + 1_000, count))
+    done = [worker.conn.recv() for worker in workers]
+    wall = time.perf_counter() - w
+    return sum(d[0] for d in done), wall, sum(d[2] for d in done), sum(d[3] for d in done) / len(done)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--rounds", type=int, default=3)
@@ -364,6 +381,8 @@ def main() -> None:
     make = Job if args.one_process else Worker
     jobs = {(kind, p): make(kind, p) for p in pairs for kind in ("valid", "noenv", "progress")}
     jobs["generate", None] = make("generate", None)
+    # two envs of the valid row in two processes at once: the machine's two cores, as TWX's loop uses them
+    twins = {} if args.one_process else {p: [Worker("valid", p) for _ in range(2)] for p in pairs}
     figs = Figures()
     # the JVMs whose CPU we wait on before each of our rows: the native loop's and py4j's gateway
     jvms = [j for j in (jvm.proc.pid if jvm is not None else None,
@@ -381,6 +400,8 @@ def main() -> None:
                 after = settle(jvms)   # its JIT's work after the loop, not beside our row
                 figs.add(f"{p}: TWX, CPU with its JIT's work after the loop", n, wall, cpu + after)
             figs.add(f"{p}: ours, valid actions ({ours})", *jobs["valid", p].run(r, args.steps))
+            if p in twins:
+                figs.add(f"{p}: ours, two envs in two processes at once", *side_by_side(twins[p], r, args.steps))
             figs.add(f"{p}: ours, Game.step on valid actions, no env", *jobs["noenv", p].run(r, args.steps))
             figs.add(f"{p}: ours, default infos (progress)", *jobs["progress", p].run(r, args.progress_steps))
         if twx_py is not None:
@@ -393,7 +414,7 @@ def main() -> None:
     print(f"random agent on valid actions, {args.rounds} rounds ({where}), medians (steps or resets per second)")
     for name in figs.rows:
         print(figs.line(name))
-    for job in jobs.values():
+    for job in [*jobs.values(), *(w for ws in twins.values() for w in ws)]:
         if isinstance(job, Worker):
             job.close()
     if jvm is not None:
