@@ -1,17 +1,17 @@
 """The app through a real terminal: start, type a command, Tab, quit (tmux drives it).
 
-CI installs tmux when the machine lacks it (.ci/run), so this fails rather
-than skips when tmux is missing.
+tmux is installed when the machine lacks it (``system_programs.program``),
+so this fails rather than skips where it cannot be.
 """
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 
 from conftest import ROOT
+from system_programs import program
 
 
 def tmux(*args):
@@ -33,7 +33,7 @@ def wait_for(name, needle, timeout=20.0):
 
 
 def test_play_in_a_real_terminal(tmp_path):
-    assert shutil.which("tmux"), "tmux is needed for this test (apt-get install tmux; .ci/run does it)"
+    program("tmux")
     name = f"smoke-{os.getpid()}"
     cmd = (f"cd {ROOT} && TUI_ADVENTURE_HOME={tmp_path}/home {sys.executable} -m tui_adventure.cli "
            f"play worlds/house.yaml --records {tmp_path}/records; echo EXITED $? ; sleep 30")
@@ -59,7 +59,7 @@ def test_watch_a_batch_in_a_real_terminal(tmp_path, server, monkeypatch):
     from fake_llm_server import done_after
     from model_env import configure_fake_gpt
 
-    assert shutil.which("tmux"), "tmux is needed for this test (apt-get install tmux; .ci/run does it)"
+    program("tmux")
     cwd = configure_fake_gpt(monkeypatch, tmp_path, server)
     server.responder = done_after(12, "> look")
     server.delay = 0.15
