@@ -331,7 +331,13 @@ class Worker:
             raise RuntimeError(f"worker {kind} {pair} did not start")
 
     def run(self, r: int, count: int) -> tuple:
+        self.start(r, count)
+        return self.result()
+
+    def start(self, r: int, count: int) -> None:
         self.conn.send((r, count))
+
+    def result(self) -> tuple:
         return self.conn.recv()
 
     def close(self) -> None:
@@ -345,8 +351,8 @@ def side_by_side(workers: list[Worker], r: int, count: int) -> tuple:
     the collector's time is the workers' mean."""
     w = time.perf_counter()
     for i, worker in enumerate(workers):
-        worker.conn.send((r * len(workers) + i + 1_000, count))
-    done = [worker.conn.recv() for worker in workers]
+        worker.start(r * len(workers) + i + 1_000, count)
+    done = [worker.result() for worker in workers]
     wall = time.perf_counter() - w
     return sum(d[0] for d in done), wall, sum(d[2] for d in done), sum(d[3] for d in done) / len(done)
 

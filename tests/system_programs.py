@@ -18,7 +18,7 @@ _TRIED: dict[str, str | None] = {}   # package -> why apt-get could not install 
 
 
 def _apt_get(package: str) -> str | None:
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+    if os.name != "posix" or os.geteuid() != 0:
         return "not root, so the tests do not install it"
     if shutil.which("apt-get") is None:
         return "no apt-get here"
