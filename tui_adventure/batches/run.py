@@ -79,15 +79,28 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
     # SIGTERM (timeout, systemd, Slurm) ends a run as Ctrl-C does: the same interrupt, so asyncio cancels the
     # episodes in flight, their turns reach the disk and the workers of --procs are ended
     stopped: list[int] = []
+    episodes: list[asyncio.Task] = []   # the single-process run's main task, once its loop runs
 
     def stop(signum, frame) -> None:
         stopped.append(signum)
-        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-            # started with Ctrl-C ignored, as a script's background job is (``adventure run ... &`` in a
-            # Slurm batch file): a SIGINT would be lost and the run would play on until SIGKILL; the
-            # interrupt itself ends it the same way (asyncio then cancels the episodes in flight)
-            raise KeyboardInterrupt
-        signal.raise_signal(signal.SIGINT)
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            signal.raise_signal(signal.SIGINT)
+            return
+        # started with Ctrl-C ignored, as a script's background job is (``adventure run ... &`` in a Slurm
+        # batch file): a SIGINT would be lost and the run would play on until SIGKILL, and asyncio, seeing
+        # SIGINT ignored, set no handler of its own. Its loop is ended as that handler would: the main task
+        # cancelled, which cancels the episodes in flight. An interrupt raised here instead would land in
+        # whichever task runs, which then dies with it unretrieved (a traceback on stderr).
+        if len(stopped) == 1 and episodes and not episodes[0].done():
+            episodes[0].cancel()
+            episodes[0].get_loop().call_soon_threadsafe(lambda: None)   # wakes the loop from its select
+            return
+        raise KeyboardInterrupt
+
+    async def single_process():
+        episodes.append(asyncio.current_task())
+        return await run_all(files, spec, Path(records), jobs, Reporter(), mode=mode, name=name,
+                             max_turns=max_turns)
 
     # only the main thread may set a handler; batch.run called from a thread (the app's tests) keeps the default
     main = threading.current_thread() is threading.main_thread()
@@ -117,9 +130,10 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
                 summary = run_in_processes(files, spec, records, jobs, procs, Reporter(), mode=mode, name=name,
                                            max_turns=max_turns)
             else:
-                summary = asyncio.run(run_all(files, spec, Path(records), jobs, Reporter(), mode=mode, name=name,
-                                              max_turns=max_turns))
-        except KeyboardInterrupt:
+                summary = asyncio.run(single_process())
+        except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+            if isinstance(exc, asyncio.CancelledError) and not stopped:
+                raise
             bar.console.print(f"{'stopped' if stopped else 'interrupted'}: finished episodes are kept;"
                               " run again to resume")
             return 143 if stopped else 130
