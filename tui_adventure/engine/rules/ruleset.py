@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..facts import State
+from .action_syntax import checked_syntax
 from .logic import MEMO_STATES, Atom, Compiler, Memo, LogicError, forget, effect_predicates, expanded_predicates, names_in, parse_condition, parse_effects
 from ..text import Later, TemplateError, compile_template
 from ..yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
@@ -133,18 +134,12 @@ def parse_actions(items, path: str, errors: list[SourceError]) -> list[ActionSpe
         for k in sorted(unknown):
             errors.append(SourceError(path, key_pos_of(item, k),
                                       f"unknown action key {k!r} (known: {', '.join(sorted(ACTION_KEYS))})"))
-        syntax = item.get("syntax") or []
-        if isinstance(syntax, str):
-            syntax = [syntax]
-        if not isinstance(syntax, list) or any(not isinstance(s, str) or not s.split() for s in syntax):
-            errors.append(SourceError(path, pos_of(item, "syntax"), "syntax is a list of patterns such as"
-                                      " 'take {obj}', none of them empty"))
-            syntax = [s for s in syntax if isinstance(s, str) and s.split()] if isinstance(syntax, list) else []
         params = dict(item.get("params") or {})
         for slot, kind in params.items():
             if kind not in PARAM_KINDS:
                 errors.append(SourceError(path, pos_of(item.get("params"), slot),
                                           f"parameter {slot!r} has kind {kind!r}; use one of {', '.join(sorted(PARAM_KINDS))}"))
+        syntax = checked_syntax(item, params, path, errors)
         checks = []
         for j, chk in enumerate(item.get("checks") or []):
             cpos = pos_of(item.get("checks"), j)
