@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
+from ..engine.parsers.patterns import SLOT
+
 
 class Words:
     def __init__(self, world) -> None:
@@ -127,7 +129,7 @@ def _slot_after(syntax: str, head: str) -> str | None:
     lead into a slot of this pattern (``take`` -> ``obj`` for "take {obj}")."""
     parts: list[str] = []
     for token in syntax.split():
-        m = re.fullmatch(r"\{(\w+)\}", token)
+        m = SLOT.fullmatch(token)
         if m and re.fullmatch(" ".join(parts), head):
             return m.group(1)
         parts.append(r".+?" if m else "(?:" + "|".join(re.escape(w) for w in token.split("|")) + ")")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..facts import empty_older
 from ..text import english_list
-from .patterns import Pattern, compile_pattern, layout_of
+from .patterns import SLOT, Pattern, compile_pattern, layout_of
 
 DETERMINERS = frozenset({"the", "a", "an", "some", "my"})
 ALL_WORDS = frozenset({"all", "everything", "every thing"})
@@ -285,7 +285,7 @@ class CommandParser:
         """``unlock door`` for ``unlock {obj} with {key}``: ask "with what?" and finish with the answer."""
         for pat in patterns:
             words = pat.text.split()
-            if len(words) < 3 or not re.fullmatch(r"\{\w+\}", words[-1]) or words[-2].startswith("{"):
+            if len(words) < 3 or not SLOT.fullmatch(words[-1]) or words[-2].startswith("{"):
                 continue
             missing, prep = words[-1][1:-1], words[-2].split("|")[0]
             action = self.actions[pat.action]

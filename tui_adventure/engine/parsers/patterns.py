@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 MAX_SHAPES = 10_000  # pattern texts remembered (a ruleset has a hundred or so)
+SLOT = re.compile(r"\{(\w+)\}")   # a slot, a word of its own: "{obj}" (rules/action_syntax.py checks them at load)
 
 
 @dataclass(slots=True)
@@ -114,7 +115,7 @@ def _cut(syntax: str) -> str | None:
     the regex's match.
     """
     said = syntax.split()
-    slot = [bool(re.fullmatch(r"\{\w+\}", w)) for w in said]
+    slot = [bool(SLOT.fullmatch(w)) for w in said]
     if slot == [False, True]:
         return None
     if slot == [False, True, False, True] and "|" not in said[2]:
@@ -128,9 +129,9 @@ def _shape(syntax: str) -> tuple:
     literals = 0
     needs = frozenset()
     said = syntax.split()
-    last = max((i for i, word in enumerate(said) if re.fullmatch(r"\{\w+\}", word)), default=-1)
+    last = max((i for i, word in enumerate(said) if SLOT.fullmatch(word)), default=-1)
     for i, word in enumerate(said):
-        m = re.fullmatch(r"\{(\w+)\}", word)
+        m = SLOT.fullmatch(word)
         if m:
             slots.append(m.group(1))
             # Every slot takes as little as the rest allows; the last one's extent is fixed by what

@@ -3,11 +3,8 @@ world's actions are read (a mistake there once played on silently, or ended in a
 
 from __future__ import annotations
 
-import re
-
+from ..parsers.patterns import SLOT
 from ..yamlpos import SourceError, pos_of
-
-_SLOT = re.compile(r"\{(\w+)\}")
 
 
 def syntax_mistake(text: str, params: dict) -> str | None:
@@ -17,7 +14,7 @@ def syntax_mistake(text: str, params: dict) -> str | None:
     pattern at all."""
     slots = []
     for word in text.split():
-        m = _SLOT.fullmatch(word)
+        m = SLOT.fullmatch(word)
         if m:
             slots.append(m.group(1))
         elif "{" in word or "}" in word:
@@ -44,7 +41,7 @@ def checked_syntax(item, params: dict, path: str, errors: list[SourceError]) -> 
     """The action's patterns that can bind its parameters; each other one is an error at its place."""
     raw = item.get("syntax") or []
     listed = raw if isinstance(raw, list) else [raw] if isinstance(raw, str) else []
-    if (listed is not raw and not isinstance(raw, str)) or any(not isinstance(s, str) or not s.split() for s in listed):
+    if not isinstance(raw, (list, str)) or any(not isinstance(s, str) or not s.split() for s in listed):
         errors.append(SourceError(path, pos_of(item, "syntax"), "syntax is a list of patterns such as"
                                   " 'take {obj}', none of them empty"))
     kept = []

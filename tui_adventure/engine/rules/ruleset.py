@@ -135,11 +135,11 @@ def parse_actions(items, path: str, errors: list[SourceError]) -> list[ActionSpe
             errors.append(SourceError(path, key_pos_of(item, k),
                                       f"unknown action key {k!r} (known: {', '.join(sorted(ACTION_KEYS))})"))
         params = dict(item.get("params") or {})
+        syntax = checked_syntax(item, params, path, errors)
         for slot, kind in params.items():
             if kind not in PARAM_KINDS:
                 errors.append(SourceError(path, pos_of(item.get("params"), slot),
                                           f"parameter {slot!r} has kind {kind!r}; use one of {', '.join(sorted(PARAM_KINDS))}"))
-        syntax = checked_syntax(item, params, path, errors)
         checks = []
         for j, chk in enumerate(item.get("checks") or []):
             cpos = pos_of(item.get("checks"), j)
