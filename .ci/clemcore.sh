@@ -8,6 +8,12 @@
 # Idempotent and quiet; about 40 s and 185 MB in a fresh venv, 3 s when already installed.
 set -euo pipefail
 PY="${PYTHON:-python}"
+# clemcore 3.7.2 declares Requires-Python <3.13: say so, not pip's "no matching distribution"
+"$PY" -c 'import sys; sys.exit(sys.version_info >= (3, 13))' || {
+    echo "clemcore 3.7.2 installs on Python 3.10-3.12 only, and this venv's is $("$PY" --version 2>&1 | cut -d' ' -f2)." >&2
+    echo "tui-adventure itself runs on it; for the test suite (which checks records with clemcore) make the venv with python3.12, 3.11 or 3.10." >&2
+    exit 1
+}
 "$PY" -m pip install -q --disable-pip-version-check \
     "pandas>=2.3,<3" tqdm pyyaml nltk markdown pylatex ordered-set retry
 # --no-deps on purpose; pip then warns that clemcore's other requirements are

@@ -12,7 +12,7 @@ sight, and a bottom toolbar with the live metrics. When stdin or stdout is not
 a terminal it reads one command a line and writes plain text, so a
 transcript can be scripted and diffed.
 
-Everything runs on one ``asyncio.Runner`` driven from a plain loop, rather than
+Everything runs on one ``asyncio.Runner`` (``runner.new_runner``) driven from a plain loop, rather than
 inside one long coroutine, so that Ctrl-C raises where a person expects it:
 during a model's turn it cancels that turn (nothing half-played reaches the
 records), and while a pipe is being read it is not swallowed by a blocked loop.
@@ -20,7 +20,6 @@ records), and while a pipe is being read it is not swallowed by a blocked loop.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import shutil
 import sys
@@ -39,6 +38,7 @@ from prompt_toolkit.styles import Style
 from ..engine.text import plural, visible
 from ..gamemaster.episode import PlayerFailed
 from .keys import MetaKey, key_hints, repl_bindings
+from .runner import new_runner
 from ..keyboard.history import History
 from ..keyboard.figures import Panels, par_label
 from ..keyboard.model_turns import model_turn
@@ -165,7 +165,7 @@ class Repl(Printer):
         self.width = width if width is not None else (shutil.get_terminal_size().columns if interactive else None)
         self.prompt = build_prompt(session, input, output) if interactive else None
         self.kept = ""   # a half-typed line a meta-command key set aside
-        self.runner = asyncio.Runner()
+        self.runner = new_runner()
 
     # -- printing -------------------------------------------------------------
     def show(self, feedback: Feedback) -> None:

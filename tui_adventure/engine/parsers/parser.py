@@ -65,8 +65,9 @@ class Question:
     phrases: dict = field(default_factory=dict)
 
 
-# lowercase words, single spaces: most typed commands (possessive: no way back can match either)
-_PLAIN_RE = re.compile(r"[a-z]++(?: [a-z]++)*+\Z")
+# lowercase words, single spaces: most typed commands (no possessive quantifiers: Python 3.10 has none,
+# and a failed match backs up a letter at a time only, a word never being able to end but at a space)
+_PLAIN_RE = re.compile(r"[a-z]+(?: [a-z]+)*\Z")
 
 
 def normalise(text: str) -> list[str]:

@@ -1,0 +1,119 @@
+"""The oldest Python that pyproject.toml admits runs the package, beside clemcore 3.7.2.
+
+The suite itself runs on one Python (CI's 3.11), so a feature of a newer one
+slips in unseen: a possessive regex (3.11) made every import of the engine
+fail on 3.10, and ``asyncio.Runner`` (3.11) every ``adventure repl``, while
+``requires-python`` said ">=3.10" (Ubuntu 22.04's Python, which clemcore 3.7.2
+supports too). Here a venv of that Python gets clemcore 3.7.2 and this project
+by one pip install, imports every module and plays a world headless and at the
+repl. The venv is kept under pytest's cache, keyed by pyproject.toml. A Python
+is not a pip package: a machine without that version skips, saying so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, adventure
+from model_env import MODEL_ENV
+
+pytestmark = pytest.mark.slow
+
+OLDEST = tuple(int(x) for x in re.search(r'requires-python = ">=(\d+)\.(\d+)"',
+                                         (ROOT / "pyproject.toml").read_text()).groups())
+NAME = f"python{OLDEST[0]}.{OLDEST[1]}"
+# what an import may miss in a venv of the core dependencies: the extras' own packages
+EXTRAS = {"gymnasium", "pettingzoo", "openenv", "ray", "textual_serve", "anthropic", "up_fast_downward",
+          "numpy", "fastapi", "uvicorn", "pydantic"}
+IMPORT_ALL = f"""
+import importlib, pkgutil, tui_adventure
+extras = {sorted(EXTRAS)!r}
+missing = set()
+for m in pkgutil.walk_packages(tui_adventure.__path__, "tui_adventure."):
+    if m.name.endswith("__main__"):   # it runs the CLI
+        continue
+    try:
+        importlib.import_module(m.name)
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] not in extras:
+            raise
+        missing.add(e.name.split(".")[0])
+print("imported; extras not installed:", sorted(missing))
+"""
+
+
+def _interpreter() -> str | None:
+    found = shutil.which(NAME)
+    if found and subprocess.run([found, "-c", "pass"], capture_output=True).returncode == 0:   # a pyenv shim may say no
+        return found
+    for home in sorted(Path.home().glob(f".pyenv/versions/{OLDEST[0]}.{OLDEST[1]}.*")):
+        if (home / "bin" / NAME).is_file():
+            return str(home / "bin" / NAME)
+    return None
+
+
+@pytest.fixture(scope="module")
+def old_venv(pytestconfig) -> Path:
+    python = _interpreter()
+    if python is None:
+        pytest.skip(f"no {NAME} on this machine (requires-python's oldest; a Python is not a pip package)")
+    version = subprocess.run([python, "--version"], capture_output=True, text=True).stdout.strip()
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + f"{version}|{ROOT}".encode()).hexdigest()[:16]
+    base = pytestconfig.cache.mkdir("oldest-python")
+    venv = base / key
+    if not (venv / "ready").is_file():
+        for old in base.iterdir():
+            shutil.rmtree(old, ignore_errors=True)
+        subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=300)
+        pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                              "clemcore==3.7.2", "-e", str(ROOT)], capture_output=True, text=True, timeout=1800)
+        assert pip.returncode == 0, f"{version}: clemcore and this project do not install together:\n{pip.stderr[-3000:]}"
+        (venv / "ready").write_text(version + "\n")
+    return venv
+
+
+def _in(venv: Path, *cmd: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in MODEL_ENV and k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", HOME=str(cwd))
+    return subprocess.run([str(venv / "bin" / cmd[0]), *cmd[1:]], input=stdin, capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=600)
+
+
+def test_every_module_imports_on_the_oldest_python(old_venv, tmp_path):
+    out = _in(old_venv, "python", "-c", IMPORT_ALL, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "imported" in out.stdout
+
+
+def test_the_oldest_python_plays_a_world_at_the_repl_and_headless(old_venv, tmp_path):
+    repl = _in(old_venv, "adventure", "repl", "house", cwd=tmp_path, stdin="look\ngo up\ninventory\n")
+    assert repl.returncode == 0, repl.stderr[-3000:]
+    assert "Traceback" not in repl.stderr
+    assert "> go up" in repl.stdout and "Landing" in repl.stdout
+    run = _in(old_venv, "adventure", "run", "house", "--player", "oracle", "--records", str(tmp_path / "rec"),
+              cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "succeeded 1, errors 0" in run.stdout
+    assert list((tmp_path / "rec").rglob("interactions.json")), run.stdout
+
+
+@pytest.mark.parametrize("knobs", [["--rooms", "6", "--objects", "10"], ["--flavour", "clembench", "--goals", "2"]])
+def test_generated_worlds_are_byte_identical_on_the_oldest_python(old_venv, tmp_path, knobs):
+    """docs/generate.md promises the same files on any machine and Python 3.10+."""
+    args = ["generate", "--count", "3", "--seed", "7", *knobs]
+    old = _in(old_venv, "adventure", *args, "--out", str(tmp_path / "old"), cwd=tmp_path)
+    assert old.returncode == 0, old.stderr[-3000:]
+    here = adventure(*args, "--out", str(tmp_path / "here"), cwd=tmp_path)
+    assert here.returncode == 0, here.stderr[-3000:]
+    files = sorted(p.relative_to(tmp_path / "here") for p in (tmp_path / "here").rglob("*") if p.is_file())
+    assert files
+    assert files == sorted(p.relative_to(tmp_path / "old") for p in (tmp_path / "old").rglob("*") if p.is_file())
+    for f in files:
+        assert (tmp_path / "old" / f).read_bytes() == (tmp_path / "here" / f).read_bytes(), f
