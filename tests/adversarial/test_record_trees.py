@@ -175,3 +175,13 @@ def test_eval_refuses_a_fifo_or_an_endless_file_as_score_and_export_do(good_tree
         assert "Traceback" not in out.stderr, (command, out.stderr)
     ev = adventure("eval", str(root), timeout=30)
     assert f"{interactions} is not a regular file" in ev.stdout
+
+
+@pytest.mark.parametrize("command", ["score", "eval"])
+@pytest.mark.parametrize("where, said", [("nowhere", "does not exist"), ("a-file", "is not a folder")])
+def test_a_root_that_is_not_a_folder_is_one_line_and_nothing_is_made(tmp_path, command, where, said):
+    (tmp_path / "a-file").write_text("x")
+    out = adventure(command, where, cwd=tmp_path)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr == f"adventure {command}: {where} {said}: give a records folder (a run's --records, default records)\n"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "home") == ["a-file"]
