@@ -185,3 +185,12 @@ def test_a_root_that_is_not_a_folder_is_one_line_and_nothing_is_made(tmp_path, c
     assert out.returncode == 1 and out.stdout == ""
     assert out.stderr == f"adventure {command}: {where} {said}: give a records folder (a run's --records, default records)\n"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "home") == ["a-file"]
+
+
+def test_eval_before_score_says_which_episodes_wait_for_a_score(good_tree, tmp_path):
+    root = copy(good_tree, tmp_path)
+    out = adventure("eval", str(root))
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    assert f"oracle: 2 finished episodes without scores.json left out; run adventure score {root} first" in out.stdout
+    assert adventure("score", str(root)).returncode == 0
+    assert "without scores.json" not in adventure("eval", str(root)).stdout
