@@ -66,6 +66,10 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
         procs: int = 1, ray: str | None = None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    empty = next((p for p in paths if Path(p).is_dir() and not world_files([p])), None)
+    if empty is not None:   # a mistyped folder played nothing and exited 0, as if all were done
+        print(f"adventure run: {empty}: a folder with no world files (*.yaml) in it", file=sys.stderr)
+        return 2
     files = [f for f in world_files(paths) if in_shard(shard_key(f), spec, shard)]
     try:   # a player that cannot be made (an unknown model, a missing SDK) fails the run at once
         probe = make_player(spec, None, mode)
