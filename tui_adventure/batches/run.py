@@ -80,9 +80,9 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
 
     try:   # else every episode errors alike, and the summary says to run again
         check_name(name or probe.name, "the run name (--name, or the model's name)")
-    except UnsafeName as exc:
+    except UnsafeName as exc:   # 1, as repl refuses the same name (and as the run ended before)
         print(f"adventure run: {exc}", file=sys.stderr)
-        return 2
+        return 1
     write_plan(Path(records), name or probe.name, len(files), shard)
     for warning in (shared_local_server(probe, jobs * procs), learned_note(probe)):
         if warning:
