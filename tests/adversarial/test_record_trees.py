@@ -194,3 +194,11 @@ def test_eval_before_score_says_which_episodes_wait_for_a_score(good_tree, tmp_p
     assert f"oracle: 2 finished episodes without scores.json left out; run adventure score {root} first" in out.stdout
     assert adventure("score", str(root)).returncode == 0
     assert "without scores.json" not in adventure("eval", str(root)).stdout
+
+
+def test_a_finished_episode_without_its_interactions_is_named_by_score(good_tree, tmp_path):
+    root = copy(good_tree, tmp_path)
+    (root / EPISODE / "interactions.json").unlink()
+    out = adventure("score", str(root))
+    assert out.returncode == 1 and "1 unreadable" in out.stdout
+    assert f"{root / EPISODE}: not scored, its interactions.json is missing or not a file" in out.stderr
