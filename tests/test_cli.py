@@ -44,3 +44,12 @@ def test_check_ok_and_bad(tmp_path):
     out = adventure("check", str(bad))
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert out.stdout.startswith(f"{bad}:1:8: start 'nowhere' is not a room")
+
+
+def test_run_of_a_folder_with_no_worlds_says_so(tmp_path):
+    (tmp_path / "worlds").mkdir()
+    (tmp_path / "worlds" / "notes.txt").write_text("not a world")
+    out = adventure("run", "worlds", "--player", "oracle", "--records", "r", cwd=tmp_path)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == "adventure run: worlds: a folder with no world files (*.yaml) in it\n"
+    assert not (tmp_path / "r").exists()

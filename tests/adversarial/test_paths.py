@@ -138,3 +138,12 @@ def test_an_empty_syntax_pattern_is_a_message(tmp_path):
     assert out.returncode == 1 and "none of them empty" in out.stdout and "Traceback" not in out.stderr
     for command in ("script", "solve"):
         assert "Traceback" not in adventure(command, str(world), cwd=tmp_path).stderr
+
+
+@pytest.mark.parametrize("name", ["x y", "a/b", ".."])
+def test_a_run_whose_name_cannot_be_a_folder_stops_before_its_first_episode(tmp_path, name):
+    out = adventure("run", "tutorial", "house", "--player", "oracle", "--name", name, "--records", "r", cwd=tmp_path)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr == (f"adventure run: the run name (--name, or the model's name) {name!r} cannot be a folder"
+                          " name: use letters, digits and _ . - + : @, at most 128, not starting with . or -\n")
+    assert not (tmp_path / "r").exists()

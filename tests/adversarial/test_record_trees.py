@@ -175,3 +175,30 @@ def test_eval_refuses_a_fifo_or_an_endless_file_as_score_and_export_do(good_tree
         assert "Traceback" not in out.stderr, (command, out.stderr)
     ev = adventure("eval", str(root), timeout=30)
     assert f"{interactions} is not a regular file" in ev.stdout
+
+
+@pytest.mark.parametrize("command", ["score", "eval"])
+@pytest.mark.parametrize("where, said", [("nowhere", "does not exist"), ("a-file", "is not a folder")])
+def test_a_root_that_is_not_a_folder_is_one_line_and_nothing_is_made(tmp_path, command, where, said):
+    (tmp_path / "a-file").write_text("x")
+    out = adventure(command, where, cwd=tmp_path)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr == f"adventure {command}: {where} {said}: give a records folder (a run's --records, default records)\n"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "home") == ["a-file"]
+
+
+def test_eval_before_score_says_which_episodes_wait_for_a_score(good_tree, tmp_path):
+    root = copy(good_tree, tmp_path)
+    out = adventure("eval", str(root))
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    assert f"oracle: 2 finished episodes without scores.json left out; run adventure score {root} first" in out.stdout
+    assert adventure("score", str(root)).returncode == 0
+    assert "without scores.json" not in adventure("eval", str(root)).stdout
+
+
+def test_a_finished_episode_without_its_interactions_is_named_by_score(good_tree, tmp_path):
+    root = copy(good_tree, tmp_path)
+    (root / EPISODE / "interactions.json").unlink()
+    out = adventure("score", str(root))
+    assert out.returncode == 1 and "1 unreadable" in out.stdout
+    assert f"{root / EPISODE}: not scored, its interactions.json is missing or not a file" in out.stderr

@@ -41,3 +41,15 @@ def test_save_names_with_direction_overrides_are_refused(tmp_path):
     text = out.stdout.decode()
     assert "direction characters" in text and "ok-name" in text
     assert not [p for p in (tmp_path / "saves").iterdir() if "\u202e" in p.name]
+
+
+def test_a_script_that_is_not_json_or_not_utf8_names_its_file(tmp_path):
+    (tmp_path / "replies.json").write_text('["look",\n  oops]')
+    (tmp_path / "replies.txt").write_bytes(b"look\n\xff\xfe\n")
+    out = adventure("run", "tutorial", "--player", "scripted:replies.json", "--records", "r", cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr == ("adventure run: replies.json:2:3: not JSON (Expecting value);"
+                                                  " a script is a JSON list of reply strings, or a text file"
+                                                  " with one reply a line\n")
+    out = adventure("run", "tutorial", "--player", "scripted:replies.txt", "--records", "r", cwd=tmp_path)
+    assert out.returncode == 2
+    assert out.stderr == "adventure run: replies.txt: not UTF-8 text (byte 5); save the script as UTF-8\n"

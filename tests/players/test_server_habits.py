@@ -13,7 +13,7 @@ import time
 import pytest
 
 from conftest import TEST_WORLDS, adventure
-from fake_llm_server import CutStream, ToolCalls
+from fake_llm_server import CutStream, Raw, ToolCalls
 from model_env import write_json
 from tui_adventure.players.backends.learned import cache_path
 
@@ -235,3 +235,39 @@ def test_what_the_probe_found_is_what_the_next_run_asks(config, server):
 def test_the_probe_of_no_server_is_one_line(config):
     out = adventure("models", "probe", "http://127.0.0.1:9/v1", cwd=config)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "cannot reach" in out.stderr
+
+
+def test_the_probe_of_a_server_that_is_not_openai_is_one_line(config):
+    """A web page where the model list should be (a URL without /v1, another service on the port)."""
+    import http.server
+    import threading
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", "16")
+            self.end_headers()
+            self.wfile.write(b"<html>hi</html>\n")
+
+        def log_message(self, *args):
+            pass
+
+    page = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=page.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{page.server_address[1]}"
+        out = adventure("models", "probe", url, cwd=config)
+    finally:
+        page.shutdown()
+    assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith(f"adventure models probe: {url} does not answer as an OpenAI-compatible server")
+    assert out.stderr.endswith("check the URL (it usually ends in /v1)\n")
+
+
+def test_the_probe_of_answers_without_choices_says_so(config, server):
+    server.responder = lambda request: Raw({"id": "x", "object": "chat.completion", "created": 0,
+                                            "model": "fake-model", "choices": []})
+    out = adventure("models", "probe", server.url, cwd=config)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "refused (an answer without choices)" in out.stdout

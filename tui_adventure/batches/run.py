@@ -66,12 +66,23 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
         procs: int = 1, ray: str | None = None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    empty = next((p for p in paths if Path(p).is_dir() and not world_files([p])), None)
+    if empty is not None:   # a mistyped folder played nothing and exited 0, as if all were done
+        print(f"adventure run: {empty}: a folder with no world files (*.yaml) in it", file=sys.stderr)
+        return 2
     files = [f for f in world_files(paths) if in_shard(shard_key(f), spec, shard)]
     try:   # a player that cannot be made (an unknown model, a missing SDK) fails the run at once
         probe = make_player(spec, None, mode)
     except (ValueError, OSError) as exc:
         print(f"adventure run: {exc}", file=sys.stderr)
         return 2
+    from ..engine.names import UnsafeName, check_name
+
+    try:   # else every episode errors alike, and the summary says to run again
+        check_name(name or probe.name, "the run name (--name, or the model's name)")
+    except UnsafeName as exc:   # 1, as repl refuses the same name (and as the run ended before)
+        print(f"adventure run: {exc}", file=sys.stderr)
+        return 1
     write_plan(Path(records), name or probe.name, len(files), shard)
     for warning in (shared_local_server(probe, jobs * procs), learned_note(probe)):
         if warning:

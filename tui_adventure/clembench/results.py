@@ -45,14 +45,20 @@ def collect(root: Path, problems: list[str] | None = None) -> list[tuple[str, st
 
 
 def unscored(root: Path) -> dict[str, dict[str, int]]:
-    """Per run: episodes that errored or were left unfinished, which clem eval never counts as played."""
+    """Per run: episodes that errored or were left unfinished, which clem eval never counts as played, and
+    finished ones not scored yet (eval before score: the table would be empty with nothing said)."""
     out: dict[str, dict[str, int]] = {}
     for path in sorted(root.rglob("instance.json")):
         parts = path.relative_to(root).parts
-        if len(parts) < 5 or (path.parent / "completed.json").exists():
+        if len(parts) < 5:
             continue
-        kind = "errored" if (path.parent / "error.json").exists() else "incomplete"
-        counts = out.setdefault(parts[-5], {"errored": 0, "incomplete": 0})
+        if (path.parent / "completed.json").exists():
+            kind = "unscored" if not (path.parent / "scores.json").exists() else None
+        else:
+            kind = "errored" if (path.parent / "error.json").exists() else "incomplete"
+        if kind is None:
+            continue
+        counts = out.setdefault(parts[-5], {"errored": 0, "incomplete": 0, "unscored": 0})
         counts[kind] += 1
     return out
 
@@ -129,9 +135,14 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> list[Path]:
     rows = collect(root, notes)
     left_out = unscored(root)
     for model, counts in left_out.items():
+        waiting = counts.pop("unscored", 0)
         said = [f"{n} {kind}" for kind, n in counts.items() if n]
         word = "episode" if sum(counts.values()) == 1 else "episodes"
-        notes.append(f"{model}: {' and '.join(said)} {word} not counted as played")
+        if said:
+            notes.append(f"{model}: {' and '.join(said)} {word} not counted as played")
+        if waiting:
+            notes.append(f"{model}: {plural(waiting, 'finished episode')} without scores.json left out;"
+                         f" run adventure score {root} first")
     for model, counts in mixed(root, notes).items():
         turns = ", ".join(f"{who} {n}" for who, n in counts.items() if who != "episodes")
         notes.append(f"{model}: {plural(counts['episodes'], 'mixed episode')}, played by more than one player"

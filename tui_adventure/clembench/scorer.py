@@ -319,6 +319,9 @@ def score_root(root: str | Path, exact_par=None, find_world: WorldFinder | None 
             report.written.append(_score_episode(path, exact_par, find_world, trackers, replay))
         except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
             report.unreadable.append((path.parent, f"{type(exc).__name__}: {exc}"))
+    for done in sorted(Path(root).rglob("completed.json")):   # a finished episode the walk above never met
+        if not (done.parent / "interactions.json").is_file() and (done.parent / "instance.json").exists():
+            report.unreadable.append((done.parent, "its interactions.json is missing or not a file"))
     return report
 
 

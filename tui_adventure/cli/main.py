@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from . import commands
@@ -88,6 +89,12 @@ def _main(args) -> int:
             return 2
         return run(args.worlds, args.player, args.records, args.jobs, mode=args.mode, name=args.name,
                    max_turns=args.max_turns, shard=shard, procs=args.procs, ray=args.ray)
+    if args.command in ("score", "eval") and not os.path.isdir(args.root):
+        # score walked nothing and said it wrote 0; eval made the folder and wrote empty tables in it
+        why = "does not exist" if not os.path.lexists(args.root) else "is not a folder"
+        print(f"adventure {args.command}: {args.root} {why}: give a records folder (a run's --records,"
+              " default records)", file=sys.stderr)
+        return 1
     if args.command == "score":
         from ..gamemaster.scoring import score_root
 

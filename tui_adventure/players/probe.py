@@ -80,11 +80,14 @@ async def _first_model(client, url: str) -> str:
 
     try:
         listed = await client.models.list()
+        ids = [m.id for m in listed.data if isinstance(m.id, str)]
     except openai.APIConnectionError as exc:
         raise Unreachable(f"cannot reach {url}: {exc}") from exc
     except openai.APIStatusError as exc:
         raise Unreachable(f"{url} lists no models ({exc.status_code}): name one with --model") from exc
-    ids = [m.id for m in listed.data]
+    except (openai.APIError, ValueError, TypeError, AttributeError) as exc:   # a web page, or another API
+        raise Unreachable(f"{url} does not answer as an OpenAI-compatible server (its /models is no model"
+                          " list): check the URL (it usually ends in /v1)") from exc
     if not ids:
         raise Unreachable(f"{url} lists no models: name one with --model")
     return ids[0]
@@ -102,6 +105,8 @@ class _Asker:
         try:
             if not stream:
                 r = await self.client.chat.completions.create(**body)
+                if not getattr(r, "choices", None):   # the SDK hands back a text/html body as a str
+                    return {"refused": "an answer without choices"}
                 m = r.choices[0].message
                 return {"text": m.content or "", "calls": [c.function.name for c in m.tool_calls or []],
                         "usage": r.usage.prompt_tokens if r.usage else None, "finish": r.choices[0].finish_reason}

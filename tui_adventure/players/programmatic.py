@@ -68,9 +68,15 @@ class ScriptedPlayer:
 
     @classmethod
     def from_file(cls, path: Path) -> "ScriptedPlayer":
-        text = path.read_text(encoding="utf-8")
-        if text.lstrip().startswith("["):
-            data = json.loads(text)
+        try:   # both errors said what was wrong but not in which file
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text) if text.lstrip().startswith("[") else None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}); save the script as UTF-8") from exc
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); a script is a JSON list"
+                             " of reply strings, or a text file with one reply a line") from exc
+        if data is not None:
             if not isinstance(data, list) or not all(isinstance(r, str) for r in data):
                 raise ValueError(f"{path}: a JSON script is a list of reply strings")
             return cls(data)
