@@ -223,18 +223,28 @@ def twx_home() -> Path | None:
 class JvmLoop:
     """TWX's native loop in a JVM beside us, told to play one round at a time."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, cpus: set[int] | None = None) -> None:
+        """``cpus``: the cores the JVM may run on, set before it starts, so that it sizes its collector
+        and compiler threads for them (as it reads the process's affinity at start)."""
         self.dir = tempfile.mkdtemp(prefix="twx-loop-")
         src = Path(self.dir) / "TwxLoop.java"
         src.write_text(JAVA_LOOP)
         jar = str(home / "textworld-express.jar")
         subprocess.run(["javac", "-cp", jar, "-d", self.dir, str(src)], check=True)
+        pin = None if cpus is None else (lambda: os.sched_setaffinity(0, cpus))
         self.proc = subprocess.Popen(["java", "-cp", os.pathsep.join([jar, self.dir]), "TwxLoop"], cwd=home,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     preexec_fn=pin)
 
     def round(self, game: str, params: str, seed: int, steps: int) -> tuple[int, float, float]:
+        self.start(game, params, seed, steps)
+        return self.result()
+
+    def start(self, game: str, params: str, seed: int, steps: int) -> None:
         self.proc.stdin.write(f"{game} {params} {seed} {steps}\n")
         self.proc.stdin.flush()
+
+    def result(self) -> tuple[int, float, float]:
         out = self.proc.stdout.readline().split()
         if not out or out[0] == "error":
             raise RuntimeError(f"TWX: {' '.join(out)}")
@@ -309,8 +319,10 @@ class Job:
         return timed(lambda: random_agent(self.env, rng, count))
 
 
-def _serve(conn, kind: str, pair: str | None) -> None:
+def _serve(conn, kind: str, pair: str | None, cpus: set[int] | None = None) -> None:
     """A worker process's loop: one ``Job``, a round each time the driver asks."""
+    if cpus is not None:
+        os.sched_setaffinity(0, cpus)
     job = Job(kind, pair)
     conn.send("ready")
     while (ask := conn.recv()) is not None:
@@ -322,10 +334,10 @@ class Worker:
     collections there walk that job's memos only, not every configuration's (and TWX's Python objects)
     as they do with ``--one-process``."""
 
-    def __init__(self, kind: str, pair: str | None) -> None:
+    def __init__(self, kind: str, pair: str | None, cpus: set[int] | None = None) -> None:
         ctx = multiprocessing.get_context("spawn")   # the driver has py4j's threads: no fork
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(child, kind, pair), daemon=True)
+        self.proc = ctx.Process(target=_serve, args=(child, kind, pair, cpus), daemon=True)
         self.proc.start()
         if self.conn.recv() != "ready":
             raise RuntimeError(f"worker {kind} {pair} did not start")
@@ -357,6 +369,16 @@ def side_by_side(workers: list[Worker], r: int, count: int) -> tuple:
     return sum(d[0] for d in done), wall, sum(d[2] for d in done), sum(d[3] for d in done) / len(done)
 
 
+def jvms_side_by_side(loops: list[JvmLoop], game: str, params: str, steps: int) -> tuple[int, float, float]:
+    """(steps, wall, cpu) of one round played by each JVM loop at once: steps and CPU summed, wall clock
+    the driver's from start to last (each loop plays the same seed: TWX's random agent is seeded in it)."""
+    w = time.perf_counter()
+    for loop in loops:
+        loop.start(game, params, 1, steps)
+    done = [loop.result() for loop in loops]
+    return sum(d[0] for d in done), time.perf_counter() - w, sum(d[2] for d in done)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--rounds", type=int, default=3)
@@ -365,6 +387,9 @@ def main() -> None:
     ap.add_argument("--resets", type=int, default=300, help="generated worlds a round")
     ap.add_argument("--pairs", default="coin,cooking")
     ap.add_argument("--no-twx", action="store_true", help="our side only")
+    ap.add_argument("--machine", action="store_true",
+                    help="also the machine's rows: each side on one core (TWX's JVM and our env pinned to the same"
+                         " core), and each side twice at once (two JVM loops, two envs)")
     ap.add_argument("--one-process", action="store_true",
                     help="every configuration of ours in the driver's process (rounds 1-6's harness)")
     args = ap.parse_args()
@@ -384,6 +409,13 @@ def main() -> None:
         twx_py.load("coin", PAIRS["coin"][1])
 
     pairs = [p for p in args.pairs.split(",") if p]
+    # the machine's rows: one core each (the JVM sized for one core, as a trainer's actor on one core
+    # runs it), and two of each at once over both cores
+    machine = args.machine and jvm is not None and not args.one_process
+    one_core = {min(os.sched_getaffinity(0))}
+    jvm_one = JvmLoop(home, one_core) if machine else None
+    jvm_two = [jvm, JvmLoop(home)] if machine else []
+    solo = {p: Worker("valid", p, one_core) for p in pairs} if machine else {}
     make = Job if args.one_process else Worker
     jobs = {(kind, p): make(kind, p) for p in pairs for kind in ("valid", "noenv", "progress")}
     jobs["generate", None] = make("generate", None)
@@ -391,11 +423,11 @@ def main() -> None:
     twins = {} if args.one_process else {p: [Worker("valid", p) for _ in range(2)] for p in pairs}
     figs = Figures()
     # the JVMs whose CPU we wait on before each of our rows: the native loop's and py4j's gateway
-    jvms = [j for j in (jvm.proc.pid if jvm is not None else None,
-                        twx_py._gateway.java_process.pid if twx_py is not None else None) if j is not None]
-    if jvm is not None:   # the JIT's warm-up, not reported
+    loops = [x for x in (jvm, jvm_one, *jvm_two[1:]) if x is not None]
+    jvms = [*(x.proc.pid for x in loops), *([twx_py._gateway.java_process.pid] if twx_py is not None else [])]
+    for loop in loops:   # the JIT's warm-up, not reported
         for p in pairs:
-            jvm.round(PAIRS[p][0], PAIRS[p][1], 1, args.steps // 2)
+            loop.round(PAIRS[p][0], PAIRS[p][1], 1, args.steps // 2)
         settle(jvms)
     for r in range(args.rounds):
         for p in pairs:
@@ -408,6 +440,12 @@ def main() -> None:
             figs.add(f"{p}: ours, valid actions ({ours})", *jobs["valid", p].run(r, args.steps))
             if p in twins:
                 figs.add(f"{p}: ours, two envs in two processes at once", *side_by_side(twins[p], r, args.steps))
+            if machine:
+                n, wall, cpu = jvm_one.round(game, params, 1, args.steps)
+                figs.add(f"{p}: TWX native JVM loop, one core", n, wall, cpu + settle(jvms))
+                figs.add(f"{p}: ours, valid actions, one core", *solo[p].run(r, args.steps))
+                n, wall, cpu = jvms_side_by_side(jvm_two, game, params, args.steps)
+                figs.add(f"{p}: TWX, two JVM loops at once", n, wall, cpu + settle(jvms))
             figs.add(f"{p}: ours, Game.step on valid actions, no env", *jobs["noenv", p].run(r, args.steps))
             figs.add(f"{p}: ours, default infos (progress)", *jobs["progress", p].run(r, args.progress_steps))
         if twx_py is not None:
@@ -420,11 +458,11 @@ def main() -> None:
     print(f"random agent on valid actions, {args.rounds} rounds ({where}), medians (steps or resets per second)")
     for name in figs.rows:
         print(figs.line(name))
-    for job in [*jobs.values(), *(w for ws in twins.values() for w in ws)]:
+    for job in [*jobs.values(), *(w for ws in twins.values() for w in ws), *solo.values()]:
         if isinstance(job, Worker):
             job.close()
-    if jvm is not None:
-        jvm.close()
+    for loop in loops:
+        loop.close()
     if twx_py is not None:
         twx_py.close()
 
