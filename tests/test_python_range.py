@@ -1,4 +1,8 @@
-"""The oldest Python that pyproject.toml admits runs the package, beside clemcore 3.7.2.
+"""Both ends of the Pythons we promise run the package, beside clemcore 3.7.2.
+
+The oldest is pyproject.toml's ``requires-python``; the newest is the newest
+clemcore 3.7.2 admits (its ``Requires-Python``, read from the installed
+package: the README promises the tests on 3.10-3.12).
 
 The suite itself runs on one Python (CI's 3.11), so a feature of a newer one
 slips in unseen: a possessive regex (3.11) made every import of the engine
@@ -6,13 +10,17 @@ fail on 3.10, and ``asyncio.Runner`` (3.11) every ``adventure repl``, while
 ``requires-python`` said ">=3.10" (Ubuntu 22.04's Python, which clemcore 3.7.2
 supports too). Here a venv of that Python gets clemcore 3.7.2 and this project
 by one pip install, imports every module and plays a world headless and at the
-repl. The venv is kept under pytest's cache, keyed by pyproject.toml. A Python
-is not a pip package: a machine without that version skips, saying so.
+repl. The newest end catches the other way round: something a later Python
+removed or changed (3.12 dropped distutils and changed how some warnings and
+regexes behave) that the suite's own Python does not see. Each venv is kept
+under pytest's cache, keyed by pyproject.toml. A Python is not a pip package:
+a machine without that version skips, saying so.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import os
 import re
 import shutil
@@ -28,7 +36,22 @@ pytestmark = pytest.mark.slow
 
 OLDEST = tuple(int(x) for x in re.search(r'requires-python = ">=(\d+)\.(\d+)"',
                                          (ROOT / "pyproject.toml").read_text()).groups())
-NAME = f"python{OLDEST[0]}.{OLDEST[1]}"
+
+
+def _newest() -> tuple[int, int] | None:
+    """The minor version below clemcore's ``<3.N`` bound; None where clemcore is not installed here."""
+    try:
+        spec = importlib.metadata.metadata("clemcore")["Requires-Python"] or ""
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    bound = re.search(r"<\s*(\d+)\.(\d+)", spec)
+    return (int(bound[1]), int(bound[2]) - 1) if bound else None
+
+
+NEWEST = _newest()
+ENDS = [pytest.param(OLDEST, id="oldest"),
+        pytest.param(NEWEST, id="newest", marks=pytest.mark.skipif(
+            NEWEST is None or NEWEST == OLDEST, reason="clemcore 3.7.2 is not installed here: no newest end"))]
 # what an import may miss in a venv of the core dependencies: the extras' own packages
 EXTRAS = {"gymnasium", "pettingzoo", "openenv", "ray", "textual_serve", "anthropic", "up_fast_downward",
           "numpy", "fastapi", "uvicorn", "pydantic"}
@@ -49,24 +72,29 @@ print("imported; extras not installed:", sorted(missing))
 """
 
 
-def _interpreter() -> str | None:
-    found = shutil.which(NAME)
+def _interpreter(version: tuple[int, int]) -> str | None:
+    name = f"python{version[0]}.{version[1]}"
+    found = shutil.which(name)
     if found and subprocess.run([found, "-c", "pass"], capture_output=True).returncode == 0:   # a pyenv shim may say no
         return found
-    for home in sorted(Path.home().glob(f".pyenv/versions/{OLDEST[0]}.{OLDEST[1]}.*")):
-        if (home / "bin" / NAME).is_file():
-            return str(home / "bin" / NAME)
+    for home in sorted(Path.home().glob(f".pyenv/versions/{version[0]}.{version[1]}.*")):
+        if (home / "bin" / name).is_file():
+            return str(home / "bin" / name)
     return None
 
 
-@pytest.fixture(scope="module")
-def old_venv(pytestconfig) -> Path:
-    python = _interpreter()
+@pytest.fixture(scope="module", params=ENDS)
+def old_venv(request, pytestconfig) -> Path:
+    """A venv of one end's Python with clemcore 3.7.2 and this project (the name kept from when it was the
+    oldest end only)."""
+    end = request.param
+    python = _interpreter(end)
     if python is None:
-        pytest.skip(f"no {NAME} on this machine (requires-python's oldest; a Python is not a pip package)")
+        pytest.skip(f"no python{end[0]}.{end[1]} on this machine (an end of the Pythons we promise;"
+                    f" a Python is not a pip package)")
     version = subprocess.run([python, "--version"], capture_output=True, text=True).stdout.strip()
     key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + f"{version}|{ROOT}".encode()).hexdigest()[:16]
-    base = pytestconfig.cache.mkdir("oldest-python")
+    base = pytestconfig.cache.mkdir(f"python-{end[0]}.{end[1]}")
     venv = base / key
     if not (venv / "ready").is_file():
         for old in base.iterdir():
@@ -86,13 +114,13 @@ def _in(venv: Path, *cmd: str, cwd: Path, stdin: str = "") -> subprocess.Complet
                           cwd=cwd, env=env, timeout=600)
 
 
-def test_every_module_imports_on_the_oldest_python(old_venv, tmp_path):
+def test_every_module_imports_at_each_end(old_venv, tmp_path):
     out = _in(old_venv, "python", "-c", IMPORT_ALL, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "imported" in out.stdout
 
 
-def test_the_oldest_python_plays_a_world_at_the_repl_and_headless(old_venv, tmp_path):
+def test_each_end_plays_a_world_at_the_repl_and_headless(old_venv, tmp_path):
     repl = _in(old_venv, "adventure", "repl", "house", cwd=tmp_path, stdin="look\ngo up\ninventory\n")
     assert repl.returncode == 0, repl.stderr[-3000:]
     assert "Traceback" not in repl.stderr
@@ -105,7 +133,7 @@ def test_the_oldest_python_plays_a_world_at_the_repl_and_headless(old_venv, tmp_
 
 
 @pytest.mark.parametrize("knobs", [["--rooms", "6", "--objects", "10"], ["--flavour", "clembench", "--goals", "2"]])
-def test_generated_worlds_are_byte_identical_on_the_oldest_python(old_venv, tmp_path, knobs):
+def test_generated_worlds_are_byte_identical_at_each_end(old_venv, tmp_path, knobs):
     """docs/generate.md promises the same files on any machine and Python 3.10+."""
     args = ["generate", "--count", "3", "--seed", "7", *knobs]
     old = _in(old_venv, "adventure", *args, "--out", str(tmp_path / "old"), cwd=tmp_path)
