@@ -1,8 +1,12 @@
 """The command-line contract of DESIGN.md: scripts and checks depend on these shapes."""
 
 import json
+import shutil
+import socket
 
-from conftest import TEST_WORLDS, adventure
+import pytest
+
+from conftest import ROOT, TEST_WORLDS, adventure
 
 MINI = str(TEST_WORLDS / "mini.yaml")
 
@@ -53,3 +57,36 @@ def test_run_of_a_folder_with_no_worlds_says_so(tmp_path):
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr == "adventure run: worlds: a folder with no world files (*.yaml) in it\n"
     assert not (tmp_path / "r").exists()
+
+
+def _worlds_with_a_broken_one(tmp_path):
+    (tmp_path / "worlds").mkdir()
+    shutil.copy(MINI, tmp_path / "worlds" / "mini.yaml")
+    shutil.copy(ROOT / "tests" / "broken" / "unclosed_quote.yaml", tmp_path / "worlds" / "unclosed_quote.yaml")
+
+
+@pytest.mark.parametrize("procs", ["1", "2"])
+def test_a_broken_world_in_a_batch_is_named_to_fix_not_to_run_again(tmp_path, procs):
+    _worlds_with_a_broken_one(tmp_path)
+    out = adventure("run", "worlds", "--player", "oracle", "--records", "r", "--procs", procs, cwd=tmp_path)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    summary = out.stdout[out.stdout.index("played 1, "):]
+    assert "errors 1 (" in summary and "run again to retry" not in summary, summary
+    assert "1 world did not load" in summary and "fix it" in summary, summary
+    assert "\n  worlds/unclosed_quote.yaml:6:18: YAML syntax error: this quote is never closed" in summary, summary
+    assert (tmp_path / "r" / "oracle" / "mini" / "mini" / "instance_00000" / "completed.json").is_file()
+    assert sorted(p.name for p in (tmp_path / "r" / "oracle").iterdir() if p.is_dir()) == ["mini"]
+
+
+def test_a_batch_tells_a_failed_episode_to_retry_apart_from_a_broken_world(tmp_path):
+    _worlds_with_a_broken_one(tmp_path)
+    with socket.socket() as s:   # a port nobody listens on: the model's server is down
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = adventure("run", "worlds", "--player", f"openai_compatible:m@http://127.0.0.1:{port}/v1",
+                    "--records", "r", cwd=tmp_path)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    summary = out.stdout[out.stdout.index("played 0, "):]
+    assert "errors 2 (" in summary and "run again to retry 1 episode" in summary, summary
+    assert "1 world did not load" in summary and "\n  worlds/unclosed_quote.yaml:6:18: " in summary, summary
+    assert next((tmp_path / "r").rglob("error.json")).parent.name == "instance_00000"   # recorded as before

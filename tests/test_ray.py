@@ -133,6 +133,19 @@ def test_a_registry_entry_per_server_sends_its_extra_body(tmp_path, monkeypatch)
 
 
 @pytest.mark.ray
+def test_a_broken_world_under_ray_is_named_to_fix_not_to_run_again(in_tmp, ray_installed):
+    Path("worlds").mkdir()
+    shutil.copy(ROOT / "tests" / "worlds" / "mini.yaml", "worlds/mini.yaml")
+    shutil.copy(ROOT / "tests" / "broken" / "unclosed_quote.yaml", "worlds/unclosed_quote.yaml")
+    run = adventure("run", "worlds", "--player", "oracle", "--records", "r", "--ray", "local", "--procs", "1",
+                    timeout=300)
+    summary = run.stdout[run.stdout.index("played 1, "):]
+    assert run.returncode == 1 and "errors 1 (" in summary and "run again to retry" not in summary, summary
+    broken = Path("worlds/unclosed_quote.yaml").resolve()   # the driver ships a world file by its real path
+    assert "1 world did not load" in summary and f"\n  {broken}:6:18: YAML syntax error" in summary, summary
+
+
+@pytest.mark.ray
 def test_an_address_where_nothing_answers_is_one_line(in_tmp, ray_installed):
     out = adventure("run", "house", "--player", "oracle", "--ray", "127.0.0.1:1", timeout=60)
     assert out.returncode == 2 and "nothing answers" in out.stdout + out.stderr and "Traceback" not in out.stderr

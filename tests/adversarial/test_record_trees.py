@@ -202,3 +202,32 @@ def test_a_finished_episode_without_its_interactions_is_named_by_score(good_tree
     out = adventure("score", str(root))
     assert out.returncode == 1 and "1 unreadable" in out.stdout
     assert f"{root / EPISODE}: not scored, its interactions.json is missing or not a file" in out.stderr
+
+
+# -- eval pointed inside the layout: a run's folder, a game, an experiment, one episode -----------------
+def _raw_rows(path: Path) -> list[list[str]]:
+    return [row[1:] for row in list(csv.reader(path.open()))[1:]]   # without the running index
+
+
+@pytest.mark.parametrize("below", ["oracle", "oracle/house", "oracle/house/house", "oracle/house/house/instance_00000"])
+def test_eval_of_one_run_or_deeper_counts_its_episodes_as_eval_of_the_root_does(good_tree, tmp_path, below):
+    root = copy(good_tree, tmp_path)
+    assert adventure("score", str(root)).returncode == 0
+    assert adventure("eval", str(root)).returncode == 0
+    folder = root / below
+    out = adventure("eval", str(folder))
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    names = Path(below).parts[1:]   # game, experiment, episode below the run
+    expected = [row for row in _raw_rows(root / "raw.csv")   # game, model, experiment, episode, metric, value
+                if row[1] == "oracle" and (row[0], row[2], row[3])[:len(names)] == names]
+    assert expected and _raw_rows(folder / "raw.csv") == expected, out.stdout
+    if below == "oracle":   # the one run of the tree: the same table as at the root
+        assert (folder / "results.csv").read_text() == (root / "results.csv").read_text()
+
+
+def test_eval_of_a_run_before_score_names_the_run_and_what_to_do(good_tree, tmp_path):
+    root = copy(good_tree, tmp_path)
+    out = adventure("eval", str(root / "oracle"))
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    assert (f"oracle: 2 finished episodes without scores.json left out; run adventure score {root / 'oracle'} first"
+            in out.stdout)

@@ -10,12 +10,13 @@ import asyncio
 import contextlib
 import dataclasses
 import gc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..catalog import open_world as load_world
 from ..clembench.recorder import Recorder
 from ..clembench.records import Busy, RecordsError
+from ..engine.text import plural
 from ..engine.yamlpos import SourceErrors
 from ..gamemaster.episode import ContextExhausted, Episode, play_turn
 from ..gamemaster.voices import Voices
@@ -31,9 +32,30 @@ class Summary:
     played: int = 0
     skipped: int = 0
     succeeded: int = 0
-    errors: int = 0
+    errors: int = 0    # not played; the worlds that did not load are among them
     busy: int = 0      # being played by another process on the same records
     context_full: int = 0   # played, and ended when the model's context was full (scored as aborted)
+    # a world that did not load, as its first mistake (file:line:col: message): kept apart because running
+    # again fails the same way until the file is fixed, where a server's failure may pass
+    broken: list[str] = field(default_factory=list)
+
+    def world_did_not_load(self, exc: SourceErrors) -> None:
+        self.errors += 1
+        if not exc.errors:
+            self.broken.append(str(exc))
+            return
+        more = len(exc.errors) - 1
+        self.broken.append(str(exc.errors[0]) + (f" (and {plural(more, 'more mistake')}: adventure check"
+                                                 f" {exc.errors[0].path} lists them)" if more > 0 else ""))
+
+    @classmethod
+    def total(cls, parts) -> Summary:
+        """The summaries of several workers (as ``dataclasses.asdict`` gives them) as one."""
+        out = cls()
+        for part in parts:
+            for key, value in part.items():
+                setattr(out, key, getattr(out, key) + value)
+        return out
 
 
 async def play_episode(world, player, records: Path, on_turn=None, name: str | None = None
@@ -82,7 +104,7 @@ async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progre
             try:
                 world = load_world(path)
             except SourceErrors as exc:
-                summary.errors += 1
+                summary.world_did_not_load(exc)
                 if progress:
                     progress.log(str(exc))
                 return

@@ -230,7 +230,10 @@ def _submit(f: str, spec, mode, name, max_turns, records: Path, task, summary: S
         recorder = Recorder(records, world, name or player.name, **recorder_options(player, Episode(world)))
         recorder.refuse_other_run()
     except (SourceErrors, RecordsError, OSError, ValueError) as exc:
-        summary.errors += 1
+        if isinstance(exc, SourceErrors):
+            summary.world_did_not_load(exc)
+        else:
+            summary.errors += 1
         reporter.log(str(exc) if isinstance(exc, (SourceErrors, RecordsError)) else f"{f}: {exc}")
         return None
     if recorder.is_done():

@@ -102,7 +102,7 @@ def run_in_processes(files: list, spec: str, records: str, jobs: int, procs: int
                 running -= 1
                 continue
             latest[worker] = data
-            total = Summary(**{k: sum(d[k] for d in latest.values()) for k in data})
+            total = Summary.total(latest.values())
             if kind == "advance":
                 reporter.advance(total)
             else:

@@ -16,11 +16,15 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from ..catalog import expand
+from ..engine.text import plural
 from ..players import learned_note, make_player
 from ..players.base import ModelBacked
 from .episodes import Summary, run_all
 from .processes import run_in_processes
 from .shards import in_shard, shard_key
+
+
+SHOWN_BROKEN = 20   # worlds that did not load named under a run's summary; a folder of them can be long
 
 
 def world_files(paths: list[str]) -> list[str]:
@@ -154,8 +158,26 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
     busy = f", {summary.busy} left to another run on the same records" if summary.busy else ""
     full = (f" ({summary.context_full} ended when the model's context was full: played, scored as aborted)"
             if summary.context_full else "")
-    errors = (f"errors {summary.errors} (not played: errored episodes are not counted, as clem eval does;"
-              " run again to retry them)" if summary.errors else "errors 0")
     print(f"played {summary.played}{full}, skipped {summary.skipped} (already done), "
-          f"succeeded {summary.succeeded}, {errors}{busy}; records in {records}/")
+          f"succeeded {summary.succeeded}, {errors_said(summary)}{busy}; records in {records}/")
+    for mistake in sorted(summary.broken)[:SHOWN_BROKEN]:
+        print(f"  {mistake}")
+    if len(summary.broken) > SHOWN_BROKEN:
+        print(f"  and {plural(len(summary.broken) - SHOWN_BROKEN, 'more world')} that did not load"
+              " (adventure check FILE names every mistake in one)")
     return 1 if summary.errors else 0
+
+
+def errors_said(summary: Summary) -> str:
+    """The errors of a run and what to do about them: an episode that failed in play (a server down, a
+    timeout) may pass when run again, a world that did not load fails the same way until it is fixed."""
+    if not summary.errors:
+        return "errors 0"
+    broken, retry = len(summary.broken), summary.errors - len(summary.broken)
+    said = ["not played: errored episodes are not counted, as clem eval does"]
+    if retry:
+        said.append(f"run again to retry {plural(retry, 'episode') if broken else 'them'}")
+    if broken:
+        said.append(f"{plural(broken, 'world')} did not load, which running again cannot change: fix"
+                    f" {'it' if broken == 1 else 'them'} (below), then run again")
+    return f"errors {summary.errors} ({'; '.join(said)})"

@@ -106,6 +106,18 @@ def studies_in(run_dir: Path, limit: int = 2000) -> set[str | None]:
     return found
 
 
+def layout_parts(root: str | Path) -> tuple[str, ...]:
+    """Where ``root`` sits in the layout: its own name and those above it up to its run's folder, () for a
+    results root. clem eval names a run, game, experiment and episode by the last five parts of a scores.json
+    path, so below a results root those parts begin above ``root``; a run's folder is told by the run.json
+    clemcore and our recorder both write there, so nothing is guessed from folder names."""
+    here = Path(os.path.abspath(root))
+    for depth, folder in enumerate((here, *here.parents[:3])):
+        if (folder / "run.json").is_file():
+            return here.parts[len(here.parts) - depth - 1:]
+    return ()
+
+
 @functools.lru_cache(maxsize=256)
 def real_path(path: str) -> str:
     """A world file's real path, once per process: a batch's episodes share few worlds' folders."""

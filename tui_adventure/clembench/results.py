@@ -2,7 +2,8 @@
 models with people (comparison.csv, pairs.csv, paired.csv) and results.html, which shows them all.
 
 Like clem eval, models, games, experiments and episodes are read from the last
-five parts of each scores.json path; only ``Aborted`` and ``Main Score`` feed
+five parts of each scores.json path (ROOT may be one run's folder or any folder below it: the parts
+above ROOT count, see ``records.layout_parts``); only ``Aborted`` and ``Main Score`` feed
 the table: % Played = 100 x mean(1 - Aborted), Quality Score = mean of the
 Main Scores that are numbers, clemscore = % Played / 100 x Quality Score.
 """
@@ -17,14 +18,15 @@ from ..engine.metrics import ABORTED, MAIN_SCORE
 from ..engine.snapshot import write_atomic
 from ..engine.text import plural
 from .csv_out import Ours, write_csv
-from .records import RecordsError, read_json
+from .records import RecordsError, layout_parts, read_json
 
 
 def collect(root: Path, problems: list[str] | None = None) -> list[tuple[str, str, str, str, dict]]:
     """Every readable scores.json under ``root``; a damaged one is named in ``problems`` and left out."""
     rows = []
+    above = layout_parts(root)   # eval given a run's folder, or deeper: the names above it
     for path in sorted(root.rglob("scores.json")):
-        parts = path.relative_to(root).parts
+        parts = above + path.relative_to(root).parts
         if len(parts) < 5 or not path.is_file():
             continue
         model, game, experiment, episode = parts[-5], parts[-4], parts[-3], parts[-2]
@@ -48,8 +50,9 @@ def unscored(root: Path) -> dict[str, dict[str, int]]:
     """Per run: episodes that errored or were left unfinished, which clem eval never counts as played, and
     finished ones not scored yet (eval before score: the table would be empty with nothing said)."""
     out: dict[str, dict[str, int]] = {}
+    above = layout_parts(root)
     for path in sorted(root.rglob("instance.json")):
-        parts = path.relative_to(root).parts
+        parts = above + path.relative_to(root).parts
         if len(parts) < 5:
             continue
         if (path.parent / "completed.json").exists():
@@ -67,8 +70,9 @@ def mixed(root: Path, problems: list[str] | None = None) -> dict[str, dict[str, 
     """Per run: episodes played by more than one player (a person or the oracle took over from the
     run's model), by who played how many turns in all; they are scored, and must be read as such."""
     out: dict[str, dict[str, int]] = {}
+    above = layout_parts(root)
     for path in sorted(root.rglob("interactions.json")):
-        parts = path.relative_to(root).parts
+        parts = above + path.relative_to(root).parts
         if len(parts) < 5:
             continue
         try:   # eval reads as score and export do: a FIFO, /dev/zero or deep nesting is a damaged episode

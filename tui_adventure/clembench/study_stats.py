@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..engine.metrics import MAIN_SCORE, SUCCESS
 from .comparison import is_human, number
-from .records import RecordsError, read_json
+from .records import RecordsError, layout_parts, read_json
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,9 @@ def _int(value) -> int | None:
 def study_episodes(root: Path) -> list[StudyEpisode]:
     """Every scored episode of a human run whose records name a study."""
     out = []
+    above = layout_parts(root)
     for path in sorted(Path(root).rglob("interactions.json")):
-        parts = path.relative_to(root).parts
+        parts = above + path.relative_to(root).parts
         if len(parts) < 5 or not is_human(parts[-5]):
             continue
         try:
