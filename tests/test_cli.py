@@ -1,6 +1,7 @@
 """The command-line contract of DESIGN.md: scripts and checks depend on these shapes."""
 
 import json
+import os
 import shutil
 import socket
 
@@ -76,6 +77,23 @@ def test_a_broken_world_in_a_batch_is_named_to_fix_not_to_run_again(tmp_path, pr
     assert "\n  worlds/unclosed_quote.yaml:6:18: YAML syntax error: this quote is never closed" in summary, summary
     assert (tmp_path / "r" / "oracle" / "mini" / "mini" / "instance_00000" / "completed.json").is_file()
     assert sorted(p.name for p in (tmp_path / "r" / "oracle").iterdir() if p.is_dir()) == ["mini"]
+
+
+def test_a_run_refused_by_another_kind_of_run_in_its_folder_says_what_to_do_not_to_run_again(tmp_path, server):
+    """Each refused episode was counted under "run again to retry them", though a rerun is refused alike."""
+    server.responder = lambda request: "> done"
+    model = f"openai_compatible:m@{server.url}"
+    first = adventure("run", MINI, "tutorial", "--player", model, "--records", "r", cwd=tmp_path)
+    assert first.returncode == 0 and "played 2," in first.stdout, first.stdout + first.stderr
+    out = adventure("run", MINI, "tutorial", "--player", model, "--mode", "tool", "--name", "m", "--records", "r",
+                    cwd=tmp_path)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    summary = out.stdout[out.stdout.index("played 0, "):]
+    assert "errors 2 (" in summary and "run again to retry" not in summary, summary
+    assert "2 episodes refused, which running again cannot change" in summary, summary
+    assert f"\n  r{os.sep}m holds a run with mode 'text'" in summary and summary.count("holds a run") == 1, summary
+    assert summary.endswith(": give it another name (--name) or --records folder\n"), summary
+    assert out.stdout.count("holds a run") == 2   # as it happened, and under the summary: once each
 
 
 def test_a_batch_tells_a_failed_episode_to_retry_apart_from_a_broken_world(tmp_path):

@@ -231,3 +231,19 @@ def test_eval_of_a_run_before_score_names_the_run_and_what_to_do(good_tree, tmp_
     assert out.returncode == 0 and "Traceback" not in out.stderr
     assert (f"oracle: 2 finished episodes without scores.json left out; run adventure score {root / 'oracle'} first"
             in out.stdout)
+
+
+@pytest.mark.parametrize("where", ["an empty folder", "the worlds folder"])
+def test_eval_of_a_folder_without_episodes_says_what_root_should_be_and_writes_nothing(tmp_path, where):
+    """eval wrote empty tables there and said nothing, as if the run had scored nothing."""
+    folder = tmp_path / "here"
+    if where == "an empty folder":
+        folder.mkdir()
+    else:
+        shutil.copytree(Path(__file__).resolve().parents[2] / "worlds", folder)
+    before = sorted(folder.rglob("*"))
+    out = adventure("eval", str(folder))
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr == (f"adventure eval: no episodes under {folder}: give a records root (records, a run's"
+                          " --records) or one run's folder in it (records/oracle)\n")
+    assert sorted(folder.rglob("*")) == before

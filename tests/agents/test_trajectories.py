@@ -87,3 +87,20 @@ def test_each_seat_of_a_world_of_several_players_is_its_own_trajectory(tmp_path)
         said = [m["content"] for m in line["messages"] if m["role"] == "assistant"]
         assert said == moves[line["seat"]] and len(line["rewards"]) == len(said)
     assert len(ava["rewards"]) + len(bo["rewards"]) == len(interactions["turns"])
+
+
+@pytest.mark.parametrize("below", ["oracle", "oracle/house", "oracle/house/house/instance_00000"])
+def test_one_runs_folder_or_deeper_exports_its_episodes_as_the_records_root_does(in_tmp, below):
+    """`adventure export trajectories records/oracle` wrote 0 trajectories: the names come from above ROOT."""
+    from conftest import adventure
+
+    assert adventure("run", "tutorial", "house", "--player", "oracle", "--records", "r").returncode == 0
+    assert adventure("score", "r").returncode == 0
+    assert adventure("export", "trajectories", "r", "--out", "all.jsonl").returncode == 0
+    out = adventure("export", "trajectories", f"r/{below}", "--out", "some.jsonl")
+    game = below.split("/")[1] if "/" in below else None
+    expected = [line for line in (in_tmp / "all.jsonl").read_text().splitlines()
+                if game is None or json.loads(line)["game"] == game]
+    n = len(expected)
+    assert out.returncode == 0 and f"{n} trajector{'y' if n == 1 else 'ies'} from {n} episode" in out.stderr
+    assert (in_tmp / "some.jsonl").read_text().splitlines() == expected

@@ -183,6 +183,28 @@ async def test_a_stalled_server_times_out_and_the_episode_ends_as_an_error(confi
     assert len(json.loads((recorder.dir / "interactions.json").read_text())["turns"]) == 1   # the turn before stays
 
 
+@pytest.mark.parametrize("world", ["house", "clembench/home_deliver_three_basic_easy/0"],
+                         ids=["first contact, the player asks again", "known server, the SDK retries"])
+def test_a_server_that_refuses_the_connection_is_said_to_be_down_not_slow(in_tmp, world):
+    """Nothing listening on the port was recorded and shown as "timed out: no answer within 120 s"."""
+    import re
+    import socket
+
+    from conftest import adventure
+
+    with socket.socket() as s:   # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    out = adventure("run", world, "--player", f"openai_compatible:m@{url}", "--records", "r")
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    error = json.loads(next((in_tmp / "r").rglob("error.json")).read_text())
+    said = f"connection refused at {url}: is the server running?"
+    assert re.fullmatch(re.escape(said) + r" \((gave up after \d+ tries, [\d.]+ s in all|after \d+ retries)\)",
+                        error["message"]), error
+    shown = " ".join((out.stdout + out.stderr).split())   # the progress display wraps long lines
+    assert said in shown and "timed out" not in shown
+
+
 @in_loop
 async def test_a_failing_model_ends_only_its_own_episode(config, server, mini, tmp_path):
     """Three episodes at once; one meets a server that keeps failing: it is recorded as an error,

@@ -188,3 +188,19 @@ def test_ended_episodes_are_read_once_across_openings(played, tmp_path, monkeypa
     fourth = RecordsTree(root, SummaryCache(tmp_path / "cache.json"))
     fourth.tick()
     assert sorted(e.status for e in fourth.episodes.values()) == ["error", "running", "success", "success", "success"]
+
+
+def test_a_root_holding_only_what_eval_wrote_is_watched_as_a_batch_about_to_start(played, tmp_path):
+    """Its comparison.csv and pairs.csv were taken for stray files: "holds no clemcore records, only files"."""
+    from tui_adventure.clembench.results import evaluate
+    from tui_adventure.gamemaster.scoring import score_root
+
+    root = tmp_path / "records"
+    put(played, root)
+    score_root(root)
+    written = evaluate(root)
+    shutil.move(root / "oracle", tmp_path / "elsewhere")   # the runs moved away, eval's files left behind
+    assert sorted(p.name for p in root.iterdir()) == sorted(p.name for p in written)
+    assert root_problem(root) is None
+    (root / "notes.txt").write_text("x")                     # anything else is still named
+    assert "only files (notes.txt)" in root_problem(root)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..catalog import open_world as load_world
 from ..clembench.recorder import Recorder
-from ..clembench.records import Busy, RecordsError
+from ..clembench.records import Busy, OtherRun, RecordsError
 from ..engine.text import plural
 from ..engine.yamlpos import SourceErrors
 from ..gamemaster.episode import ContextExhausted, Episode, play_turn
@@ -38,6 +38,16 @@ class Summary:
     # a world that did not load, as its first mistake (file:line:col: message): kept apart because running
     # again fails the same way until the file is fixed, where a server's failure may pass
     broken: list[str] = field(default_factory=list)
+    # an episode refused because its run's folder holds another kind of run (OtherRun), as what to do: the
+    # same for every episode of the run, and a rerun is refused alike until --name or --records changes
+    refused: list[str] = field(default_factory=list)
+
+    def run_refused(self, exc: OtherRun) -> bool:
+        """Count a refused episode; whether its reason is new (worth saying as it happens)."""
+        self.errors += 1
+        new = str(exc) not in self.refused
+        self.refused.append(str(exc))
+        return new
 
     def world_did_not_load(self, exc: SourceErrors) -> None:
         self.errors += 1
@@ -117,7 +127,11 @@ async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progre
             except Busy:
                 summary.busy += 1
                 return
-            except RecordsError as exc:   # a folder holding another kind of run: refused, said once
+            except OtherRun as exc:   # a folder holding another kind of run: refused, said once
+                if summary.run_refused(exc) and progress:
+                    progress.log(str(exc))
+                return
+            except RecordsError as exc:
                 summary.errors += 1
                 if progress:
                     progress.log(str(exc))

@@ -25,7 +25,7 @@ from .episodes import Summary, play_episode
 from ..catalog import native_worlds, open_world
 from ..clembench.instances import world_from_document
 from ..clembench.recorder import Recorder
-from ..clembench.records import LOCK, RecordsError, read_json
+from ..clembench.records import LOCK, OtherRun, RecordsError, read_json
 from ..engine.loading import load_world_text
 from ..engine.snapshot import write_atomic
 from ..engine.sources import read_source
@@ -230,6 +230,10 @@ def _submit(f: str, spec, mode, name, max_turns, records: Path, task, summary: S
         recorder = Recorder(records, world, name or player.name, **recorder_options(player, Episode(world)))
         recorder.refuse_other_run()
     except (SourceErrors, RecordsError, OSError, ValueError) as exc:
+        if isinstance(exc, OtherRun):   # the run's folder holds another kind of run: said once
+            if summary.run_refused(exc):
+                reporter.log(str(exc))
+            return None
         if isinstance(exc, SourceErrors):
             summary.world_did_not_load(exc)
         else:

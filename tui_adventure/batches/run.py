@@ -160,6 +160,8 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
             if summary.context_full else "")
     print(f"played {summary.played}{full}, skipped {summary.skipped} (already done), "
           f"succeeded {summary.succeeded}, {errors_said(summary)}{busy}; records in {records}/")
+    for refusal in sorted(set(summary.refused)):   # one a run's folder, however many episodes it refused
+        print(f"  {refusal}")
     for mistake in sorted(summary.broken)[:SHOWN_BROKEN]:
         print(f"  {mistake}")
     if len(summary.broken) > SHOWN_BROKEN:
@@ -170,13 +172,17 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
 
 def errors_said(summary: Summary) -> str:
     """The errors of a run and what to do about them: an episode that failed in play (a server down, a
-    timeout) may pass when run again, a world that did not load fails the same way until it is fixed."""
+    timeout) may pass when run again; a world that did not load fails the same way until it is fixed, and
+    an episode refused by another kind of run in its folder until the run gets another --name or --records."""
     if not summary.errors:
         return "errors 0"
-    broken, retry = len(summary.broken), summary.errors - len(summary.broken)
+    broken, refused = len(summary.broken), len(summary.refused)
+    retry = summary.errors - broken - refused
     said = ["not played: errored episodes are not counted, as clem eval does"]
     if retry:
-        said.append(f"run again to retry {plural(retry, 'episode') if broken else 'them'}")
+        said.append(f"run again to retry {plural(retry, 'episode') if broken or refused else 'them'}")
+    if refused:
+        said.append(f"{plural(refused, 'episode')} refused, which running again cannot change: do as said below")
     if broken:
         said.append(f"{plural(broken, 'world')} did not load, which running again cannot change: fix"
                     f" {'it' if broken == 1 else 'them'} (below), then run again")

@@ -21,8 +21,8 @@ from pathlib import Path
 from ..engine.names import check_name, inside
 from ..engine.snapshot import write_atomic
 from .records import (
-    CLEM_VERSION, DISCARDED, MARKERS, POINTER, Busy, FolderLock, RecordsError, dumps_compact, encode_json, now,
-    real_path, run_json, scrub, write_json,
+    CLEM_VERSION, DISCARDED, MARKERS, POINTER, Busy, FolderLock, OtherRun, RecordsError, dumps_compact, encode_json,
+    now, real_path, run_json, scrub, write_json,
 )
 
 
@@ -163,10 +163,10 @@ class Recorder:
                 " give it another name (--name) or --records folder")
 
     def refuse_other_run(self) -> None:
-        """RecordsError when ``clash()`` says so (checked before anything is skipped or written)."""
+        """OtherRun when ``clash()`` says so (checked before anything is skipped or written)."""
         problem = self.clash()
         if problem:
-            raise RecordsError(problem)
+            raise OtherRun(problem)
 
     def write_pointer(self) -> None:
         """Where the world file is, for ``adventure replay`` (clemcore's tools ignore this file)."""

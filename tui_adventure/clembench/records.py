@@ -162,6 +162,11 @@ class Busy(RecordsError):
     """Another process is writing these records; the message says which and what to do."""
 
 
+class OtherRun(RecordsError):
+    """The run's folder holds a run that asked otherwise (another mode or tool choice): every episode is
+    refused the same way until the run gets another --name or --records, so running again cannot help."""
+
+
 class FolderLock:
     """An exclusive lock on a records folder, held while one process writes it.
 

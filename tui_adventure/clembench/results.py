@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+import os
 from pathlib import Path
 
 from ..engine.metrics import ABORTED, MAIN_SCORE
@@ -19,6 +20,24 @@ from ..engine.snapshot import write_atomic
 from ..engine.text import plural
 from .csv_out import Ours, write_csv
 from .records import RecordsError, layout_parts, read_json
+
+
+EPISODE_FILES = ("instance.json", "interactions.json", "scores.json")   # any one marks an episode's folder
+
+
+class NoEpisodes(ValueError):
+    """ROOT holds no episode of the records layout: eval would write empty tables as if nothing had been
+    scored yet, though the likely mistake is the folder itself (an empty one, worlds/, a typo)."""
+
+
+def has_episodes(root: Path) -> bool:
+    """Whether any episode's folder (ROOT/<run>/<game>/<experiment>/<episode>/, counting the names above a
+    run's folder given as ROOT) lies under ``root``; a walk that stops at the first one."""
+    above = len(layout_parts(root))
+    for folder, _subfolders, files in os.walk(root):
+        if above + len(Path(folder).relative_to(root).parts) >= 4 and not set(files).isdisjoint(EPISODE_FILES):
+            return True
+    return False
 
 
 def collect(root: Path, problems: list[str] | None = None) -> list[tuple[str, str, str, str, dict]]:
@@ -131,10 +150,14 @@ FILES = {
 
 def evaluate(root: str | Path, notes: list[str] | None = None) -> list[Path]:
     """Every file of ``adventure eval`` under ``root`` (``FILES``), the paths written; ``notes`` gets what a
-    reader must know (damaged scores left out; per run, errored and unfinished episodes, which are not played)."""
+    reader must know (damaged scores left out; per run, errored and unfinished episodes, which are not played).
+    ``NoEpisodes``, with nothing written, when ``root`` holds no episode at all."""
     from . import comparison, paired, report
 
     root = Path(root)
+    if not has_episodes(root):
+        raise NoEpisodes(f"no episodes under {root}: give a records root (records, a run's --records)"
+                         " or one run's folder in it (records/oracle)")
     notes = notes if notes is not None else []
     rows = collect(root, notes)
     left_out = unscored(root)

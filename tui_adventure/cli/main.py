@@ -104,10 +104,15 @@ def _main(args) -> int:
             print(f"  {directory}: not scored, {why}", file=sys.stderr)
         return 1 if report.unreadable else 0
     if args.command == "eval":
-        from ..clembench.results import evaluate
+        from ..clembench.results import NoEpisodes, evaluate
 
         notes: list[str] = []
-        for path in evaluate(args.root, notes):
+        try:
+            written = evaluate(args.root, notes)
+        except NoEpisodes as exc:
+            print(f"adventure eval: {exc}", file=sys.stderr)
+            return 1
+        for path in written:
             print(f"wrote {path}")
         for note in notes:
             print(f"  {note}")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from ..clembench.records import RecordsError, nan_to_none, read_episode, read_json
+from ..clembench.records import RecordsError, layout_parts, nan_to_none, read_episode, read_json
 from ..clembench.scorer import episode_status
 
 
@@ -31,8 +31,9 @@ class ExportReport:
 
 
 def episodes(root: Path):
+    above = layout_parts(root)   # ROOT may be one run's folder or below it, as for eval
     for path in sorted(root.rglob("interactions.json")):
-        if len(path.relative_to(root).parts) >= 5:
+        if len(above + path.relative_to(root).parts) >= 5:
             yield path.parent
 
 
@@ -49,7 +50,7 @@ def trajectories(directory: Path, root: Path) -> list[dict]:
     data = read_json(directory / "interactions.json")
     if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
         raise RecordsError(f"{directory}: not a clemcore interactions file")
-    run, game, experiment, episode = directory.relative_to(root).parts[-4:]
+    run, game, experiment, episode = (layout_parts(root) + directory.relative_to(root).parts)[-4:]
     spec = ((data.get("player_models") or {}).get("0") or {}).get("model_spec") or {}
     players = {k: v for k, v in (data.get("players") or {}).items() if k != "GM" and isinstance(v, dict)}
     seats = sorted(players) or ["Player 1"]

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..clembench.records import PLAN, RecordsError, read_json, run_json
+from ..clembench.results import FILES as EVAL_FILES
 from .cache import SummaryCache
 from .episodes import (
     DAMAGED, ENDED, ENDED_UNREAD, ERROR, LIVE, RUNNING, STARTING, STOPPED, EpisodeInfo, error_message, outcome,
@@ -43,7 +44,9 @@ RESTING_PER_TICK = 100    # ended or stopped episodes re-checked per tick
 ENDINGS_KEPT = 400        # per run, the newest endings kept for the error-rate alert
 SMALL_FILE = 64 * 1024    # error.json, plan files
 INSTANCE = re.compile(r"instance_\d+")
-RESULTS_FILES = {"raw.csv", "results.csv", "results.html", "paired.csv", "clembench.log"}   # clem eval's, at the top
+# what eval writes at the top of a records root (ours a superset of clem eval's: taken from where eval writes
+# them, so a file eval adds is never called a stray), and the log clemcore's tools leave beside them
+RESULTS_FILES = {*EVAL_FILES, "clembench.log"}
 
 
 @dataclass

@@ -15,7 +15,10 @@ import json
 import anthropic
 
 from .clients import shared_client
-from .completion import Completion, ContextFull, ModelError, ToolCall, Transient, is_transport_error, says_context_full
+from .completion import (
+    Completion, ContextFull, ModelError, ToolCall, Transient, connection_refused, is_transport_error, refused_at,
+    says_context_full,
+)
 
 
 def _client(spec):
@@ -101,6 +104,8 @@ async def complete(spec, messages: list[dict], tools: list[dict] | None = None, 
             raise ContextFull(f"the conversation no longer fits the model's context ({exc})") from exc
         if not started:
             where = spec.base_url or "the anthropic API"
+            if connection_refused(exc):
+                raise ModelError(refused_at(where)) from exc
             raise ModelError(f"{where}: {type(exc).__name__}: {exc}") from exc   # the SDK has retried already
         raise Transient(f"{type(exc).__name__} while streaming: {exc}") from exc
     except (ValueError, AssertionError, anthropic.APIError) as exc:

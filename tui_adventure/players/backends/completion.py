@@ -6,6 +6,7 @@ builds its reply and its records without knowing which API was asked.
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass, field
 
 
@@ -52,6 +53,24 @@ class Refused(ModelError):
 
 class Transient(RuntimeError):
     """The answer broke off or could not be read: worth asking again."""
+
+
+def connection_refused(exc: BaseException | None) -> bool:
+    """Whether nothing listened where the request went (a server not started, a wrong port). The SDKs'
+    transports rename it (openai's aiohttp transport reports a connect *timeout*, which a user would wait
+    out or raise the timeout for), but the socket's own refusal stays in the chain of causes."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, ConnectionRefusedError) or (isinstance(exc, OSError) and exc.errno == errno.ECONNREFUSED):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def refused_at(where: str) -> str:
+    """A refused connection as the screen and error.json say it: where, and the likely cause."""
+    return f"connection refused at {where}: is the server running?"
 
 
 def is_transport_error(exc: BaseException) -> bool:

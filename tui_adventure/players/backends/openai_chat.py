@@ -25,8 +25,8 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from .clients import shared_client
 from .completion import (
-    Completion, ContextFull, ModelError, Refused, ToolCall, Transient, estimate_tokens, is_transport_error,
-    says_context_full,
+    Completion, ContextFull, ModelError, Refused, ToolCall, Transient, connection_refused, estimate_tokens,
+    is_transport_error, refused_at, says_context_full,
 )
 from .learned import facts_for
 from .routing import default_body
@@ -186,6 +186,9 @@ async def _ask(spec, messages, tools, choice, stream, probe: bool = False) -> Co
     except openai.APIStatusError as exc:
         raise _status_error(spec, exc, tools, probe) from exc
     except openai.APIConnectionError as exc:
+        if connection_refused(exc):   # nothing listening, though the SDK may call it a timeout
+            said = refused_at(where(spec))
+            raise (Transient(said) if probe else ModelError(said)) from exc
         if probe and isinstance(exc, openai.APITimeoutError):   # a long prompt still being read, perhaps
             raise Transient(f"timed out: no answer within {spec.timeout:g} s from {where(spec)}") from exc
         if probe:   # asked without the SDK's retries: the player waits and asks again
