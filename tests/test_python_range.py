@@ -84,9 +84,8 @@ def _interpreter(version: tuple[int, int]) -> str | None:
 
 
 @pytest.fixture(scope="module", params=ENDS)
-def old_venv(request, pytestconfig) -> Path:
-    """A venv of one end's Python with clemcore 3.7.2 and this project (the name kept from when it was the
-    oldest end only)."""
+def end_venv(request, pytestconfig) -> Path:
+    """A venv of one end's Python with clemcore 3.7.2 and this project."""
     end = request.param
     python = _interpreter(end)
     if python is None:
@@ -114,18 +113,18 @@ def _in(venv: Path, *cmd: str, cwd: Path, stdin: str = "") -> subprocess.Complet
                           cwd=cwd, env=env, timeout=600)
 
 
-def test_every_module_imports_at_each_end(old_venv, tmp_path):
-    out = _in(old_venv, "python", "-c", IMPORT_ALL, cwd=tmp_path)
+def test_every_module_imports_at_each_end(end_venv, tmp_path):
+    out = _in(end_venv, "python", "-c", IMPORT_ALL, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "imported" in out.stdout
 
 
-def test_each_end_plays_a_world_at_the_repl_and_headless(old_venv, tmp_path):
-    repl = _in(old_venv, "adventure", "repl", "house", cwd=tmp_path, stdin="look\ngo up\ninventory\n")
+def test_each_end_plays_a_world_at_the_repl_and_headless(end_venv, tmp_path):
+    repl = _in(end_venv, "adventure", "repl", "house", cwd=tmp_path, stdin="look\ngo up\ninventory\n")
     assert repl.returncode == 0, repl.stderr[-3000:]
     assert "Traceback" not in repl.stderr
     assert "> go up" in repl.stdout and "Landing" in repl.stdout
-    run = _in(old_venv, "adventure", "run", "house", "--player", "oracle", "--records", str(tmp_path / "rec"),
+    run = _in(end_venv, "adventure", "run", "house", "--player", "oracle", "--records", str(tmp_path / "rec"),
               cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "succeeded 1, errors 0" in run.stdout
@@ -133,10 +132,10 @@ def test_each_end_plays_a_world_at_the_repl_and_headless(old_venv, tmp_path):
 
 
 @pytest.mark.parametrize("knobs", [["--rooms", "6", "--objects", "10"], ["--flavour", "clembench", "--goals", "2"]])
-def test_generated_worlds_are_byte_identical_at_each_end(old_venv, tmp_path, knobs):
+def test_generated_worlds_are_byte_identical_at_each_end(end_venv, tmp_path, knobs):
     """docs/generate.md promises the same files on any machine and Python 3.10+."""
     args = ["generate", "--count", "3", "--seed", "7", *knobs]
-    old = _in(old_venv, "adventure", *args, "--out", str(tmp_path / "old"), cwd=tmp_path)
+    old = _in(end_venv, "adventure", *args, "--out", str(tmp_path / "old"), cwd=tmp_path)
     assert old.returncode == 0, old.stderr[-3000:]
     here = adventure(*args, "--out", str(tmp_path / "here"), cwd=tmp_path)
     assert here.returncode == 0, here.stderr[-3000:]

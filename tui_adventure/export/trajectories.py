@@ -42,15 +42,18 @@ def trajectory(directory: Path, root: Path) -> dict:
     return trajectories(directory, root)[0]
 
 
-def trajectories(directory: Path, root: Path) -> list[dict]:
+def trajectories(directory: Path, root: Path, above: tuple[str, ...] | None = None) -> list[dict]:
     """One episode as training examples, one per seat: in a world of several players each seat's own
     view (the messages between the game master and that player, its calls, the rewards of the turns
     it played), named by the episode and the seat, so a trainer never reads two agents as one.
-    RecordsError when its files cannot be read."""
+    ``above``: ``layout_parts(root)``, which an export of many episodes reads once. RecordsError when
+    its files cannot be read."""
     data = read_json(directory / "interactions.json")
     if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
         raise RecordsError(f"{directory}: not a clemcore interactions file")
-    run, game, experiment, episode = (layout_parts(root) + directory.relative_to(root).parts)[-4:]
+    if above is None:
+        above = layout_parts(root)
+    run, game, experiment, episode = (above + directory.relative_to(root).parts)[-4:]
     spec = ((data.get("player_models") or {}).get("0") or {}).get("model_spec") or {}
     players = {k: v for k, v in (data.get("players") or {}).items() if k != "GM" and isinstance(v, dict)}
     seats = sorted(players) or ["Player 1"]
@@ -126,13 +129,14 @@ def export(root: str | Path, out: IO) -> ExportReport:
     """Write one JSON line per seat of each completed episode under ``root`` to ``out``."""
     root = Path(root)
     report = ExportReport()
+    above = layout_parts(root)
     for directory in episodes(root):
         status = episode_status(directory)
         if status != "completed":
             report.left_out[status] = report.left_out.get(status, 0) + 1
             continue
         try:
-            lines = trajectories(directory, root)
+            lines = trajectories(directory, root, above)
         except (RecordsError, OSError, ValueError, KeyError, TypeError, AttributeError):
             report.left_out["unreadable"] = report.left_out.get("unreadable", 0) + 1
             continue
