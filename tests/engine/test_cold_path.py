@@ -178,3 +178,23 @@ def test_a_state_hashed_late_hashes_as_its_facts():
                 hash(st)
         for st in rng.sample(states, len(states)):
             assert hash(st) == hash(State.of(st.facts)) and st == State.of(st.facts)
+
+
+def test_a_rooms_passages_follow_its_exits_when_they_change():
+    """The passages' sentence is kept by the exits' set: a state whose exits differ (a rule that
+    opens a way, a hand-made state) must read its own, not the sentence kept for the room."""
+    for name in packaged.names():
+        world = packaged.world(name)
+        style, st = world.style, world.initial
+        room = style.player_room(st)
+        exits = [r for (r,) in st.rest("exit", room)]
+        if len(exits) >= 2:
+            break
+    names = {r: world.name_of(r) for r in exits}
+    assert len(set(names.values())) == len(exits)
+    for keep in (exits, exits[:1], exits[1:], exits):
+        facts = {f for f in st.facts if not (f[0] == "exit" and f[1] == room)} | {("exit", room, r) for r in keep}
+        text = style.room_description(State.of(facts))
+        said = text[text.index(" passage"):]
+        assert [r for r in exits if f"a {names[r]}" in said] == [r for r in exits if r in keep], (keep, said)
+        assert said.startswith(" passage to a" if len(keep) == 1 else " passages to a")

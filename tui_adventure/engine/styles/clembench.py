@@ -67,6 +67,7 @@ class ClembenchStyle:
         self.builtins: dict = {}
         self._names = _Names({eid: e.name for eid, e in world.entities.items()})   # name_of as one lookup
         self._rank = _Rank(world.order).__getitem__   # an id's place in the instance's order, as World.sort_ids
+        self._passages: dict[frozenset, str] = {}   # exits' index entry -> their sentence (_passages_of)
         self.functions = {
             "room_description": self.room_description,
             "container_content": self.container_content,
@@ -202,15 +203,30 @@ class ClembenchStyle:
             head = f"{head} There are {_a_list(listed)}."
         elif listed:
             head = f"{head} There is a {listed[0]}."
-        if len(exits) == 1:
-            for (r,) in exits:
-                lines.append(f"There is a passage to a {names[r]} here.")
-        elif exits:
-            lines.append(f"There are passages to {_a_list([names[r] for r in self._in_order(exits)])} here.")
+        if exits:
+            passages = self._passages.get(exits)
+            if passages is None:
+                passages = self._passages_of(exits)
+            lines.append(passages)
         if not lines:
             return head
         lines.insert(0, head)
         return " ".join(lines)
+
+    def _passages_of(self, exits: frozenset) -> str:
+        """The passages' sentence, kept by the exits' set: exits rarely change, and an episode reads a
+        room's description most turns (the sorted list and its words were a tenth of each reading).
+        The set is the state's own index entry, whose hash Python keeps once worked out."""
+        names = self._names
+        if len(exits) == 1:
+            for (r,) in exits:
+                text = f"There is a passage to a {names[r]} here."
+        else:
+            text = f"There are passages to {_a_list([names[r] for r in self._in_order(exits)])} here."
+        if len(self._passages) >= 1024:   # worlds whose rules make and remove passages: a bound, not a leak
+            self._passages.clear()
+        self._passages[exits] = text
+        return text
 
     def _in_order(self, rests) -> list[str]:
         """The first items of ``rests`` (an index entry's tails) in the instance's order."""
