@@ -146,6 +146,27 @@ def test_a_broken_world_under_ray_is_named_to_fix_not_to_run_again(in_tmp, ray_i
 
 
 @pytest.mark.ray
+def test_a_run_refused_under_ray_by_another_kind_of_run_says_what_to_do_not_to_run_again(in_tmp, ray_installed,
+                                                                                           server):
+    """The driver refuses the episodes before any task goes out; counted and said as a local run does
+    (tests/test_cli.py), not under "run again to retry them"."""
+    server.responder = lambda request: "> done"
+    model = f"openai_compatible:m@{server.url}"
+    worlds = [str(ROOT / "tests" / "worlds" / "mini.yaml"), "tutorial"]
+    first = adventure("run", *worlds, "--player", model, "--records", "r")   # a text run, played locally
+    assert first.returncode == 0 and "played 2," in first.stdout, first.stdout + first.stderr
+    out = adventure("run", *worlds, "--player", model, "--mode", "tool", "--name", "m", "--records", "r",
+                    "--ray", "local", "--procs", "1", timeout=300)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    summary = out.stdout[out.stdout.index("played 0, "):]
+    assert "errors 2 (" in summary and "run again to retry" not in summary, summary
+    assert "2 episodes refused, which running again cannot change" in summary, summary
+    assert f"\n  r{os.sep}m holds a run with mode 'text'" in summary and summary.count("holds a run") == 1, summary
+    assert out.stdout.count("holds a run") == 2   # as it happened, and under the summary: once each
+    assert len(server.requests) == 2              # the text run's; nothing was asked under Ray
+
+
+@pytest.mark.ray
 def test_an_address_where_nothing_answers_is_one_line(in_tmp, ray_installed):
     out = adventure("run", "house", "--player", "oracle", "--ray", "127.0.0.1:1", timeout=60)
     assert out.returncode == 2 and "nothing answers" in out.stdout + out.stderr and "Traceback" not in out.stderr

@@ -100,3 +100,26 @@ async def test_a_model_that_keeps_failing_ends_the_episode(config, server, mini,
         await play_episode(mini, model(mini, max_retries=1), tmp_path / "records")
     assert len(server.requests) == 2                     # the SDK's one retry, then the episode ends
     assert next((tmp_path / "records").rglob("error.json")).exists()
+
+
+def test_a_server_that_refuses_the_connection_is_said_to_be_down(config, tmp_path):
+    """Nothing listening where key.json points: said as for an OpenAI-compatible server, on the screen
+    and in error.json, not as the SDK's "APIConnectionError: Connection error."."""
+    import re
+    import socket
+
+    from conftest import TEST_WORLDS, adventure
+
+    with socket.socket() as s:   # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+    write_json(tmp_path / "home" / ".clemcore" / "key.json", {"anthropic": {"api_key": SECRET, "base_url": url}})
+    write_json(config / "model_registry.json", [{"model_name": "fake-claude", "model_id": "claude-test-1",
+                                                 "backend": "anthropic", "max_retries": 1}])
+    out = adventure("run", str(TEST_WORLDS / "mini.yaml"), "--player", "fake-claude", "--records", "r", cwd=config)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    said = f"connection refused at {url}: is the server running?"
+    error = json.loads(next((config / "r").rglob("error.json")).read_text())
+    assert re.fullmatch(re.escape(said) + r" \(after 1 retry\)", error["message"]), error
+    shown = " ".join((out.stdout + out.stderr).split())   # the progress display wraps long lines
+    assert said in shown and "Connection error" not in shown

@@ -232,9 +232,30 @@ def test_what_the_probe_found_is_what_the_next_run_asks(config, server):
     assert [r.body["tool_choice"] for r in server.requests] == [NAMED_ACT]
 
 
-def test_the_probe_of_no_server_is_one_line(config):
-    out = adventure("models", "probe", "http://127.0.0.1:9/v1", cwd=config)
-    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "cannot reach" in out.stderr
+@pytest.mark.parametrize("model", [[], ["--model", "qwen-test"]], ids=["listing the models", "asking a model"])
+def test_the_probe_of_no_server_says_it_is_not_running_in_one_line(config, model):
+    """Nothing listening was said as "cannot reach URL: Connection error.", unlike a run's "connection refused"."""
+    import socket
+
+    with socket.socket() as s:   # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    out = adventure("models", "probe", url, *model, cwd=config)
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == f"adventure models probe: connection refused at {url}: is the server running?\n"
+
+
+def test_the_probe_of_a_server_that_does_not_answer_says_it_cannot_reach_it(config):
+    """A server that takes the connection and says nothing is not said to be down."""
+    import socket
+
+    with socket.socket() as s:   # listening, never accepting: the request goes out, no answer comes back
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+        out = adventure("models", "probe", url, "--timeout", "0.5", cwd=config)
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == f"adventure models probe: cannot reach {url}: Request timed out.\n"
 
 
 def test_the_probe_of_a_server_that_is_not_openai_is_one_line(config):

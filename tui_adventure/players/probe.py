@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from .backends.completion import connection_refused, refused_at
+
 SYSTEM = ("You are playing a text adventure game. Each turn you read what you see and answer with one"
           " command, such as 'take key' or 'go north'. Your goal is to put the book on the shelf. Answer"
           " with the command alone, on one line, starting with '>'. ") * 2
@@ -57,6 +59,12 @@ class Unreachable(RuntimeError):
     """The server cannot be asked at all (no connection, no model)."""
 
 
+def _unreachable(url: str, exc: BaseException) -> Unreachable:
+    """Said as a model player says it: nothing listening is told apart from a name that does not resolve
+    or a server that does not answer in time, since the one fix is to start the server."""
+    return Unreachable(refused_at(url) if connection_refused(exc) else f"cannot reach {url}: {exc}")
+
+
 async def probe(url: str, model: str | None = None, key: str = "none", timeout: float = 120.0) -> Report:
     import openai
 
@@ -65,7 +73,7 @@ async def probe(url: str, model: str | None = None, key: str = "none", timeout: 
         if model is None:
             model = await _first_model(client, url)
         report = Report(url, model)
-        asker = _Asker(client, model)
+        asker = _Asker(client, url, model)
         await _system(asker, report)
         choice, streamed = await _tools(asker, report)
         await _streams(asker, report)
@@ -82,7 +90,7 @@ async def _first_model(client, url: str) -> str:
         listed = await client.models.list()
         ids = [m.id for m in listed.data if isinstance(m.id, str)]
     except openai.APIConnectionError as exc:
-        raise Unreachable(f"cannot reach {url}: {exc}") from exc
+        raise _unreachable(url, exc) from exc
     except openai.APIStatusError as exc:
         raise Unreachable(f"{url} lists no models ({exc.status_code}): name one with --model") from exc
     except (openai.APIError, ValueError, TypeError, AttributeError) as exc:   # a web page, or another API
@@ -94,8 +102,8 @@ async def _first_model(client, url: str) -> str:
 
 
 class _Asker:
-    def __init__(self, client, model: str) -> None:
-        self.client, self.model = client, model
+    def __init__(self, client, url: str, model: str) -> None:
+        self.client, self.url, self.model = client, url, model
 
     async def ask(self, messages, stream: bool = False, **extra) -> dict:
         """One request, as a dict: the answer's text, tool calls, usage and finish reason, or its refusal."""
@@ -125,7 +133,7 @@ class _Asker:
                     out["finish"] = choice.finish_reason or out["finish"]
             return out
         except openai.APIConnectionError as exc:
-            raise Unreachable(f"cannot reach the server: {exc}") from exc
+            raise _unreachable(self.url, exc) from exc
         except openai.APIStatusError as exc:
             return {"refused": f"{exc.status_code} {_message(exc)}"}
         except (openai.APIError, ValueError) as exc:
