@@ -12,7 +12,11 @@ with the machine or its load: this script counts them, so a change can be
 judged by one run and a target stated once for every machine.
 
 A cold step is what ``bench_cold.py`` times: a freshly loaded world and a new
-``Game`` replay the world's solution. Each count runs a child under valgrind's
+``Game`` replay the world's solution. Before counting, a first world of each is
+played once: an action's code is written and compiled on its first try, once
+a process, as ``bench_cold.py``'s first pass does it (before 2026-11-28 only
+loaded, so those counts include that once-a-process work: 132,564 against
+114,612 instructions a clembench step at a958931). Each count runs a child under valgrind's
 callgrind twice, loading ``--worlds`` worlds with and without their replays,
 and divides the difference by the steps played, so loading is not counted.
 The child turns the collector off (no collection lands in a cold replay's
@@ -65,8 +69,10 @@ if path == "clembench":   # every packaged instance, its optimal commands
 else:
     commands = [c.strip() for c in open(solution, encoding="utf-8").read().split("\\n") if c.strip()]
     runs = [(lambda: load_world(path), commands)]
-for make, _ in runs:
-    make()   # the process's first world fills the per-ruleset caches every later one shares
+for make, commands in runs:   # a first world of each, played, fills the per-ruleset caches every later
+    game = Game(make())          # one shares: an action's code is written and compiled on its first try,
+    for c in commands:           # once a process (in both counts, so it cancels out)
+        game.step(c).observation
 gc.disable()
 for _ in range(n):
     for make, commands in runs:

@@ -16,7 +16,7 @@ counts and ``_`` patterns stay closures that the generated code calls.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Protocol
 
 from ..facts import OVERLAY_LIMIT, State, empty_older
 from .rule_source import _MISSING, _restore, fact_shapes, generated, twice
@@ -25,6 +25,22 @@ from .logic_ast import COMPARISONS, Add, And, Atom, Compare, Const, Count, Delet
 Cond = Callable[[State, dict], bool]
 Effect = Callable[[State, dict, set, set], None]
 MEMO_STATES = 1024  # transitions remembered per world (each may hold a state): see Compiler.attempt
+
+
+class Steps(Protocol):
+    """What an action's step (``Compiler.attempt``) reads from the action it is bound to: the world's
+    own parts, so the function is the ruleset's, one for every world of its shape."""
+
+    key_head: int        # its memo keys' head: an int, so the cyclic collector untracks a key
+    memo: list           # the state caches its steps wrote to, one list per world (see ``forget``)
+    success: Callable    # the success message's ``render(state, env)``
+    where: Callable      # the player's room, read when the style gives no index key for it
+
+    def _failed(self, st: State, env: dict, key: tuple, cache: dict, i: int) -> tuple:
+        """The step's end when check ``i`` failed."""
+
+    def _slow(self, st: State, env: dict, key: tuple, cache: dict) -> tuple:
+        """The step's end for effects the source does not write itself."""
 
 
 class Memo(list):
@@ -94,24 +110,25 @@ class Compiler:
         return generated(self, "cond", id(ast), bound, write, ast)
 
     def attempt(self, asts: list, effect_texts: tuple, bound: frozenset | set, params: tuple,
-                where_key: tuple | None, values: dict) -> Callable:
-        """An action's ``attempt_later`` as one function: its memo, the player's room, its checks, then
-        its effects written straight into the next state (``State.advance``'s work, specialised to each
-        fact's shape: a fresh game's step is mostly what calls and loops over sets cost), and the
-        message. ``values`` (``Action`` gives them) are the world's own: ``_act`` (the memo key's
-        head), ``_memo``, ``_success``, ``_where``, and ``_failed``/``_slow``, which finish a step whose
-        check failed, or whose effects the source cannot write (or whose overlay is near its limit)."""
+                where_key: tuple | None) -> Callable:
+        """An action's ``attempt_later`` as one function of (the action, state, arguments): its memo, the
+        player's room, its checks, then its effects written straight into the next state
+        (``State.advance``'s work, specialised to each fact's shape: a fresh game's step is mostly what
+        calls and loops over sets cost), and the message. What is the world's own it reads from the
+        action it is bound to (``Steps``), so one function serves every world of a ruleset: a world
+        made for one episode binds it (``MethodType``) where it once made its own, which was a fifth
+        of a cold clembench step's instructions."""
         bound = frozenset(bound)
 
         def write(gen):
             # the arguments, read once for the key, are locals for the rule's code (``_Gen.term``)
             args = {p: f"_p{i}" for i, p in enumerate(params)}
-            lines = ["def attempt_later(st, env):"] + [f"    {v} = env.get({p!r})" for p, v in args.items()]
-            lines += [f"    _key = ({', '.join(['_act', *args.values(), 'env.get(' + repr('prep') + ')'])})",
+            lines = ["def attempt_later(_self, st, env):"] + [f"    {v} = env.get({p!r})" for p, v in args.items()]
+            lines += [f"    _key = ({', '.join(['_self.key_head', *args.values(), 'env.get(' + repr('prep') + ')'])})",
                       "    _cache = st.cache", "    _hit = _cache.get(_key)", "    if _hit is not None:",
                       "        return (st if (_n := _hit.next) is None else _n), _hit, _hit.fail"]
             if where_key is None:
-                lines.append("    env['here'] = _here = _where(st)")
+                lines.append("    env['here'] = _here = _self.where(st)")
             else:   # the by-first entry whose first item is the player's room
                 lines += [f"    for _r in (_o if (_o := st.o1.get({where_key!r})) is not None else st.b1.get({where_key!r}, _EMPTY)):",
                           "        _here = _r[0]", "        break", "    else:", "        _here = None", "    env['here'] = _here"]
@@ -124,16 +141,16 @@ class Compiler:
             def paired(lines: list) -> list:   # a step that reads facts by their first two makes sure it can
                 return lines[:head] + ["    if st.b12 is None:", "        _pairs(st)"] + lines[head:] if gen.paired else lines
             for i, ast in enumerate(asts):
-                lines += gen.check(ast, bound, i, "return _failed(st, env, _key, _cache, {i})")
+                lines += gen.check(ast, bound, i, "return _self._failed(st, env, _key, _cache, {i})")
             effects = [a for t in effect_texts for a in parse_effects(t)]
             shapes = fact_shapes(effects)
             body: list = []
             if effects and not all(gen.applied(a, bound, body, "    ", twice(shapes)) for a in effects):
-                lines.append("    return _slow(st, env, _key, _cache)")
+                lines.append("    return _self._slow(st, env, _key, _cache)")
                 return "\n".join(paired(lines)) + "\n", "attempt_later"
             if effects:
                 room = OVERLAY_LIMIT - sum(4 if loop else 1 for *_s, loop in shapes)   # a loop is allowed 4 facts
-                lines += [f"    if len(O) > {room}:", "        return _slow(st, env, _key, _cache)",
+                lines += [f"    if len(O) > {room}:", "        return _self._slow(st, env, _key, _cache)",
                           "    _wo = O.copy()", "    _w1 = st.o1.copy()", "    _w2 = st.o2.copy()",
                           "    _B1, _B2 = st.b1, st.b2", "    _wA = []", "    _wD = []"]
                 lines += body
@@ -148,15 +165,16 @@ class Compiler:
             else:
                 lines.append("    new = st")
             # the message, rendered when read (Later's fields as its __init__ sets them), and the memo
-            lines += ["    _t = _new(_Later)", "    _t.text = None", "    _t.env = env", "    _t.render = _success",
+            forgets = gen.name(forget)
+            lines += ["    _t = _new(_Later)", "    _t.text = None", "    _t.env = env", "    _t.render = _self.success",
                       "    _t.st = new", "    _t.next = new if new is not st else None", "    _t.fail = None",
-                      f"    if len(_memo) >= {MEMO_STATES}:", "        _forget(_memo)", "    _cache[_key] = _t",
-                      "    _memo.append(_cache)", "    return new, _t, None"]
+                      "    _memo = _self.memo", f"    if len(_memo) >= {MEMO_STATES}:", f"        {forgets}(_memo)",
+                      "    _cache[_key] = _t", "    _memo.append(_cache)", "    return new, _t, None"]
             return "\n".join(paired(lines)) + "\n", "attempt_later"
 
         asts = tuple(asts)
         rule = (tuple(map(id, asts)), tuple(effect_texts), tuple(params), where_key)
-        return generated(self, "attempt", rule, bound, write, asts, values)
+        return generated(self, "attempt", rule, bound, write, asts)
 
     def _closure(self, ast, bound: frozenset) -> Cond:
         """The closure for a node the generator leaves to Python closures (quantifiers, counts, patterns)."""

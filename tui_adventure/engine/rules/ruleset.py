@@ -11,6 +11,7 @@ message, fail type: the first that fails is what the player reads),
 from __future__ import annotations
 
 import itertools
+from types import MethodType
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,7 +204,7 @@ class Action:
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
                  "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "attempt_later",
-                 "thing_params", "where_key", "_later", "_making")
+                 "thing_params", "where_key", "_later", "_making", "key_head")
 
     # What a lazy action compiles when first read (``_LazyAction``): a world made for one episode (a
     # Gymnasium env's ``generate=`` reset) compiles only the actions it tries, and only after an action
@@ -228,6 +229,7 @@ class Action:
         self.ends = spec.ends
         self.info = spec.info
         self.attempt_later = self._first_attempt   # compiled when first tried
+        self.key_head = next(_KEY_HEADS)   # its memo keys' head (see Steps)
         self._making = (compiler, names, types, functions, static)
         if not lazy:
             self._compile()
@@ -289,10 +291,8 @@ class Action:
         """``attempt_later`` compiled on its first call, then called: a world made for one episode (a
         Gymnasium env's ``generate=`` reset) compiles only the actions it tries."""
         compiler, asts, bound = self._later
-        self.attempt_later = compiler.attempt(
-            asts, tuple(self.spec.effects or ()), bound, self.params, self.where_key,
-            {"_act": next(_KEY_HEADS), "_memo": self.memo, "_success": self.success, "_where": self.where,
-             "_failed": self._failed, "_slow": self._slow, "_forget": forget})
+        self.attempt_later = MethodType(
+            compiler.attempt(asts, tuple(self.spec.effects or ()), bound, self.params, self.where_key), self)
         self._later = None
         return self.attempt_later(st, env)
 
@@ -302,8 +302,9 @@ class Action:
         return new, str(text), fail_type
 
     # ``attempt_later(st, env) -> (next state, message, fail type or None)``: as ``attempt``, the message
-    # left unrendered until it is read (``str(text)``); one generated function per action (see
-    # ``Compiler.attempt``), set in ``__init__``. Memoised in the state's own cache on the arguments (the
+    # left unrendered until it is read (``str(text)``); the ruleset's generated function for the action
+    # (see ``Compiler.attempt``), bound to it on the first try: it reads the world's own parts from the
+    # action (``logic.Steps``). Memoised in the state's own cache on the arguments (the
     # message alone, holding the outcome: ``Later.next``, ``Later.fail``): states are immutable and rules
     # deterministic, and a replay of a world meets the very state objects a memo hit handed out before, so
     # no state is hashed. ``memo`` (one list per world) holds the caches written to (see ``forget``).
