@@ -16,6 +16,7 @@ counts and ``_`` patterns stay closures that the generated code calls.
 
 from __future__ import annotations
 
+import itertools
 from typing import Callable, Protocol
 
 from ..facts import OVERLAY_LIMIT, State, empty_older
@@ -25,6 +26,10 @@ from .logic_ast import COMPARISONS, Add, And, Atom, Compare, Const, Count, Delet
 Cond = Callable[[State, dict], bool]
 Effect = Callable[[State, dict, set, set], None]
 MEMO_STATES = 1024  # transitions remembered per world (each may hold a state): see Compiler.attempt
+
+
+_SHAPE_TOKENS: dict = {}   # (changing, id(macros), builtin names) -> (its int, the macros): see Compiler.shape
+_TOKENS = itertools.count(1)
 
 
 class Steps(Protocol):
@@ -98,6 +103,23 @@ class Compiler:
         # The predicates actions' effects name (set by compile_actions; None: not known). State.advance,
         # the only maker of overlays, is given those effects, so rule code reads any other from the base.
         self.changing: frozenset | None = None
+        self._shape: tuple = (None, None)   # (changing when worked out, its token): see shape
+
+    def shape(self) -> int:
+        """What besides a rule decides the source it compiles to (``generated``'s key), as one int per
+        distinct shape, worked out once per compiler: a world's action finds its step by it on the
+        first try (``Action._first_attempt``) where a key of sets took a microsecond to hash and compare."""
+        changing, token = self._shape
+        if token is None or changing is not self.changing:
+            key = (self.changing, id(self.macros), self.builtin_names)
+            hit = _SHAPE_TOKENS.get(key)
+            if hit is None:
+                if len(_SHAPE_TOKENS) >= 1024:   # a bound, not a leak
+                    _SHAPE_TOKENS.clear()
+                hit = _SHAPE_TOKENS[key] = (next(_TOKENS), self.macros)   # macros kept: its id stays its own
+            token = hit[0]
+            self._shape = (self.changing, token)
+        return token
 
     # ---- conditions -------------------------------------------------
     def condition(self, text_or_ast, bound: frozenset | set = frozenset()) -> Cond:

@@ -476,6 +476,7 @@ def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep
         source = "".join(gen.helpers) + source
         if len(_SOURCES) > SOURCES_LIMIT:
             _SOURCES.clear()
+            _SHARED.clear()
         recipe = ({k: v for k, v, make in gen.recipe if make is None},
                   tuple((k, make) for k, _v, make in gen.recipe if make is not None))
         hit = _SOURCES[key] = [source, fname, recipe, (keep, compiler.macros), None]
@@ -486,4 +487,14 @@ def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep
     fn = _defined(source, fname, ns)
     if not hit[2][1]:   # nothing made per world: every world of this shape may call this one
         hit[4] = fn
+        _SHARED[id(fn)] = fn
     return fn
+
+
+_SHARED: dict = {}   # id(f) -> f, for each function every world of its shape calls (see shared)
+
+
+def shared(fn: Callable) -> bool:
+    """Whether ``generated`` made ``fn`` for every world of its shape (no closure over one world's
+    builtins or domain): a caller may then keep it for the next world by what decided its source."""
+    return _SHARED.get(id(fn)) is fn

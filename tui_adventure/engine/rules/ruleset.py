@@ -19,6 +19,7 @@ from typing import Callable
 
 from ..facts import State
 from .action_syntax import checked_syntax
+from .rule_source import shared
 from .logic import MEMO_STATES, Atom, Compiler, Memo, LogicError, forget, effect_predicates, expanded_predicates, names_in, parse_condition, parse_effects
 from ..text import Later, TemplateError, compile_template
 from ..yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
@@ -291,8 +292,18 @@ class Action:
         """``attempt_later`` compiled on its first call, then called: a world made for one episode (a
         Gymnasium env's ``generate=`` reset) compiles only the actions it tries."""
         compiler, asts, bound = self._later
-        self.attempt_later = MethodType(
-            compiler.attempt(asts, tuple(self.spec.effects or ()), bound, self.params, self.where_key), self)
+        spec = self.spec
+        key = (id(spec), self.where_key, compiler.shape())   # the spec decides the rule, its bound names
+        hit = _STEPS.get(key)
+        if hit is not None and hit[0] is spec:
+            step = hit[1]
+        else:
+            step = compiler.attempt(asts, tuple(spec.effects or ()), bound, self.params, self.where_key)
+            if shared(step):
+                if len(_STEPS) >= 4096:   # a bound, not a leak
+                    _STEPS.clear()
+                _STEPS[key] = (spec, step)   # spec kept: its id stays its own
+        self.attempt_later = MethodType(step, self)
         self._later = None
         return self.attempt_later(st, env)
 
@@ -413,6 +424,7 @@ class Recent:
 # Definitions known to compile, by what decides it: the action's text, the world's macros (by
 # identity: a ruleset's own, kept alive by the entry), builtins and text functions by name.
 _COMPILED = Recent(512)
+_STEPS: dict = {}   # (id(an ActionSpec), where_key, Compiler.shape()) -> (it, its step for every such world)
 
 
 class _LazyAction(Action):
