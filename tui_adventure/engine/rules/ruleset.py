@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import itertools
 from types import MethodType
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from ..facts import State
 from .action_syntax import checked_syntax
+from .recent import Recent
 from .rule_source import shared
 from .logic import MEMO_STATES, Atom, Compiler, Memo, LogicError, forget, effect_predicates, expanded_predicates, names_in, parse_condition, parse_effects
 from ..text import Later, TemplateError, compile_template
@@ -397,28 +397,6 @@ class Action:
 
         rec(0, start)
         return out
-
-
-class Recent:
-    """A bounded map that forgets the least recently used entry first (``limit`` entries)."""
-
-    __slots__ = ("limit", "_d")
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._d: OrderedDict = OrderedDict()
-
-    def get(self, key):
-        hit = self._d.get(key)
-        if hit is not None:
-            self._d.move_to_end(key)
-        return hit
-
-    def put(self, key, value) -> None:
-        self._d[key] = value
-        self._d.move_to_end(key)
-        if len(self._d) > self.limit:
-            self._d.popitem(last=False)
 
 
 # Definitions known to compile, by what decides it: the action's text, the world's macros (by
