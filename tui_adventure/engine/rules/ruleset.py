@@ -300,9 +300,7 @@ class Action:
         else:
             step = compiler.attempt(asts, tuple(spec.effects or ()), bound, self.params, self.where_key)
             if shared(step):
-                if len(_STEPS) >= 4096:   # a bound, not a leak
-                    _STEPS.clear()
-                _STEPS[key] = (spec, step)   # spec kept: its id stays its own
+                _STEPS.put(key, (spec, step))   # spec kept: its id stays its own
         self.attempt_later = MethodType(step, self)
         self._later = None
         return self.attempt_later(st, env)
@@ -402,7 +400,7 @@ class Action:
 # Definitions known to compile, by what decides it: the action's text, the world's macros (by
 # identity: a ruleset's own, kept alive by the entry), builtins and text functions by name.
 _COMPILED = Recent(512)
-_STEPS: dict = {}   # (id(an ActionSpec), where_key, Compiler.shape()) -> (it, its step for every such world)
+_STEPS = Recent(4096)   # (id(an ActionSpec), where_key, Compiler.shape()) -> (it, its step for every such world)
 
 
 class _LazyAction(Action):
