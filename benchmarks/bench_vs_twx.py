@@ -8,9 +8,19 @@ environment; TWX: ``validActions``), episodes end on a win, a loss, a
 ``done`` or 100 steps, and every reset is counted in the time. The pairs:
 TWX ``coin`` (6 locations, doors) against a generated 6-room world
 (``adventure generate --rooms 6 --objects 12 --goals 2 --seed 1``), and TWX
-``cookingworld`` (6 locations) against ``house``. Each world is the same
-every episode on both sides (TWX regenerates its game from the seed at each
-reset: that is its reset). Configurations:
+``cookingworld`` (6 locations) against ``house``. A third pair, ``coinsize``,
+sets TWX's ``coin`` against a world of its size (6 rooms, 2 doors, one
+thing to bring to a room: ``--objects 1 --goals 1 --doors 2 --locked 0
+--containers 0 --supports 0``): TWX's coin walk shows 24 distinct (look,
+inventory) texts, where the 12-object world goes on meeting about a
+thousand new states a round after six rounds. Our rows print those new
+states per round (each costs a new turn and its commands; a state met again
+is a lookup), and the summary TWX's distinct (look, inventory) in a walk of
+a round's length. Each world is the same every episode on both sides (TWX
+regenerates its game from the seed at each reset: that is its reset).
+Both sides' resets are warmed before the first round (1,000 each: TWX's
+JIT takes its Python reset from about 500 to 3,000-5,000 a second over
+them). Configurations:
 
 - ``valid``: our env with ``infos=("admissible_commands",)`` against TWX's
   native loop (a small Java program calling TWX's own ``PythonInterface``
@@ -75,8 +85,13 @@ from tui_adventure.generate import Knobs, generate_world
 
 CAP = 100
 GEN = dict(rooms=6, objects=12, goals=2)
+WARM_RESETS = 1_000   # resets played by each side before the first round (TWX's JIT warms over them)
+# TWX's coin world in size: 6 rooms, 2 doors and one thing, to be brought to a room (TWX's coin game ends
+# when the coin is taken): player, doors and the thing make at most 6 x 4 x 7 = 168 states
+COIN_SIZE = dict(rooms=6, objects=1, goals=1, doors=2, locked=0, containers=0, supports=0)
 PAIRS = {"coin": ("coin", "numLocations=6,includeDoors=1", "generated 6 rooms"),
-         "cooking": ("cookingworld", "numLocations=6", "house")}
+         "cooking": ("cookingworld", "numLocations=6", "house"),
+         "coinsize": ("coin", "numLocations=6,includeDoors=1", "generated 6 rooms, 1 thing, 2 doors")}
 
 JAVA_LOOP = r"""
 import textworldexpress.runtime.PythonInterface;
@@ -129,11 +144,15 @@ class Figures:
     def __init__(self) -> None:
         self.rows: dict[str, list[tuple[float, float]]] = {}
         self.collector: dict[str, list[float]] = {}
+        self.new: dict[str, list[int]] = {}   # our rows: states met for the first time, per round
 
-    def add(self, name: str, count: int, wall: float, cpu: float, collector: float | None = None) -> None:
+    def add(self, name: str, count: int, wall: float, cpu: float, collector: float | None = None,
+            new: int | None = None) -> None:
         self.rows.setdefault(name, []).append((count / wall, count / max(cpu, 1e-9)))
         if collector is not None:
             self.collector.setdefault(name, []).append(collector / wall)
+        if new is not None:
+            self.new.setdefault(name, []).append(new)
 
     def line(self, name: str) -> str:
         vals = self.rows.get(name) or []
@@ -144,8 +163,10 @@ class Figures:
         rounds = "  ".join(f"{w:,.0f}/{c:,.0f}" for w, c in vals)
         shares = self.collector.get(name)
         gc_part = f"   collector: {'  '.join(f'{x:.0%}' for x in shares)}" if shares else ""
+        new = self.new.get(name)
+        new_part = f"   new states: {'  '.join(f'{x:,}' for x in new)}" if new else ""
         return (f"  {name:44} wall {statistics.median(walls):>11,.0f}  cpu {statistics.median(cpus):>11,.0f}"
-                f"   rounds (wall/cpu): {rounds}{gc_part}")
+                f"   rounds (wall/cpu): {rounds}{gc_part}{new_part}")
 
 
 class Collector:
@@ -173,9 +194,14 @@ def timed(fn):
 
 
 # -- our side ---------------------------------------------------------------------------------
-def generated_world():
-    made = generate_world(Knobs(**GEN), 1)
-    return load_world_text(made.text, "<generated 6 rooms seed 1>")
+def generated_world(knobs: dict = GEN):
+    made = generate_world(Knobs(**knobs), 1)
+    return load_world_text(made.text, f"<generated {knobs['rooms']} rooms {knobs['objects']} objects seed 1>")
+
+
+def our_world(pair: str):
+    return {"coin": generated_world, "coinsize": lambda: generated_world(COIN_SIZE)}.get(
+        pair, lambda: open_world("house"))()
 
 
 def random_agent(env: AdventureEnv, rng: random.Random, steps: int) -> int:
@@ -269,6 +295,24 @@ def twx_python_resets(env, seeds: list[int]) -> tuple[int, float, float]:
     return len(seeds), time.perf_counter() - w, time.process_time() - c + _cpu_of(jvm) - j
 
 
+def twx_states(env, steps: int) -> int:
+    """The distinct (look, inventory) texts a random walk of ``steps`` meets in TWX's game of seed 1, as the
+    native loop plays it (TWX's state is not exposed: what the player is shown stands for it, so this
+    is at most its states)."""
+    rng = random.Random(0)
+    seen: set = set()
+    n = 0
+    while n < steps:
+        _, infos = env.reset(seed=1, gameFold="train", generateGoldPath=False)
+        for _ in range(CAP):
+            _, _, done, infos = env.step(rng.choice(infos["validActions"]))
+            seen.add((infos["look"], infos["inventory"]))
+            n += 1
+            if done or infos["tasksuccess"] or infos["taskfailure"] or n >= steps:
+                break
+    return len(seen)
+
+
 def _cpu_of(pid: int) -> float:
     """A process's user + system CPU seconds (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -297,7 +341,7 @@ class Job:
 
     def __init__(self, kind: str, pair: str | None) -> None:
         self.kind = kind
-        world = None if kind == "generate" else generated_world() if pair == "coin" else open_world("house")
+        world = None if kind == "generate" else our_world(pair)
         self.world = world
         if kind == "valid":
             self.env = AdventureEnv(world=world, infos=("admissible_commands",), max_turns=CAP)
@@ -308,15 +352,26 @@ class Job:
         else:
             self.env = AdventureEnv(generate=GEN, infos=(), max_turns=CAP)
             self.env.reset(seed=1)
+            generate_resets(self.env, WARM_RESETS)   # as TWX's reset is warmed: the ruleset's actions compiled
 
     def run(self, r: int, count: int) -> tuple:
-        """(count, wall, cpu, collector) of one round, its random agent seeded by the round."""
+        """(count, wall, cpu, collector[, new states]) of one round, its random agent seeded by the round;
+        new states: those the round met for the first time (each a new turn's step and message, and its
+        commands looked up or worked out: where the round's time goes; a state met again is a lookup)."""
         rng = random.Random(r)
-        if self.kind == "noenv":
-            return timed(lambda: bare_agent(self.world, self.planner, rng, count))
         if self.kind == "generate":
             return timed(lambda: generate_resets(self.env, count))
-        return timed(lambda: random_agent(self.env, rng, count))
+        before = self.states_met()
+        if self.kind == "noenv":
+            out = timed(lambda: bare_agent(self.world, self.planner, rng, count))
+        else:
+            out = timed(lambda: random_agent(self.env, rng, count))
+        return (*out, self.states_met() - before)
+
+    def states_met(self) -> int:
+        # the env's planner is its own (a private part, read here by a benchmark only), made on first use
+        planner = self.planner if self.kind == "noenv" else self.env._planner
+        return 0 if planner is None else planner.admissible.misses
 
 
 def _serve(conn, kind: str, pair: str | None, cpus: set[int] | None = None) -> None:
@@ -358,15 +413,16 @@ class Worker:
 
 
 def side_by_side(workers: list[Worker], r: int, count: int) -> tuple:
-    """(steps, wall, cpu, collector) of one round played by each worker at once (each walk seeded on its
-    own), as a trainer's actors run: steps and CPU summed, wall clock the driver's from start to last;
-    the collector's time is the workers' mean."""
+    """(steps, wall, cpu, collector, new states) of one round played by each worker at once (each walk
+    seeded on its own), as a trainer's actors run: steps, CPU and new states summed, wall clock the
+    driver's from start to last; the collector's time is the workers' mean."""
     w = time.perf_counter()
     for i, worker in enumerate(workers):
         worker.start(r * len(workers) + i + 1_000, count)
     done = [worker.result() for worker in workers]
     wall = time.perf_counter() - w
-    return sum(d[0] for d in done), wall, sum(d[2] for d in done), sum(d[3] for d in done) / len(done)
+    return (sum(d[0] for d in done), wall, sum(d[2] for d in done), sum(d[3] for d in done) / len(done),
+            sum(d[4] for d in done))
 
 
 def jvms_side_by_side(loops: list[JvmLoop], game: str, params: str, steps: int) -> tuple[int, float, float]:
@@ -385,7 +441,8 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=20_000, help="random-agent steps a round, per configuration")
     ap.add_argument("--progress-steps", type=int, default=5_000)
     ap.add_argument("--resets", type=int, default=300, help="generated worlds a round")
-    ap.add_argument("--pairs", default="coin,cooking")
+    ap.add_argument("--pairs", default="coin,cooking,coinsize",
+                    help="coin and cooking: the issue's pairs; coinsize: TWX's coin against a world of its size")
     ap.add_argument("--no-twx", action="store_true", help="our side only")
     ap.add_argument("--machine", action="store_true",
                     help="also the machine's rows: each side on one core (TWX's JVM and our env pinned to the same"
@@ -406,9 +463,14 @@ def main() -> None:
             print("java/javac not found (apt-get install default-jdk-headless): no native TWX loop")
         from textworld_express import TextWorldExpressEnv
         twx_py = TextWorldExpressEnv(envStepLimit=CAP)
-        twx_py.load("coin", PAIRS["coin"][1])
 
     pairs = [p for p in args.pairs.split(",") if p]
+    sizes = {}   # TWX's game -> the distinct (look, inventory) a round's walk meets, read once, untimed
+    if twx_py is not None:
+        for game, params in dict.fromkeys(PAIRS[p][:2] for p in pairs):
+            twx_py.load(game, params)
+            sizes[game] = twx_states(twx_py, args.steps)
+        twx_py.load("coin", PAIRS["coin"][1])
     # the machine's rows: one core each (the JVM sized for one core, as a trainer's actor on one core
     # runs it), and two of each at once over both cores
     machine = args.machine and jvm is not None and not args.one_process
@@ -428,6 +490,9 @@ def main() -> None:
     for loop in loops:   # the JIT's warm-up, not reported
         for p in pairs:
             loop.round(PAIRS[p][0], PAIRS[p][1], 1, args.steps // 2)
+        settle(jvms)
+    if twx_py is not None:   # its reset's JIT warm-up too: from ~500 to 3,000-5,000 resets/s over its first 1,000
+        twx_python_resets(twx_py, [random.randrange(1, 10_000) for _ in range(WARM_RESETS)])
         settle(jvms)
     for r in range(args.rounds):
         for p in pairs:
@@ -458,6 +523,8 @@ def main() -> None:
     print(f"random agent on valid actions, {args.rounds} rounds ({where}), medians (steps or resets per second)")
     for name in figs.rows:
         print(figs.line(name))
+    for game, n in sizes.items():
+        print(f"  TWX {game}: {n:,} distinct (look, inventory) in a walk of {args.steps:,} steps (ours: new states above)")
     for job in [*jobs.values(), *(w for ws in twins.values() for w in ws), *solo.values()]:
         if isinstance(job, Worker):
             job.close()
