@@ -111,15 +111,16 @@ public class TwxLoop {
         while ((line = in.readLine()) != null) {
             String[] a = line.trim().split(" ");
             if (a[0].equals("quit")) break;
-            // a[0] game, a[1] params, a[2] seed, a[3] steps
+            // a[0] game, a[1] params, a[2] seed, a[3] steps, a[4] "fresh": a new game (seed, seed + 1, ...) each episode
             twx = new PythonInterface();
             String msg = twx.load(a[0], a[1]);
             if (msg != null && !msg.isEmpty()) { System.out.println("error " + msg); System.out.flush(); continue; }
             int seed = Integer.parseInt(a[2]);
             long steps = Long.parseLong(a[3]), n = 0, resets = 0;
+            boolean fresh = a.length > 4 && a[4].equals("fresh");
             long w0 = System.nanoTime(), c0 = os.getProcessCpuTime();
             while (n < steps) {
-                StepResult s = twx.generateNewGame(seed, "train", false);
+                StepResult s = twx.generateNewGame(fresh ? seed + (int) resets : seed, "train", false);
                 resets++;
                 for (int t = 0; t < %d && n < steps; t++) {
                     String[] valid = s.validActions();
@@ -262,12 +263,13 @@ class JvmLoop:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      preexec_fn=pin)
 
-    def round(self, game: str, params: str, seed: int, steps: int) -> tuple[int, float, float]:
-        self.start(game, params, seed, steps)
+    def round(self, game: str, params: str, seed: int, steps: int, fresh: bool = False) -> tuple[int, float, float]:
+        self.start(game, params, seed, steps, fresh)
         return self.result()
 
-    def start(self, game: str, params: str, seed: int, steps: int) -> None:
-        self.proc.stdin.write(f"{game} {params} {seed} {steps}\n")
+    def start(self, game: str, params: str, seed: int, steps: int, fresh: bool = False) -> None:
+        """``fresh``: a new game each episode (seeds from ``seed`` on), as our ``fresh`` row's worlds."""
+        self.proc.stdin.write(f"{game} {params} {seed} {steps}{' fresh' if fresh else ''}\n")
         self.proc.stdin.flush()
 
     def result(self) -> tuple[int, float, float]:
@@ -349,6 +351,10 @@ class Job:
             self.env = AdventureEnv(world=world, max_turns=CAP)
         elif kind == "noenv":
             self.planner = Planner(world)
+        elif kind == "fresh":   # a new world of TWX coin's size each episode: nothing met before
+            self.env = AdventureEnv(generate=COIN_SIZE, infos=("admissible_commands",), max_turns=CAP)
+            self.env.reset(seed=1)
+            random_agent(self.env, random.Random(0), WARM_RESETS)   # the ruleset's actions compiled
         else:
             self.env = AdventureEnv(generate=GEN, infos=(), max_turns=CAP)
             self.env.reset(seed=1)
@@ -361,6 +367,8 @@ class Job:
         rng = random.Random(r)
         if self.kind == "generate":
             return timed(lambda: generate_resets(self.env, count))
+        if self.kind == "fresh":
+            return timed(lambda: random_agent(self.env, rng, count))
         before = self.states_met()
         if self.kind == "noenv":
             out = timed(lambda: bare_agent(self.world, self.planner, rng, count))
@@ -369,9 +377,9 @@ class Job:
         return (*out, self.states_met() - before)
 
     def states_met(self) -> int:
-        # the env's planner is its own (a private part, read here by a benchmark only), made on first use
-        planner = self.planner if self.kind == "noenv" else self.env._planner
-        return 0 if planner is None else planner.admissible.misses
+        # the env's memo is its own (a private part, read here by a benchmark only), made on first use
+        memo = self.planner.admissible if self.kind == "noenv" else self.env._commands
+        return 0 if memo is None else memo.misses
 
 
 def _serve(conn, kind: str, pair: str | None, cpus: set[int] | None = None) -> None:
@@ -441,6 +449,8 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=20_000, help="random-agent steps a round, per configuration")
     ap.add_argument("--progress-steps", type=int, default=5_000)
     ap.add_argument("--resets", type=int, default=300, help="generated worlds a round")
+    ap.add_argument("--fresh-steps", type=int, default=5_000,
+                    help="steps a round of the fresh rows: a new world each episode (a trainer's procedural worlds)")
     ap.add_argument("--pairs", default="coin,cooking,coinsize",
                     help="coin and cooking: the issue's pairs; coinsize: TWX's coin against a world of its size")
     ap.add_argument("--no-twx", action="store_true", help="our side only")
@@ -481,6 +491,7 @@ def main() -> None:
     make = Job if args.one_process else Worker
     jobs = {(kind, p): make(kind, p) for p in pairs for kind in ("valid", "noenv", "progress")}
     jobs["generate", None] = make("generate", None)
+    jobs["fresh", None] = make("fresh", None)
     # two envs of the valid row in two processes at once: the machine's two cores, as TWX's loop uses them
     twins = {} if args.one_process else {p: [Worker("valid", p) for _ in range(2)] for p in pairs}
     figs = Figures()
@@ -490,6 +501,9 @@ def main() -> None:
     for loop in loops:   # the JIT's warm-up, not reported
         for p in pairs:
             loop.round(PAIRS[p][0], PAIRS[p][1], 1, args.steps // 2)
+        settle(jvms)
+    if jvm is not None:
+        jvm.round("coin", PAIRS["coin"][1], 1, args.steps // 2, fresh=True)
         settle(jvms)
     if twx_py is not None:   # its reset's JIT warm-up too: from ~500 to 3,000-5,000 resets/s over its first 1,000
         twx_python_resets(twx_py, [random.randrange(1, 10_000) for _ in range(WARM_RESETS)])
@@ -513,6 +527,11 @@ def main() -> None:
                 figs.add(f"{p}: TWX, two JVM loops at once", n, wall, cpu + settle(jvms))
             figs.add(f"{p}: ours, Game.step on valid actions, no env", *jobs["noenv", p].run(r, args.steps))
             figs.add(f"{p}: ours, default infos (progress)", *jobs["progress", p].run(r, args.progress_steps))
+        if jvm is not None:   # a new game each episode, from a new seed each round
+            n, wall, cpu = jvm.round("coin", PAIRS["coin"][1], 10_000 * (r + 1), args.fresh_steps, fresh=True)
+            figs.add("fresh: TWX native JVM loop, a new coin game each episode", n, wall, cpu)
+            settle(jvms)
+        figs.add("fresh: ours, a new world of coin's size each episode", *jobs["fresh", None].run(r, args.fresh_steps))
         if twx_py is not None:
             seeds = [random.randrange(1, 10_000) for _ in range(args.resets)]
             figs.add("reset: TWX Python reset(seed), coin (CPU: both processes)", *twx_python_resets(twx_py, seeds))
