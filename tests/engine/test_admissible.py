@@ -4,6 +4,7 @@ what the plain definition, ``Planner.admissible_commands_reference``, answers.""
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import pytest
 
@@ -223,3 +224,26 @@ def test_an_action_whose_facts_changed_is_worked_out_again():
     assert fast.stepped >= 1
     assert "ring bell" not in commands
     assert list(commands) == Planner(world).admissible_commands_reference(State.of(canonical.facts))
+
+
+def test_worlds_of_one_ruleset_share_the_proofs_and_keep_their_own_ids_and_ties():
+    """A world drawn each episode reads what the rules read from the ruleset's proof, made once; the ids
+    a rule names and the ties of the world's own exits are still its own."""
+    world = load_world_text(CELLAR % "open(box)", "<far>")
+    ring = next(a for a in world.actions if a.spec.id == "ring")
+    reads = world.style.sight.builtin_reads
+    assert read_patterns(world, ring, reads)["open"] == (((1, "box"),),)   # the box, an id of this world
+    no_box = SimpleNamespace(compiler=world.compiler, entities={k: v for k, v in world.entities.items() if k != "box"})
+    assert read_patterns(no_box, ring, reads)["open"] == ((),)             # elsewhere a name like any other
+    assert read_patterns(world, ring, reads)["open"] == (((1, "box"),),)
+    views = []
+    for seed in (1, 2, 3):
+        made = generate_world(Knobs(rooms=6, objects=6, goals=1, doors=3, locked=1), seed)
+        drawn = load_world_text(made.text, f"<generated {seed}>")
+        views.append(local_view(drawn))
+        fast, seen = _played(drawn, 150, seed)
+        planner = Planner(drawn)
+        assert fast.view is not None
+        for st, commands in seen:
+            assert list(commands) == planner.admissible_commands_reference(State.of(st.facts))
+    assert len({frozenset(v.ties.items()) for v in views}) == 3   # each world's doors tie its own rooms

@@ -25,7 +25,7 @@ from ..catalog import open_world
 from ..engine.game import DONE, ENDED, EXTRA, GOAL_SCORE, NEXT, OBS, TEXT, Game
 from ..engine.loading import MAX_TURNS_LIMIT
 from ..engine.metrics import ProgressTracker
-from ..engine.planning import Planner
+from ..engine.planning.admissible import Admissible
 from ..engine.text import Later
 from ..engine.world import World
 from ..gamemaster.episode import Episode
@@ -90,7 +90,7 @@ class AdventureEnv(gym.Env):
         self.render_mode = render_mode
         self._max_turns = max_turns
         self._tracker: ProgressTracker | None = None
-        self._planner: Planner | None = None
+        self._commands: Admissible | None = None   # the admissible commands' memo of the world played
         self._fitted: dict[str, str] = {}
         self._texts_for: World | None = None
         self._first_for: World | None = None   # the world whose first observation _first_obs is
@@ -266,13 +266,15 @@ class AdventureEnv(gym.Env):
         if self._admissible:
             commands = rec[EXTRA] if rec is not None else None
             if commands is None:
-                if self._planner is None or self._planner.world is not self.world:   # one per world, not per step
-                    self._planner = Planner(self.world)
+                if self._commands is None or self._commands.world is not self.world:   # one per world, not per step
+                    # the memo alone, not a planner: a world drawn each episode (generate=) would build a
+                    # planner's heuristic and goal moves for nothing
+                    self._commands = Admissible(self.world)
                     # states recur (the canonical ones below): their memos are worth keeping longer
                     self.world.keep_memos(KEPT_TRANSITIONS)
                 # memoised on the state; the state a memo first met stands for the equal ones after it, so
                 # the game plays on from states whose actions' memos are filled (engine.admissible)
-                canonical, commands = self._planner.admissible.lookup(g.state)
+                canonical, commands = self._commands.lookup(g.state)
                 if canonical is not g.state:
                     copy_met, g.state = g.state, canonical
                     text = rec[TEXT] if rec is not None else None

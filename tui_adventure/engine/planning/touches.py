@@ -14,18 +14,60 @@ than a variable), so taking a coin (``at(coin, kitchen)`` out,
 from __future__ import annotations
 
 from ..rules.logic import LogicError
+from ..rules.recent import Recent
 from ..rules.logic_ast import Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When, parse_condition, parse_effects
 
 ANY = ()   # a pattern's constraints when every fact of the predicate can matter
 
 
+_READ = Recent(4096)   # (definition, compiler's shape, builtin reads) -> (definition, names asked, answers)
+
+
 def read_patterns(world, action, builtin_reads: frozenset) -> dict | None:
     """predicate -> the patterns ((position, id), ...) of the changeable facts the action's checks and
     effects read (``ANY`` for the whole predicate), or None when something read cannot be told. A builtin
-    reads the predicates ``builtin_reads`` names (the style's promise) besides what is in sight."""
-    compiler = world.compiler
+    reads the predicates ``builtin_reads`` names (the style's promise) besides what is in sight.
+
+    The answer reads the rules, the compiler and, of the world, only which of the names the rules use
+    are ids: worlds of one ruleset (a world drawn each episode) share it by those ids."""
+    spec, entities = action.spec, world.entities
+    key = (id(spec), world.compiler.shape(), builtin_reads)
+    hit = _READ.get(key)
+    if hit is not None and hit[0] is spec:
+        ids = frozenset(x for x in hit[1] if x in entities)
+        got = hit[2].get(ids, _UNKNOWN)
+        if got is not _UNKNOWN:
+            return got
+    asked = _Asked(entities)
+    got = _read_patterns(world.compiler, action, builtin_reads, asked)
+    if hit is None or hit[0] is not spec:
+        hit = (spec, frozenset(asked.names), {})
+        _READ.put(key, hit)
+    if len(hit[2]) < 64:
+        hit[2][frozenset(x for x in hit[1] if x in entities)] = got
+    return got
+
+
+_UNKNOWN = object()
+
+
+class _Asked:
+    """The world's ids, noting each name asked about (the same names for every world: the rules decide)."""
+
+    __slots__ = ("ids", "names")
+
+    def __init__(self, ids) -> None:
+        self.ids = ids
+        self.names: set = set()
+
+    def __contains__(self, name: str) -> bool:
+        self.names.add(name)
+        return name in self.ids
+
+
+def _read_patterns(compiler, action, builtin_reads: frozenset, ids: _Asked) -> dict | None:
     out: dict = {}
-    reads = _Patterns(compiler, compiler.changing, frozenset(world.entities), builtin_reads, out)
+    reads = _Patterns(compiler, compiler.changing, ids, builtin_reads, out)
     bound = frozenset(action.spec.params) | {"here"}
     try:
         for cond_text, _message, _kind in action.spec.checks:
