@@ -31,7 +31,11 @@ them). Configurations:
   admissible commands (memoised, the game played on from the canonical
   state, as the env does), without the Gymnasium layer;
 - ``generate``: a new generated world per reset (``generate=``) against
-  TWX's Python ``reset(seed)`` with a new seed each time.
+  TWX's Python ``reset(seed)`` with a new seed each time;
+- ``fresh``: a new world each episode, played with valid actions: TWX's
+  native loop on a new ``coin`` game from a new seed each episode, against
+  our env with ``generate=`` of TWX coin's size (nothing met before: a
+  trainer's procedural worlds).
 
 Rounds alternate the engines, driven by one process: the JVM runs beside it
 and plays one round when told, and each configuration of ours runs in a
