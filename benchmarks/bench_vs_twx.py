@@ -74,9 +74,7 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -87,7 +85,8 @@ from tui_adventure.engine.loading import load_world_text
 from tui_adventure.engine.planning import Planner
 from tui_adventure.generate import Knobs, generate_world
 
-CAP = 100
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from twx_peer import CAP, JvmLoop, jvms_side_by_side, settle, twx_home, twx_python_resets, twx_states  # noqa: E402
 GEN = dict(rooms=6, objects=12, goals=2)
 WARM_RESETS = 1_000   # resets played by each side before the first round (TWX's JIT warms over them)
 # TWX's coin world in size: 6 rooms, 2 doors and one thing, to be brought to a room (TWX's coin game ends
@@ -96,51 +95,6 @@ COIN_SIZE = dict(rooms=6, objects=1, goals=1, doors=2, locked=0, containers=0, s
 PAIRS = {"coin": ("coin", "numLocations=6,includeDoors=1", "generated 6 rooms"),
          "cooking": ("cookingworld", "numLocations=6", "house"),
          "coinsize": ("coin", "numLocations=6,includeDoors=1", "generated 6 rooms, 1 thing, 2 doors")}
-
-JAVA_LOOP = r"""
-import textworldexpress.runtime.PythonInterface;
-import textworldexpress.struct.StepResult;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.util.Random;
-
-public class TwxLoop {
-    public static void main(String[] args) throws Exception {
-        com.sun.management.OperatingSystemMXBean os =
-            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
-        Random rng = new Random(0);
-        PythonInterface twx = null;
-        String line;
-        while ((line = in.readLine()) != null) {
-            String[] a = line.trim().split(" ");
-            if (a[0].equals("quit")) break;
-            // a[0] game, a[1] params, a[2] seed, a[3] steps, a[4] "fresh": a new game (seed, seed + 1, ...) each episode
-            twx = new PythonInterface();
-            String msg = twx.load(a[0], a[1]);
-            if (msg != null && !msg.isEmpty()) { System.out.println("error " + msg); System.out.flush(); continue; }
-            int seed = Integer.parseInt(a[2]);
-            long steps = Long.parseLong(a[3]), n = 0, resets = 0;
-            boolean fresh = a.length > 4 && a[4].equals("fresh");
-            long w0 = System.nanoTime(), c0 = os.getProcessCpuTime();
-            while (n < steps) {
-                StepResult s = twx.generateNewGame(fresh ? seed + (int) resets : seed, "train", false);
-                resets++;
-                for (int t = 0; t < %d && n < steps; t++) {
-                    String[] valid = s.validActions();
-                    s = twx.step(valid[rng.nextInt(valid.length)]);
-                    n++;
-                    if (s.taskSuccess() || s.taskFailure()) break;
-                }
-            }
-            double wall = (System.nanoTime() - w0) / 1e9, cpu = (os.getProcessCpuTime() - c0) / 1e9;
-            System.out.println(n + " " + resets + " " + wall + " " + cpu);
-            System.out.flush();
-        }
-    }
-}
-""" % CAP
-
 
 class Figures:
     """Rates per configuration, one per round: (wall, cpu), and our rows' share of wall time spent in
@@ -242,108 +196,9 @@ def generate_resets(env: AdventureEnv, count: int) -> int:
     return count
 
 
-# -- TWX --------------------------------------------------------------------------------------
-def twx_home() -> Path | None:
-    try:
-        import textworld_express.constants as c
-    except ImportError:
-        return None
-    return Path(c.BASEPATH)
-
-
-class JvmLoop:
-    """TWX's native loop in a JVM beside us, told to play one round at a time."""
-
-    def __init__(self, home: Path, cpus: set[int] | None = None) -> None:
-        """``cpus``: the cores the JVM may run on, set before it starts, so that it sizes its collector
-        and compiler threads for them (as it reads the process's affinity at start)."""
-        self.dir = tempfile.mkdtemp(prefix="twx-loop-")
-        src = Path(self.dir) / "TwxLoop.java"
-        src.write_text(JAVA_LOOP)
-        jar = str(home / "textworld-express.jar")
-        subprocess.run(["javac", "-cp", jar, "-d", self.dir, str(src)], check=True)
-        pin = None if cpus is None else (lambda: os.sched_setaffinity(0, cpus))
-        self.proc = subprocess.Popen(["java", "-cp", os.pathsep.join([jar, self.dir]), "TwxLoop"], cwd=home,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     preexec_fn=pin)
-
-    def round(self, game: str, params: str, seed: int, steps: int, fresh: bool = False) -> tuple[int, float, float]:
-        self.start(game, params, seed, steps, fresh)
-        return self.result()
-
-    def start(self, game: str, params: str, seed: int, steps: int, fresh: bool = False) -> None:
-        """``fresh``: a new game each episode (seeds from ``seed`` on), as our ``fresh`` row's worlds."""
-        self.proc.stdin.write(f"{game} {params} {seed} {steps}{' fresh' if fresh else ''}\n")
-        self.proc.stdin.flush()
-
-    def result(self) -> tuple[int, float, float]:
-        out = self.proc.stdout.readline().split()
-        if not out or out[0] == "error":
-            raise RuntimeError(f"TWX: {' '.join(out)}")
-        return int(out[0]), float(out[2]), float(out[3])
-
-    def close(self) -> None:
-        try:
-            self.proc.stdin.write("quit\n")
-            self.proc.stdin.flush()
-            self.proc.wait(timeout=30)
-        except (OSError, subprocess.TimeoutExpired):
-            self.proc.kill()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def twx_python_resets(env, seeds: list[int]) -> tuple[int, float, float]:
-    """(resets, wall, CPU): the CPU of both processes, ours (py4j) and the JVM serving it."""
-    jvm = env._gateway.java_process.pid
-    w, c, j = time.perf_counter(), time.process_time(), _cpu_of(jvm)
-    for s in seeds:
-        env.reset(seed=s)
-    return len(seeds), time.perf_counter() - w, time.process_time() - c + _cpu_of(jvm) - j
-
-
-def twx_states(env, steps: int) -> int:
-    """The distinct (look, inventory) texts a random walk of ``steps`` meets in TWX's game of seed 1, as the
-    native loop plays it (TWX's state is not exposed: what the player is shown stands for it, so this
-    is at most its states)."""
-    rng = random.Random(0)
-    seen: set = set()
-    n = 0
-    while n < steps:
-        _, infos = env.reset(seed=1, gameFold="train", generateGoldPath=False)
-        for _ in range(CAP):
-            _, _, done, infos = env.step(rng.choice(infos["validActions"]))
-            seen.add((infos["look"], infos["inventory"]))
-            n += 1
-            if done or infos["tasksuccess"] or infos["taskfailure"] or n >= steps:
-                break
-    return len(seen)
-
-
-def _cpu_of(pid: int) -> float:
-    """A process's user + system CPU seconds (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def settle(pids: list[int], quiet: float = 0.005, step: float = 0.05, limit: float = 30.0) -> float:
-    """Wait until these processes stop using the CPU; returns the CPU seconds they used meanwhile.
-
-    TWX's JVM goes on compiling (its JIT) for up to a second after its loop reports a round: that work
-    is not in the loop's own CPU figure, and left alone it ran on the core our next row was timed on."""
-    used, t0 = 0.0, time.perf_counter()
-    while time.perf_counter() - t0 < limit:
-        before = sum(_cpu_of(p) for p in pids)
-        time.sleep(step)
-        grew = sum(_cpu_of(p) for p in pids) - before
-        used += grew
-        if grew <= quiet:
-            break
-    return used
-
-
 class Job:
     """One of our configurations and what it keeps between rounds (its env, or planner): ``kind`` is
-    ``valid``, ``noenv``, ``progress`` or ``generate``; ``pair`` coin or cooking."""
+    ``valid``, ``noenv``, ``progress``, ``generate`` or ``fresh``; ``pair`` one of ``PAIRS``."""
 
     def __init__(self, kind: str, pair: str | None) -> None:
         self.kind = kind
@@ -435,16 +290,6 @@ def side_by_side(workers: list[Worker], r: int, count: int) -> tuple:
     wall = time.perf_counter() - w
     return (sum(d[0] for d in done), wall, sum(d[2] for d in done), sum(d[3] for d in done) / len(done),
             sum(d[4] for d in done))
-
-
-def jvms_side_by_side(loops: list[JvmLoop], game: str, params: str, steps: int) -> tuple[int, float, float]:
-    """(steps, wall, cpu) of one round played by each JVM loop at once: steps and CPU summed, wall clock
-    the driver's from start to last (each loop plays the same seed: TWX's random agent is seeded in it)."""
-    w = time.perf_counter()
-    for loop in loops:
-        loop.start(game, params, 1, steps)
-    done = [loop.result() for loop in loops]
-    return sum(d[0] for d in done), time.perf_counter() - w, sum(d[2] for d in done)
 
 
 def main() -> None:
