@@ -33,18 +33,20 @@ def read_patterns(world, action, builtin_reads: frozenset) -> dict | None:
     spec, entities = action.spec, world.entities
     key = (id(spec), world.compiler.shape(), builtin_reads)
     hit = _READ.get(key)
-    if hit is not None and hit[0] is spec:
+    if hit is None or hit[0] is not spec:   # the definition kept: its id stays its own
+        asked = _Asked(entities)
+        got = _read_patterns(world.compiler, action, builtin_reads, asked)
+        hit = (spec, frozenset(asked.names), {})
+        _READ.put(key, hit)
+        ids = frozenset(x for x in hit[1] if x in entities)
+    else:
         ids = frozenset(x for x in hit[1] if x in entities)
         got = hit[2].get(ids, _UNKNOWN)
         if got is not _UNKNOWN:
             return got
-    asked = _Asked(entities)
-    got = _read_patterns(world.compiler, action, builtin_reads, asked)
-    if hit is None or hit[0] is not spec:
-        hit = (spec, frozenset(asked.names), {})
-        _READ.put(key, hit)
-    if len(hit[2]) < 64:
-        hit[2][frozenset(x for x in hit[1] if x in entities)] = got
+        got = _read_patterns(world.compiler, action, builtin_reads, entities)
+    if len(hit[2]) < 64:   # a bound: worlds whose rules name ids of their own, each set kept once
+        hit[2][ids] = got
     return got
 
 
@@ -65,7 +67,8 @@ class _Asked:
         return name in self.ids
 
 
-def _read_patterns(compiler, action, builtin_reads: frozenset, ids: _Asked) -> dict | None:
+def _read_patterns(compiler, action, builtin_reads: frozenset, ids) -> dict | None:
+    """``read_patterns`` worked out; ``ids``: what answers whether a name is an id of the world."""
     out: dict = {}
     reads = _Patterns(compiler, compiler.changing, ids, builtin_reads, out)
     bound = frozenset(action.spec.params) | {"here"}
