@@ -186,7 +186,7 @@ class Game:
             added, removed = self._change(result, before, self._single)
             result.goals_achieved = list(self._achieved_text)
         else:
-            new, message, fail_type = action.attempt_later(before, env)
+            new, message, fail_type = action.stepper(action, before, env)
             for p in action.thing_params:   # what "it" means next: the first thing named, newest first
                 x = env.get(p)
                 if isinstance(x, str):

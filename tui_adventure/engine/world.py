@@ -73,6 +73,20 @@ def _goal_text(fact: Fact, positive: bool) -> str:
     return text
 
 
+def _namers(entities: dict) -> tuple:
+    """``World.name_of`` and ``World.type_of`` as functions of the entities alone."""
+    get = entities.get
+
+    def name_of(eid: str) -> str:
+        ent = get(eid)
+        return ent.name if ent else str(eid)
+
+    def type_of(eid: str) -> str:
+        ent = get(eid)
+        return (ent.type or ent.id) if ent else str(eid)
+    return name_of, type_of
+
+
 @dataclass
 class World:
     path: str
@@ -125,8 +139,9 @@ class World:
             from .scenes import scene_functions
 
             self.style.functions = {**self.style.functions, **scene_functions(self)}
+        names, types = _namers(self.entities)   # not the world's own methods: see __del__
         self.actions: list[Action] = compile_actions(
-            self.ruleset.actions + self.extra_actions, compiler, self.name_of, self.type_of,
+            self.ruleset.actions + self.extra_actions, compiler, names, types,
             self.style.functions, self.initial, self.style.player_room, self.style.player_at, lazy=self.lazy)
         self.action_by_id = {a.id: a for a in self.actions}
         self.parser = self.style.make_parser()
@@ -135,6 +150,22 @@ class World:
             from .scenes import Scene
 
             self.scene = Scene(self.scene_spec, self)
+
+    def __del__(self) -> None:
+        # A world's parts name it weakly (its style, its parser) and its actions are given its names by
+        # functions of its entities: nothing it holds holds it, so a world let go (a Gymnasium env's
+        # generate= reset, one per episode) is freed on the spot, not left with its few hundred compiled
+        # parts for the collector. What its style holds of itself (its builtins and text functions,
+        # bound to it, and the sight made of them) is untied here, so that goes at once too.
+        style = self.__dict__.get("style")
+        if style is not None:
+            style.untie()
+        actions = self.__dict__.get("actions")
+        if actions:   # the state caches its steps wrote to: a turn's record there names its next state, and
+            memo = actions[0].memo   # a walk comes back to a state, so they name each other (one memo a world)
+            for cache in memo:
+                cache.clear()
+            memo.clear()
 
     def keep_memos(self, transitions: int) -> None:
         """Let the actions' and the parser's memos in the states' caches grow to ``transitions`` before

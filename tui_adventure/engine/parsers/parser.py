@@ -14,9 +14,11 @@ Nothing here raises on any input: every outcome is a ``Parsed``, a
 
 from __future__ import annotations
 
+
 import re
 from dataclasses import dataclass, field
 
+from ..parts import WorldPart
 from ..facts import empty_older
 from ..text import english_list
 from .patterns import SLOT, Pattern, compile_pattern, layout_of
@@ -77,14 +79,14 @@ def normalise(text: str) -> list[str]:
     return [w.strip("'-") for w in text.split() if w.strip("'-")]
 
 
-class CommandParser:
+class CommandParser(WorldPart):
     def __init__(self, world, style, one_words=(), reads: dict | None = None) -> None:
         """``one_words``: words the style reads without a state (directions), besides the verbs: a
         command of one of them is read once, at load (see ``_read_once``). ``reads``: for a slot's
         kind, a function giving a hashable value that stands for all the style's reading of a word of
         that kind depends on in this world (``direction``: the passages' names); a world whose values for the
         kinds ``_read_once`` asks about are another's takes its commands of one word from that one's."""
-        self.world = world
+        self.part_of(world)   # weakly: see World.__del__
         self.style = style
         # the patterns, laid out once per list of action definitions (``Layout``), bound to this world's
         lay = layout_of(world.actions)
@@ -298,14 +300,14 @@ class CommandParser:
             if not isinstance(got, Parsed) or got.all_slot:
                 continue
             named = set(got.env.values())
-            candidates = [x for x in self.style.scope(st) if x not in named and x in self.world.entities
-                          and self.world.entities[x].kind == "object"]
+            candidates = [x for x in self.style.scope(st) if x not in named and x in self.entities
+                          and self.entities[x].kind == "object"]
             if not candidates:
                 continue
-            what = " ".join(f"the {self.world.name_of(v)}" for v in got.env.values())
+            what = " ".join(f"the {self.name_of(v)}" for v in got.env.values())
             verb = words[0].split("|")[0]
             return Question(f"What do you want to {verb} {what} {prep}?", action, got.env, missing,
-                            sorted(candidates, key=lambda x: self.world.order.get(x, 0)))
+                            sorted(candidates, key=lambda x: self.order.get(x, 0)))
         return None
 
     def answer(self, text: str, q: Question, st, last=()) -> Parsed | None:
@@ -313,7 +315,7 @@ class CommandParser:
         words = [w for w in normalise(text) if w not in DETERMINERS and w != "one"]
         if not words or (words[0] in self.verbs and len(words) > 1):
             return None
-        fits = [c for c in q.candidates if set(words) <= self.world.entities[c].words()]
+        fits = [c for c in q.candidates if set(words) <= self.entities[c].words()]
         if len(fits) != 1:
             return None
         env = dict(q.env)
@@ -449,7 +451,7 @@ class CommandParser:
         if len(seen) == 1:
             return seen[0]
         name = " ".join(w for w in phrase.split() if w not in DETERMINERS)
-        exact = [c for c in seen if self.world.entities[c].name == name]
+        exact = [c for c in seen if self.entities[c].name == name]
         if len(exact) == 1:
             return exact[0]
         return seen

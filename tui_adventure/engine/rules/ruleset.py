@@ -11,7 +11,6 @@ message, fail type: the first that fails is what the player reads),
 from __future__ import annotations
 
 import itertools
-from types import MethodType
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -204,7 +203,7 @@ class Action:
     """One compiled action: run its checks in order, then its effects."""
 
     __slots__ = ("spec", "id", "params", "checks", "effect", "success", "ends", "info",
-                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "attempt_later",
+                 "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "stepper",
                  "thing_params", "where_key", "_later", "_making", "key_head")
 
     # What a lazy action compiles when first read (``_LazyAction``): a world made for one episode (a
@@ -229,7 +228,10 @@ class Action:
         definition, self.params, self.thing_params = _definition(spec)   # thing_params: what "it" may name
         self.ends = spec.ends
         self.info = spec.info
-        self.attempt_later = self._first_attempt   # compiled when first tried
+        # ``stepper(action, st, env)``: ``attempt_later``'s function, a plain function kept unbound (a bound
+        # method kept on its own object is a reference cycle, which only the collector frees: a world
+        # let go each episode would wait for it with all its compiled parts)
+        self.stepper = Action._first_attempt   # compiled when first tried
         self.key_head = next(_KEY_HEADS)   # its memo keys' head (see Steps)
         self._making = (compiler, names, types, functions, static)
         if not lazy:
@@ -301,9 +303,13 @@ class Action:
             step = compiler.attempt(asts, tuple(spec.effects or ()), bound, self.params, self.where_key)
             if shared(step):
                 _STEPS.put(key, (spec, step))   # spec kept: its id stays its own
-        self.attempt_later = MethodType(step, self)
+        self.stepper = step
         self._later = None
-        return self.attempt_later(st, env)
+        return step(self, st, env)
+
+    def attempt_later(self, st: State, env: dict) -> tuple:
+        """(next state, message, fail type or None), the message rendered when read (see below)."""
+        return self.stepper(self, st, env)
 
     def attempt(self, st: State, env: dict) -> tuple[State, str, str | None]:
         """(next state, message, fail type or None). The state is unchanged on failure."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+
+from ..parts import StylePart
 from .base import ROOM_TEXT, Exit, Sight
 from .classic_plan import ClassicPlanning
 from ..parsers import CommandParser
@@ -24,12 +26,12 @@ COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeas
            "up", "down", "in", "out")
 
 
-class ClassicStyle(ClassicPlanning):
+class ClassicStyle(ClassicPlanning, StylePart):
     BUILTINS = ("visible", "encloses")   # the predicates it computes in Python (what a world's checks may name)
     player_at = _AT_PLAYER   # see Style.player_at: player_room reads this entry
 
     def __init__(self, world) -> None:
-        self.world = world
+        self.part_of(world)   # weakly: see World.__del__
         ents = world.entities
         self.passages = {}
         for f in world.initial_facts:
@@ -46,24 +48,19 @@ class ClassicStyle(ClassicPlanning):
         self._command_words: dict = {}   # action -> its words (command_text)
         self._thing_words: dict = {}     # (thing, things in sight) -> the words that name it (command_text)
         self.builtins = {"visible": self.visible, "encloses": self.encloses}   # names: BUILTINS
-        self.functions = {
-            "room_description": self.room_description,
-            "inventory_text": self.inventory_text,
-            "examine": self.examine,
-            "revealed": self.revealed,
-            "door_on": self.door_on,
-            "door_to": self.door_to,
-        }
-        self.domains = {
-            "thing": self.scope_list,
-            "room": self.neighbour_rooms,
-            "dir": self.exit_labels,
-            "word": lambda st: (),
-        }
+        self.functions = {"room_description": self.room_description, "inventory_text": self.inventory_text,
+                          "examine": self.examine, "revealed": self.revealed, "door_on": self.door_on,
+                          "door_to": self.door_to}
+        self.domains = {"thing": self.scope_list, "room": self.neighbour_rooms, "dir": self.exit_labels,
+                        "word": lambda st: ()}
         # the commands read the room, what is in sight or held, and the player: scope walks only from the
         # room and what is held, visible and encloses climb from their arguments through things in sight
         # (or held) to the room, exits are read by the room, a command's words by scope alone (encloses: in/on/at)
         self.sight = Sight(self.sight_ids, frozenset({"player"}), frozenset({"thing"}), frozenset({"in", "on", "at"}))
+
+    def untie(self) -> None:
+        self.sight = None   # its bound methods
+        StylePart.untie(self)
 
     def make_parser(self) -> CommandParser:
         # what ``direction`` and ``room_named`` read beyond DIRECTIONS: the parser's commands of one word
@@ -122,7 +119,7 @@ class ClassicStyle(ClassicPlanning):
     def scope_list(self, st) -> list[str]:
         hit = st.cache.get("scope_list")
         if hit is None:
-            hit = self.world.sort_ids(self.scope(st))
+            hit = self.sort_ids(self.scope(st))
             st.cache["scope_list"] = hit
         return hit
 
@@ -258,7 +255,7 @@ class ClassicStyle(ClassicPlanning):
 
     def neighbour_rooms(self, st) -> list[str]:
         room = self.player_room(st)
-        return self.world.sort_ids({r[1] for r in st.rest("exit", room) if len(r) > 1})
+        return self.sort_ids({r[1] for r in st.rest("exit", room) if len(r) > 1})
 
     def exit_labels(self, st) -> list[str]:
         room = self.player_room(st)
@@ -269,7 +266,7 @@ class ClassicStyle(ClassicPlanning):
         out = []
         for x in self.scope_list(st):
             env[slot] = x
-            if self.world.entities[x].kind == "object" and ("door", x) not in st \
+            if self.entities[x].kind == "object" and ("door", x) not in st \
                     and action.all_where(st, env):
                 out.append(x)
         return out
@@ -284,11 +281,11 @@ class ClassicStyle(ClassicPlanning):
 
     def distinct_name(self, eid: str, among: list[str]) -> str:
         """The shortest phrase (adjectives + name) that tells ``eid`` apart from the others."""
-        ent = self.world.entities[eid]
-        if not any(self.world.entities[o].name == ent.name for o in among if o != eid):
+        ent = self.entities[eid]
+        if not any(self.entities[o].name == ent.name for o in among if o != eid):
             return ent.name
         for adj in ent.adjectives:
-            if not any(adj in self.world.entities[o].words() for o in among if o != eid):
+            if not any(adj in self.entities[o].words() for o in among if o != eid):
                 return f"{adj} {ent.name}" if adj not in ent.name.split() else ent.name
         return ent.name
 
@@ -298,14 +295,14 @@ class ClassicStyle(ClassicPlanning):
         return f"{intro}\n\n{self.room_description(st)}" if intro else self.room_description(st)
 
     def a(self, eid: str) -> str:
-        ent = self.world.entities[eid]
+        ent = self.entities[eid]
         if ent.article is not None:
             return f"{ent.article} {ent.name}".strip()
         return f"{'an' if ent.name[:1] in 'aeiou' else 'a'} {ent.name}"
 
     def _listed(self, st, ids) -> str:
         parts = []
-        for x in self.world.sort_ids(ids):
+        for x in self.sort_ids(ids):
             if ("openable", x) in st and ("door", x) not in st:
                 parts.append(f"{self.a(x)} ({'open' if ('open', x) in st else 'closed'})")
             else:
@@ -351,7 +348,7 @@ class ClassicStyle(ClassicPlanning):
 
     def _describe_room(self, st) -> str:
         room = self.player_room(st)
-        ent = self.world.entities[room]
+        ent = self.entities[room]
         lines = [capitalise(ent.name)]
         if ent.description:
             lines.append(ent.description)
@@ -368,22 +365,22 @@ class ClassicStyle(ClassicPlanning):
 
     def _contents_sentences(self, st, holders) -> list[str]:
         out = []
-        queue = self.world.sort_ids(holders)
+        queue = self.sort_ids(holders)
         while queue:
             x = queue.pop(0)
             on = st.firsts("on", x)
             if on:
                 out.append(f"On {self._the(x)} you see {self._listed(st, on)}.")
-                queue.extend(self.world.sort_ids(on))
+                queue.extend(self.sort_ids(on))
             if not self.closed(st, x):
                 inside = st.firsts("in", x)
                 if inside:
                     out.append(f"In {self._the(x)} you see {self._listed(st, inside)}.")
-                    queue.extend(self.world.sort_ids(inside))
+                    queue.extend(self.sort_ids(inside))
         return out
 
     def _the(self, eid: str) -> str:
-        ent = self.world.entities[eid]
+        ent = self.entities[eid]
         return ent.name if ent.article == "" else f"the {ent.name}"
 
     def exits_list(self, st, room: str | None = None) -> list[tuple[str, str, str | None]]:
@@ -404,7 +401,7 @@ class ClassicStyle(ClassicPlanning):
             label = label.replace("_", " ")
             if door:
                 state = "open" if ("open", door) in st else "closed"
-                parts.append(f"{label} ({self.world.name_of(door)}, {state})")
+                parts.append(f"{label} ({self.name_of(door)}, {state})")
             else:
                 parts.append(label)
         return f"Exits: {english_list(parts)}." if parts else "There is no obvious way out."
@@ -416,7 +413,7 @@ class ClassicStyle(ClassicPlanning):
         return f"You are carrying {self._listed(st, held)}."
 
     def examine(self, st, x: str) -> str:
-        ent = self.world.entities[x]
+        ent = self.entities[x]
         parts = [ent.description or f"You see nothing special about the {ent.name}."]
         facts = st   # reads through a derived state's overlay
         if ("openable", x) in facts:
@@ -438,13 +435,13 @@ class ClassicStyle(ClassicPlanning):
         room = self.player_room(st)
         for v in st.rest("via", room):
             if v[0] == label:
-                return f"The {self.world.name_of(v[1])}"
+                return f"The {self.name_of(v[1])}"
         return "The way"
 
     def door_to(self, st, target: str) -> str:
         for label, t, door in self.exits_list(st):
             if t == target and door:
-                return f"The {self.world.name_of(door)}"
+                return f"The {self.name_of(door)}"
         return "The way"
 
     def command_text(self, action, env: dict, st) -> str:
@@ -467,21 +464,21 @@ class ClassicStyle(ClassicPlanning):
                 word = self._thing_words.get(key)
                 if word is None:
                     scope = [o for o in self.scope_list(st) if o != value]
-                    same = [o for o in scope if self.world.entities[value].name.split()[-1] in self.world.entities[o].words()]
-                    word = self.distinct_name(value, [value, *same]) if same else self.world.name_of(value)
+                    same = [o for o in scope if self.entities[value].name.split()[-1] in self.entities[o].words()]
+                    word = self.distinct_name(value, [value, *same]) if same else self.name_of(value)
                     if len(self._thing_words) > 65_536:
                         self._thing_words.clear()
                     self._thing_words[key] = word
                 words.append(word)
             elif kind == "room":
-                words.append(self.world.name_of(value))
+                words.append(self.name_of(value))
             else:
                 words.append(str(value).replace("_", " "))
         return " ".join(words)
 
     # for the panels ------------------------------------------------------
     def held(self, st) -> list[str]:
-        return self.world.sort_ids(st.firsts("held", ""))
+        return self.sort_ids(st.firsts("held", ""))
 
 
 def _words(action) -> tuple:

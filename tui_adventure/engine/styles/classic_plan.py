@@ -87,7 +87,7 @@ class ClassicPlanning:
         """What can be carried or opened: a holder of a relevant thing that is one matters too."""
         return frozenset(f[1] for f in self.world.initial.facts
                          if f[0] in ("takeable", "openable") and len(f) == 2)
-        ents = self.world.entities
+        ents = self.entities
         facts = self.world.initial.facts
         keys_of: dict[str, list[str]] = {}
         for f in facts:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ..parts import StylePart, WorldPart
 from ..parsers import ClemParser
 from ..planning.heuristic import transport_heuristic
 from .base import ROOM_TEXT, Exit, memo_by_facts
@@ -48,12 +49,12 @@ def _a_list(names: list[str]) -> str:
     return f"a {names[0]}" if names else ""
 
 
-class ClembenchStyle:
+class ClembenchStyle(StylePart):
     put_needs_held = False
     player_at = _AT_PLAYER   # see Style.player_at: player_room reads this entry
 
     def __init__(self, world) -> None:
-        self.world = world
+        self.part_of(world)   # weakly: see World.__del__
         facts = world.initial_facts
         self.type_of = {f[1]: f[2] for f in facts if f[0] in ("type", "room") and len(f) == 3}
         self.ids_of_type: dict[str, list[str]] = {}
@@ -115,7 +116,7 @@ class ClembenchStyle:
         return sorted(st.firsts("in", INVENTORY), key=self._rank)
 
     def name(self, eid: str) -> str:
-        return self.world.name_of(eid)
+        return self.name_of(eid)
 
     def _bare(self, eid: str) -> str:
         """The id without its trailing digits: upstream's examine texts speak that way ("sidetable")."""
@@ -236,7 +237,7 @@ class ClembenchStyle:
         rests = st.rest(pred, first)
         if len(rests) < 2:   # most things are on or in one thing: nothing to sort
             return list(rests)
-        order = self.world.order
+        order = self.order
         return sorted(rests, key=lambda r: order.get(r[0], 1 << 30))
 
     def exits(self, st, room: str) -> list[Exit]:
@@ -284,7 +285,7 @@ class ClembenchStyle:
             if ("closed", e) in facts:
                 out.append(f"You can't see the {bare}'s contents because it is closed.")
             else:
-                inside = [self._bare(x) for x in self.world.sort_ids(st.firsts("in", e))]
+                inside = [self._bare(x) for x in self.sort_ids(st.firsts("in", e))]
                 if not inside:
                     out.append(f"The {bare} is empty.")
                 elif len(inside) == 1:
@@ -292,7 +293,7 @@ class ClembenchStyle:
                 else:
                     out.append(f"There are {_a_list(inside)} in the {bare}.")
         if ("support", e) in facts:
-            on = [self._bare(x) for x in self.world.sort_ids(st.firsts("on", e))]
+            on = [self._bare(x) for x in self.sort_ids(st.firsts("on", e))]
             if not on:
                 out.append(f"There is nothing on the {bare}.")
             elif len(on) == 1:
@@ -307,7 +308,7 @@ class ClembenchStyle:
 
     def receptacle_of(self, st, e: str) -> str | None:
         """``take X`` without ``from``: X's first on/in fact, in initial-state order."""
-        order = self.world.order
+        order = self.order
         best, rank = None, None
         # what sorting the "on" then the "in" receptacles by order (stably) would put first
         for pred in ("on", "in"):
@@ -404,11 +405,11 @@ class _HeldTypes:
         return t in {self.type_of.get(x) for x in self.st.firsts("in", INVENTORY)}
 
 
-class ClemCommandParser:
+class ClemCommandParser(WorldPart):
     """Upstream's parsing phase (``ClemParser``), resolved to this world's ids."""
 
     def __init__(self, world, style: ClembenchStyle) -> None:
-        self.world = world
+        self.part_of(world)   # weakly: see World.__del__
         self.style = style
         meta = world.meta.get("clembench", {})
         grammar = world.ruleset.options.get("grammar", {})
