@@ -8,6 +8,8 @@ play worlds with the collector off and check that what was let go is gone.
 
 import gc
 import random
+import subprocess
+import sys
 import weakref
 
 import pytest
@@ -15,6 +17,8 @@ import pytest
 from tui_adventure.agents.env import AdventureEnv
 from tui_adventure.catalog import open_world
 from tui_adventure.engine.game import Game
+
+pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")   # a failing __del__
 
 
 @pytest.fixture
@@ -64,3 +68,15 @@ def test_a_style_kept_without_its_world_says_so():
     style = open_world("house").style
     with pytest.raises(ReferenceError, match="keep the World"):
         style.first_observation(None)
+
+
+def test_worlds_alive_when_python_exits_leave_quietly():
+    script = ("from tui_adventure.catalog import open_world\n"
+              "from tui_adventure.engine.game import Game\n"
+              "from tui_adventure.agents.env import AdventureEnv\n"
+              "kept = [open_world('house'), open_world('clembench/home_deliver_three_basic_easy/0')]\n"
+              "game = Game(kept[0]); game.step('go up')\n"
+              "env = AdventureEnv(generate={'rooms': 4, 'objects': 4, 'goals': 1}, max_turns=10)\n"
+              "env.reset(seed=1); env.step('look')\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stderr == ""

@@ -337,6 +337,7 @@ _ACTION_CHARS: dict = {}   # the actions' definitions' ids -> (them, the charact
 
 
 _PRINTABLE = frozenset(string.printable) - {"\x0b", "\x0c"}
+_NOT_PRINTABLE = str.maketrans(dict.fromkeys(_PRINTABLE))   # str.translate's table dropping them
 
 
 def _charset(world: World) -> str:
@@ -349,7 +350,7 @@ def _charset(world: World) -> str:
     for e in world.entities.values():
         texts.append(e.name or "")
         texts.append(e.description or "")
-    chars = _PRINTABLE.union("".join(texts))
+    chars = _PRINTABLE.union("".join(texts).translate(_NOT_PRINTABLE))   # the rest, few or none: a set of them
     key = tuple(id(a.spec) for a in world.actions)
     hit = _ACTION_CHARS.get(key)
     if hit is None:

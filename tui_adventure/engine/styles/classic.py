@@ -60,7 +60,7 @@ class ClassicStyle(ClassicPlanning, StylePart):
 
     def untie(self) -> None:
         self.sight = None   # its bound methods
-        StylePart.untie(self)
+        super().untie()
 
     def make_parser(self) -> CommandParser:
         # what ``direction`` and ``room_named`` read beyond DIRECTIONS: the parser's commands of one word
