@@ -94,11 +94,13 @@ _PLANS: dict = {}   # (template, its variables) -> its parts read: worlds of one
 
 
 def compile_template(template: str, names: Callable[[str], str], types: Callable[[str], str],
-                     functions: dict[str, Callable], known_vars: set[str]) -> Callable:
+                     functions: dict[str, Callable], known_vars: set[str], later: bool = False) -> Callable:
     """Returns ``render(state, env) -> str``; unknown placeholders fail at load, not in play.
 
     Reading a template is the same for every world of a ruleset, so it is done once (``_plan``); a
-    world only binds the parts to its own names, types and text functions."""
+    world only binds the parts to its own names, types and text functions. ``later``: bound when
+    first rendered, for a world whose ruleset bound it without error before in a world of its shape
+    (a world drawn each episode renders a few of its actions' fifty-odd messages)."""
     key = (template, frozenset(known_vars))
     plan = _PLANS.get(key)
     if plan is None:
@@ -108,8 +110,16 @@ def compile_template(template: str, names: Callable[[str], str], types: Callable
         _PLANS[key] = plan
     if type(plan) is str:
         return lambda st, env: plan
-    parts = [p if type(p) is str else _bind(p, template, names, types, functions) for p in plan]
-    return _joined(parts)
+    if later:
+        bound = None
+
+        def render(st, env) -> str:
+            nonlocal bound
+            if bound is None:
+                bound = _joined([p if type(p) is str else _bind(p, template, names, types, functions) for p in plan])
+            return bound(st, env)
+        return render
+    return _joined([p if type(p) is str else _bind(p, template, names, types, functions) for p in plan])
 
 
 def _joined(parts: list) -> Callable:

@@ -245,7 +245,9 @@ class Action:
             self.__class__ = _LazyAction
 
 
-    def _compile(self) -> None:
+    def _compile(self, later: bool = False) -> None:
+        """``later``: its definition compiled before in a world of this shape (see ``LAZY``), so its
+        messages are bound to this world's names when first rendered (``compile_template``)."""
         compiler, names, types, functions, static = self._making
         self._making = None
         spec = self.spec
@@ -256,11 +258,11 @@ class Action:
             ast = parse_condition(cond_text)
             asts.append(ast)
             cond = compiler.condition(ast, bound)
-            render = compile_template(message, names, types, functions, set(bound) | {"prep"})
+            render = compile_template(message, names, types, functions, set(bound) | {"prep"}, later)
             checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound) - {"here"}))
         self.checks = checks
         self.effect = compiler.effects(spec.effects, bound) if spec.effects else None
-        self.success = compile_template(spec.success, names, types, functions, set(bound) | {"prep"})
+        self.success = compile_template(spec.success, names, types, functions, set(bound) | {"prep"}, later)
         self.all_where = compiler.condition(spec.all_where, bound) if spec.all_where else None
         self.plan_if = compiler.condition(spec.plan_if, bound) if spec.plan_if else None
         # For grounding: checks of one parameter over facts no effect ever changes are
@@ -419,7 +421,7 @@ class _LazyAction(Action):
         if name not in Action.LAZY:
             raise AttributeError(name)
         self.__class__ = Action
-        self._compile()
+        self._compile(later=True)
         return getattr(self, name)
 
 
