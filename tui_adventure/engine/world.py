@@ -156,7 +156,8 @@ class World:
         # functions of its entities: nothing it holds holds it, so a world let go (a Gymnasium env's
         # generate= reset, one per episode) is freed on the spot, not left with its few hundred compiled
         # parts for the collector. What its style holds of itself (its builtins and text functions,
-        # bound to it, and the sight made of them) is untied here, so that goes at once too.
+        # bound to it, and the sight made of them) is untied here, so that goes at once too. (A scene
+        # still names its world: a world with one waits for the collector, which calls this then.)
         style = self.__dict__.get("style")
         if style is not None:
             style.untie()

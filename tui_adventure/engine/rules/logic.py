@@ -137,9 +137,9 @@ class Compiler:
         player's room, its checks, then its effects written straight into the next state
         (``State.advance``'s work, specialised to each fact's shape: a fresh game's step is mostly what
         calls and loops over sets cost), and the message. What is the world's own it reads from the
-        action it is bound to (``Steps``), so one function serves every world of a ruleset: a world
-        made for one episode binds it (``MethodType``) where it once made its own, which was a fifth
-        of a cold clembench step's instructions."""
+        action it is called with (``Steps``), so one function serves every world of a ruleset: a world
+        made for one episode keeps it (``Action.stepper``) where it once made its own, which was a
+        fifth of a cold clembench step's instructions."""
         bound = frozenset(bound)
 
         def write(gen):

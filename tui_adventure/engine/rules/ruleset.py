@@ -320,8 +320,8 @@ class Action:
 
     # ``attempt_later(st, env) -> (next state, message, fail type or None)``: as ``attempt``, the message
     # left unrendered until it is read (``str(text)``); the ruleset's generated function for the action
-    # (see ``Compiler.attempt``), bound to it on the first try: it reads the world's own parts from the
-    # action (``logic.Steps``). Memoised in the state's own cache on the arguments (the
+    # (see ``Compiler.attempt``), kept on it (``stepper``) on the first try: it reads the world's own parts
+    # from the action it is called with (``logic.Steps``). Memoised in the state's own cache on the arguments (the
     # message alone, holding the outcome: ``Later.next``, ``Later.fail``): states are immutable and rules
     # deterministic, and a replay of a world meets the very state objects a memo hit handed out before, so
     # no state is hashed. ``memo`` (one list per world) holds the caches written to (see ``forget``).
