@@ -23,15 +23,9 @@ class WorldPart:
 
     def part_of(self, world) -> None:
         self._world = weakref.ref(world)
+        # the world's own, which name none of it (World._namers): name_of(eid), sort_ids(ids)
         self.entities, self.order = world.entities, world.order
-
-    def name_of(self, eid: str) -> str:   # as World.name_of
-        ent = self.entities.get(eid)
-        return ent.name if ent else str(eid)
-
-    def sort_ids(self, ids) -> list[str]:   # as World.sort_ids
-        order = self.order
-        return sorted(ids, key=lambda i: order.get(i, 1 << 30))
+        self.name_of, self.sort_ids = world.name_of, world.sort_ids
 
     @property
     def world(self):

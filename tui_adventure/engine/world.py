@@ -73,9 +73,11 @@ def _goal_text(fact: Fact, positive: bool) -> str:
     return text
 
 
-def _namers(entities: dict) -> tuple:
-    """``World.name_of`` and ``World.type_of`` as functions of the entities alone."""
+def _namers(entities: dict, order: dict) -> tuple:
+    """A world's ``name_of``, ``type_of`` and ``sort_ids``: functions of its entities and their order
+    alone, not methods bound to it, so its actions, style and parser may keep them (see ``__del__``)."""
     get = entities.get
+    rank = order.get
 
     def name_of(eid: str) -> str:
         ent = get(eid)
@@ -84,7 +86,10 @@ def _namers(entities: dict) -> tuple:
     def type_of(eid: str) -> str:
         ent = get(eid)
         return (ent.type or ent.id) if ent else str(eid)
-    return name_of, type_of
+
+    def sort_ids(ids) -> list[str]:
+        return sorted(ids, key=lambda i: rank(i, 1 << 30))
+    return name_of, type_of, sort_ids
 
 
 @dataclass
@@ -123,6 +128,7 @@ class World:
             ent.id = intern(ent.id)
         self.entities = {intern(eid): ent for eid, ent in self.entities.items()}
         self.order = {eid: i for i, eid in enumerate(self.entities)}
+        self.name_of, self.type_of, self.sort_ids = _namers(self.entities, self.order)
         self.initial = State.of(self.initial_facts)
         hash(self.initial), hash(self.initial.facts)   # what a game's first steps key memos on: hashed at load
         pairs(self.initial)   # the index an action's step reads exits by (facts.pairs), made at load as by1 and by2 are
@@ -139,9 +145,8 @@ class World:
             from .scenes import scene_functions
 
             self.style.functions = {**self.style.functions, **scene_functions(self)}
-        names, types = _namers(self.entities)   # not the world's own methods: see __del__
         self.actions: list[Action] = compile_actions(
-            self.ruleset.actions + self.extra_actions, compiler, names, types,
+            self.ruleset.actions + self.extra_actions, compiler, self.name_of, self.type_of,
             self.style.functions, self.initial, self.style.player_room, self.style.player_at, lazy=self.lazy)
         self.action_by_id = {a.id: a for a in self.actions}
         self.parser = self.style.make_parser()
@@ -153,7 +158,7 @@ class World:
 
     def __del__(self) -> None:
         # A world's parts name it weakly (its style, its parser) and its actions are given its names by
-        # functions of its entities: nothing it holds holds it, so a world let go (a Gymnasium env's
+        # functions of its entities (_namers): nothing it holds holds it, so a world let go (a Gymnasium env's
         # generate= reset, one per episode) is freed on the spot, not left with its few hundred compiled
         # parts for the collector. What its style holds of itself (its builtins and text functions,
         # bound to it, and the sight made of them) is untied here, so that goes at once too. (A scene
@@ -181,17 +186,7 @@ class World:
             self.parser.memo_limit = max(self.parser.memo_limit, transitions)
 
     # names -----------------------------------------------------------
-    def name_of(self, eid: str) -> str:
-        ent = self.entities.get(eid)
-        return ent.name if ent else str(eid)
-
-    def type_of(self, eid: str) -> str:
-        ent = self.entities.get(eid)
-        return (ent.type or ent.id) if ent else str(eid)
-
-    def sort_ids(self, ids) -> list[str]:
-        order = self.order
-        return sorted(ids, key=lambda i: order.get(i, 1 << 30))
+    # name_of(eid), type_of(eid), sort_ids(ids): set at load (_namers)
 
     def rooms(self) -> list[str]:
         return [e.id for e in self.entities.values() if e.kind == "room"]

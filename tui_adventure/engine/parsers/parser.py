@@ -14,7 +14,6 @@ Nothing here raises on any input: every outcome is a ``Parsed``, a
 
 from __future__ import annotations
 
-
 import re
 from dataclasses import dataclass, field
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from ..parts import StylePart
 from .base import ROOM_TEXT, Exit, Sight
 from .classic_plan import ClassicPlanning
