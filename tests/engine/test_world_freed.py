@@ -69,7 +69,9 @@ print(json.dumps(out))
 """
 
 PLAYED = {"house": ["go up", "look", "go north", "take all", "go south", "inventory", "examine it"],
-          "clembench/home_deliver_three_basic_easy/0": ["look", "go to hallway", "take apple", "go to kitchen"]}
+          "clembench/home_deliver_three_basic_easy/0": ["look", "go to hallway", "take apple", "go to kitchen"],
+          # a scene: two players' turns, the goblin's greeting and answer (its text functions), the weather
+          "labyrinth": ["look", "talk to goblin", "take button", "ask goblin about lantern", "east", "inventory"]}
 
 
 @pytest.fixture(scope="module")

@@ -144,7 +144,8 @@ class World:
         if self.scene_spec is not None:   # what characters say, for the scene's own actions
             from .scenes import scene_functions
 
-            self.style.functions = {**self.style.functions, **scene_functions(self)}
+            self.style.functions = {**self.style.functions,
+                                    **scene_functions(self.scene_spec, self.entities, self.name_of)}
         self.actions: list[Action] = compile_actions(
             self.ruleset.actions + self.extra_actions, compiler, self.name_of, self.type_of,
             self.style.functions, self.initial, self.style.player_room, self.style.player_at, lazy=self.lazy)
@@ -157,12 +158,11 @@ class World:
             self.scene = Scene(self.scene_spec, self)
 
     def __del__(self) -> None:
-        # A world's parts name it weakly (its style, its parser) and its actions are given its names by
+        # A world's parts name it weakly (its style, its parser, its scene) and its actions are given its names by
         # functions of its entities (_namers): nothing it holds holds it, so a world let go (a Gymnasium env's
         # generate= reset, one per episode) is freed on the spot, not left with its few hundred compiled
         # parts for the collector. What its style holds of itself (its builtins and text functions,
-        # bound to it, and the sight made of them) is untied here, so that goes at once too. (A scene
-        # still names its world: a world with one waits for the collector, which calls this then.)
+        # bound to it, and the sight made of them) is untied here, so that goes at once too.
         style = self.__dict__.get("style")
         if style is not None:
             style.untie()

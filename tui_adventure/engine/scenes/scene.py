@@ -20,6 +20,7 @@ import random
 from dataclasses import dataclass, field
 
 from ..facts import State
+from ..parts import WorldPart
 from ..text import compile_template
 
 CLOCK, FIRED, DRAWN, LOST, ACTIVE = "clock", "fired", "drawn", "lost", "active"
@@ -114,12 +115,12 @@ class Aftermath:
     lost: str | None = None
 
 
-class Scene:
-    """A ``SceneSpec`` compiled against its world."""
+class Scene(WorldPart):
+    """A ``SceneSpec`` compiled against its world (held weakly, as its style is: ``engine/parts.py``)."""
 
     def __init__(self, spec: SceneSpec, world) -> None:
         self.spec = spec
-        self.world = world
+        self.part_of(world)
         self.seed = world.seed
         compiler = world.compiler
         self.compiled = []
@@ -309,7 +310,7 @@ class Scene:
                 facts.add(("held", f[1]))
         facts.discard((ACTIVE, now))
         facts.add((ACTIVE, nxt))
-        return f"It is now {self.world.name_of(nxt).title()}'s turn."
+        return f"It is now {self.name_of(nxt).title()}'s turn."
 
     def active(self, st: State) -> str | None:
         """Whose turn it is (None in a one-player world)."""

@@ -9,12 +9,15 @@ functions so a world's own actions can use them too.
 from __future__ import annotations
 
 
-def scene_functions(world) -> dict:
-    spec = world.scene_spec
+def scene_functions(spec, entities: dict, name_of) -> dict:
+    """``spec``: the world's SceneSpec; ``entities`` and ``name_of`` its own (``World._namers``), not the
+    world itself: the style keeps these functions, and a world its style holds is freed at once only if
+    nothing it holds names it back (``World.__del__``)."""
+    get = entities.get
 
     def the(cid: str) -> str:
-        ent = world.entities.get(cid)
-        return world.name_of(cid) if ent is not None and ent.article == "" else f"the {world.name_of(cid)}"
+        ent = get(cid)
+        return name_of(cid) if ent is not None and ent.article == "" else f"the {name_of(cid)}"
 
     def greeting(st, cid) -> str:
         c = spec.characters.get(cid)
