@@ -23,6 +23,7 @@ from tui_adventure.agents.env import AdventureEnv
 from tui_adventure.catalog import open_world
 from tui_adventure.engine.facts import State
 from tui_adventure.engine.game import Game
+from tui_adventure.engine.metrics import ProgressTracker
 from tui_adventure.engine.parts import WorldPart
 from tui_adventure.engine.rules.logic import Memo
 from tui_adventure.engine.rules.ruleset import Action
@@ -41,22 +42,26 @@ def left_in_cycles():
 out = {}
 gc.collect()
 gc.disable()
-# a generated world per episode, commands of every kind (moves back and forth, looks, takes: states met again)
-env = AdventureEnv(generate={"rooms": 6, "objects": 6, "goals": 1}, infos=("admissible_commands",), max_turns=30)
-rng = random.Random(0)
-_, info = env.reset(seed=3)
-gone = []
-for _ in range(4):
-    world = env.unwrapped.world
-    refs = [weakref.ref(world), weakref.ref(world.style), weakref.ref(world.parser)]
-    del world
-    for _ in range(30):
-        _, _, terminated, truncated, info = env.step(rng.choice(info["admissible_commands"]))
-        if terminated or truncated:
-            break
-    _, info = env.reset()
-    gone.append(all(r() is None for r in refs))
-out["generated"] = {"freed": all(gone), "left": left_in_cycles()}
+# a generated world per episode, commands of every kind (moves back and forth, looks, takes: states met again),
+# with the admissible commands alone and with the default infos (exact progress: a tracker and its planner)
+for label, infos in (("generated", ("admissible_commands",)), ("generated, progress", None)):
+    more = {} if infos is None else {"infos": infos}
+    env = AdventureEnv(generate={"rooms": 6, "objects": 6, "goals": 1}, max_turns=30, **more)
+    rng = random.Random(0)
+    _, info = env.reset(seed=3)
+    gone = []
+    for _ in range(4):
+        world = env.unwrapped.world
+        refs = [weakref.ref(world), weakref.ref(world.style), weakref.ref(world.parser)]
+        del world
+        for _ in range(30):
+            _, _, terminated, truncated, info = env.step(rng.choice(info["admissible_commands"]))
+            if terminated or truncated:
+                break
+        _, info = env.reset()
+        gone.append(all(r() is None for r in refs))
+    del env
+    out[label] = {"freed": all(gone), "left": left_in_cycles()}
 # a long walk on one world (a trainer's run): nothing for the collector, with the memos emptied on the way too
 walks = []
 for limit in (None, 300):
@@ -79,10 +84,12 @@ out["walk"] = walks
 for name, commands in json.loads(sys.argv[1]).items():
     world = open_world(name)
     game = Game(world)
+    tracker = ProgressTracker(world)   # exact progress, as the app's panel and the env's infos read it
     for command in commands:
         str(game.step(command).observation)
+        tracker.progress(game.state)
     freed = weakref.ref(world)
-    del world, game
+    del world, game, tracker
     out[name] = {"freed": freed() is None, "left": left_in_cycles()}
 print(json.dumps(out))
 """
@@ -101,8 +108,9 @@ def freed() -> dict:
     return json.loads(out.stdout)
 
 
-def test_a_generated_world_per_episode_is_freed_at_the_next_reset(freed):
-    assert freed["generated"] == {"freed": True, "left": {}}
+@pytest.mark.parametrize("infos", ["generated", "generated, progress"])
+def test_a_generated_world_per_episode_is_freed_at_the_next_reset(freed, infos):
+    assert freed[infos] == {"freed": True, "left": {}}
 
 
 def test_a_long_walk_on_one_world_leaves_nothing_for_the_collector(freed):

@@ -263,6 +263,7 @@ class ProgressTracker:
         self.planner = planner or Planner(world, max_nodes=max_nodes, max_seconds=max_seconds)
         self.max_cache = max_cache
         self.distances = Distances(self.planner, max_cache)
+        self._mine = object()   # its key in a state's cache (as Distances', not itself: a cycle)
         self._limited: set[frozenset] = set()
         self._bounds: dict[frozenset, int] = {}   # for a state the planner gave up on: no plan is shorter
         self._par_0 = _UNKNOWN
@@ -309,12 +310,12 @@ class ProgressTracker:
     def progress(self, state: State) -> float:
         # par is exact, so a state's progress never changes: kept on the state, which a walk meets again
         # (a trainer's env reads it every step); the state still counts as the last one asked about
-        memo = state.cache.get(self)
+        memo = state.cache.get(self._mine)
         if memo is not None and self.distances.seen(memo[1]):
             return memo[0]
         value = progress_rate(self.par_0, self.par(state))
         if not (self._limited and state.facts in self._limited):
-            state.cache[self] = (value, self.distances.key(state))
+            state.cache[self._mine] = (value, self.distances.key(state))
         return value
 
     @property

@@ -60,6 +60,9 @@ class Distances:
 
     def __init__(self, planner: Planner, max_entries: int = 100_000) -> None:
         self.planner = planner
+        # its entries' key in a state's cache: not itself, which names its planner and so the world whose
+        # states those are (a reference cycle: a world let go would wait for the collector)
+        self._mine = object()
         self.max_entries = max(2, max_entries)
         self._d: OrderedDict[frozenset, int] = OrderedDict()   # facts -> distance, UNREACHABLE when none
         self._next: dict[frozenset, tuple] = {}   # facts -> (action, env, the next state's facts) of an optimal plan
@@ -89,12 +92,12 @@ class Distances:
         if not self._keyed:
             return st.facts
         if st._facts is None and st._base is not None:   # a game's step: read through its base
-            kept = st.cache.get(self)   # (the relevant things it was made with, the key)
+            kept = st.cache.get(self._mine)   # (the relevant things it was made with, the key)
             if kept is not None and kept[0] is self._relevant:
                 return kept[1]
             key = self._through_base(st)
             if key is not None:
-                st.cache[self] = (self._relevant, key)
+                st.cache[self._mine] = (self._relevant, key)
                 return key
         facts = st.facts
         key = self._keys.get(facts)
