@@ -117,6 +117,19 @@ def _preconditions(action: str, counted: bool) -> list:
     return [("at", "p", "r")]
 
 
+def _trace(node, atom) -> dict:
+    """A precondition's tree with each atom's outcome (``atom(node)``). Not a closure calling itself: that
+    is a reference cycle, and it held the state, so each failed command's state waited for the collector."""
+    if node[0] in ("and", "or"):
+        items = [_trace(n, atom) for n in node[1]]
+        held = [i["fulfilled"] for i in items]
+        return {node[0]: items, "fulfilled": all(held) if node[0] == "and" else any(held)}
+    if node[0] == "not":
+        inner = _trace(node[1], atom)
+        return {"not": inner, "fulfilled": not inner["fulfilled"]}
+    return atom(node)
+
+
 def _failed_precondition(world, st, result: StepResult) -> dict:
     """Upstream's feedback choice: the first failing top-level condition; inside an ``or`` the first
     failing atom of its first alternative."""
@@ -138,17 +151,7 @@ def _failed_precondition(world, st, result: StepResult) -> dict:
         ok = True if None in args else (node[0], *args) in facts
         return {"predicate_tuple": [node[0], *args], "fulfilled": ok, "precon_idx": idx[0]}
 
-    def trace(node) -> dict:
-        if node[0] in ("and", "or"):
-            items = [trace(n) for n in node[1]]
-            held = [i["fulfilled"] for i in items]
-            return {node[0]: items, "fulfilled": all(held) if node[0] == "and" else any(held)}
-        if node[0] == "not":
-            inner = trace(node[1])
-            return {"not": inner, "fulfilled": not inner["fulfilled"]}
-        return atom(node)
-
-    top = [trace(n) for n in _preconditions(result.action, counted)]
+    top = [_trace(n, atom) for n in _preconditions(result.action, counted)]
     for item in top:
         if item["fulfilled"]:
             continue

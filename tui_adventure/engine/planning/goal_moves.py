@@ -122,4 +122,5 @@ def narrowed(action, st, start: dict, pools: list, targets: list[dict]) -> list[
         env.pop(p, None)
 
     rec(0)
+    del rec   # empties its cell: a closure calling itself is a cycle, holding the state until the collector
     return out

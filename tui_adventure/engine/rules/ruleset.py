@@ -402,6 +402,7 @@ class Action:
             env.pop(p, None)
 
         rec(0, start)
+        del rec   # empties its cell: a closure calling itself is a cycle, holding the state until the collector
         return out
 
 
