@@ -152,3 +152,29 @@ def test_worlds_alive_when_python_exits_leave_quietly():
               "env.reset(seed=1); env.step('look')\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stderr == ""
+
+
+def test_no_closure_calls_itself_and_keeps_its_cell():
+    # a nested function that calls itself is a cycle (its cell names it) holding what it read, a state
+    # mostly, until the collector runs: each such call's, made per grounding or search; emptied with
+    # `del` once done, it is freed at once (Action.ground)
+    import ast
+    from pathlib import Path
+
+    import tui_adventure
+
+    kept = []
+    for path in Path(tui_adventure.__file__).parent.rglob("*.py"):
+        for outer in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            deleted = {t.id for n in ast.walk(outer) if isinstance(n, ast.Delete)
+                       for t in n.targets if isinstance(t, ast.Name)}
+            for inner in ast.walk(outer):
+                if inner is outer or not isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                calls_itself = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                   and n.func.id == inner.name for n in ast.walk(inner))
+                if calls_itself and inner.name not in deleted:
+                    kept.append(f"{path.name}:{inner.lineno} {outer.name}.<locals>.{inner.name}")
+    assert not kept, kept
