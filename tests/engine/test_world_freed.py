@@ -8,11 +8,13 @@ run, what other tests left can reach the collector meanwhile), and check
 that what was let go is gone and nothing of it is left in a cycle.
 """
 
+import ast
 import json
 import subprocess
 import sys
 
 import pytest
+from conftest import ROOT
 
 from tui_adventure.catalog import open_world
 
@@ -158,13 +160,8 @@ def test_no_closure_calls_itself_and_keeps_its_cell():
     # a nested function that calls itself is a cycle (its cell names it) holding what it read, a state
     # mostly, until the collector runs: each such call's, made per grounding or search; emptied with
     # `del` once done, it is freed at once (Action.ground)
-    import ast
-    from pathlib import Path
-
-    import tui_adventure
-
     kept = []
-    for path in Path(tui_adventure.__file__).parent.rglob("*.py"):
+    for path in (ROOT / "tui_adventure").rglob("*.py"):
         for outer in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
