@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable
 
-from ..engine.snapshot import SaveError, list_saves, save_game
+from ..engine.snapshot import SaveError, list_saves, save_file_name, save_game
 from .figures import par_label
 from ..gamemaster.episode import Turn
 from ..engine.text import plural
@@ -66,8 +66,21 @@ def _save(session: "Session", arg: str) -> Feedback:
     return Feedback("meta", f"[saved to {path}{', replacing the earlier save of that name' if replaced else ''}]")
 
 
+def _own_save(arg: str) -> str:
+    """``arg`` when it names a save of this session's own folder; for anything else (a path, ``..``, an
+    absolute name) SaveError, whose words are the same whatever is on disk and never echo ``arg``."""
+    try:
+        save_file_name(arg)
+    except SaveError:
+        raise SaveError("restore takes the name of one of your saves (saves lists them), never a path: no /,"
+                        " \\ or leading '.'") from None
+    return arg
+
+
 async def _restore(session: "Session", arg: str) -> Feedback:
-    if not arg:
+    if arg:
+        _own_save(arg)
+    else:
         saves = list_saves(session.saves, session.world)
         if not saves:
             return Feedback("error", f"No saves of this world in {session.saves}/.")
