@@ -59,6 +59,15 @@ def test_restore_takes_only_a_save_name_and_says_the_same_whatever_is_on_disk(tm
     assert session.episode.turns == []
 
 
+def test_saves_are_bounded_in_number(tmp_path, monkeypatch):
+    monkeypatch.setattr("tui_adventure.keyboard.meta_commands.MAX_SAVES", 3)
+    session = Session(open_world("tutorial"), records=None, saves=tmp_path / "mine", history=History(None))
+    said = [asyncio.run(session.submit_line(f"save s{n}")) for n in range(4)]
+    assert [f.kind for f in said] == ["meta", "meta", "meta", "error"] and "\n" not in said[-1].text
+    assert asyncio.run(session.submit_line("save s1")).kind == "meta"     # saving over one still works
+    assert len(list((tmp_path / "mine").rglob("*.json"))) == 3
+
+
 def test_each_visitor_of_play_serve_gets_a_new_game_and_leaves_no_file_of_theirs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     visitors: list[Session] = []

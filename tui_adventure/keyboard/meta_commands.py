@@ -31,6 +31,7 @@ META_COMMANDS = {
     "quit": "quit: leave (the records so far are kept)",
 }
 UNDOING = ("undo", "restart", "save", "restore", "saves")   # what Visibility.undo allows
+MAX_SAVES = 100   # saves of one world in one folder: a served visitor's cannot grow without end
 
 
 @dataclass
@@ -61,7 +62,11 @@ def _restart(session: "Session", arg: str) -> Feedback:
 
 def _save(session: "Session", arg: str) -> Feedback:
     name = arg or "quicksave"
-    replaced = any(s.name == name for s in list_saves(session.saves, session.world))
+    saves = list_saves(session.saves, session.world)
+    replaced = any(s.name == name for s in saves)
+    if not replaced and len(saves) >= MAX_SAVES:
+        return Feedback("error", f"There are {MAX_SAVES} saves of this world already: save over one of them"
+                                 " (saves lists them) instead of adding one.")
     path = save_game(session.game, name, session.saves)
     return Feedback("meta", f"[saved to {path}{', replacing the earlier save of that name' if replaced else ''}]")
 
