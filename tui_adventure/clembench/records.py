@@ -133,6 +133,15 @@ def study_of(run_dir: Path, look: int = 20) -> str | None:
     return next(iter(sorted(s for s in studies_in(run_dir, look) if s is not None)), None) if look else None
 
 
+def foreign_to(run_dir: Path, study: dict | None) -> bool:
+    """``run_dir`` is a study participant's folder (marked, or holding a study's episodes) and a session
+    whose ``meta.study`` is ``study`` (None: no study's) is not of that study: such a session neither
+    continues nor writes there, but takes the next free name."""
+    owner = study_of(run_dir)
+    ours = {study.get("id"), study.get("title")} - {None} if isinstance(study, dict) else set()
+    return owner is not None and owner not in ours
+
+
 def layout_parts(root: str | Path) -> tuple[str, ...]:
     """Where ``root`` sits in the layout: its own name and those above it up to its run's folder, () for a
     results root. clem eval names a run, game, experiment and episode by the last five parts of a scores.json

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..clembench.recorder import Recorder
-from ..clembench.records import study_of
+from ..clembench.records import foreign_to
 from ..engine.metrics import moves, moves_over_par, turn_ratio
 from .figures import RESEARCHER, Panels, ProgressFigures, Visibility
 from ..gamemaster.voices import Voices
@@ -101,12 +101,8 @@ class Session:
         self.recorder.start(self.episode)
 
     def foreign(self, run_dir: Path) -> bool:
-        """``run_dir`` is a study participant's folder (marked, or holding a study's episodes) and this
-        session is not that study's: it neither continues nor writes there, but takes the next free name."""
-        owner = study_of(run_dir)
-        study = self.record_meta.get("study")
-        ours = {study.get("id"), study.get("title")} - {None} if isinstance(study, dict) else set()
-        return owner is not None and owner not in ours
+        """``run_dir`` is another study's participant's (``foreign_to``): never continued nor written here."""
+        return foreign_to(run_dir, self.record_meta.get("study"))
 
     def _begin(self) -> None:
         """The episode's clocks and the rooms seen so far start now."""
