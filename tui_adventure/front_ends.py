@@ -22,11 +22,12 @@ def play(args) -> int:
     served = getattr(args, "await_visitor", False)
     # a served visitor is a stranger: a new episode of their own (never the last visitor's unfinished one),
     # saves in a folder of this session's that goes with it, and no line of theirs in the operator's history
-    private = visitor_state() if served else {}
+    private: dict = {}
     try:
         if served:
             open_world(args.world)   # loaded (and cached) before the wait
             _visitor()
+            private = visitor_state()   # made once a visitor came: a spare ended unused leaves nothing
         session = open_session(args.world, args.player, args.records, args.name, args.mode,
                                show=BLIND if args.blind else RESEARCHER, resume=not (args.new or served), **private)
     except SourceErrors as exc:
