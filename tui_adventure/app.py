@@ -31,10 +31,14 @@ class AdventureApp(App):
 
     def __init__(self, session: Session | None = None, replay: Path | None = None,
                  replay_world=None, paused: bool = False, cursor_blink: bool = True,
-                 config=None, mode: str = "text", study=None, watch: Path | None = None, **kwargs) -> None:
+                 config=None, mode: str = "text", study=None, watch: Path | None = None, served: bool = False,
+                 **kwargs) -> None:
         """``study``: a participant's ``StudyRun``, played world after world instead of one session.
-        ``watch``: a records folder whose runs and episodes are shown live (``adventure watch``)."""
+        ``watch``: a records folder whose runs and episodes are shown live (``adventure watch``).
+        ``served``: a visitor's process of ``--serve`` (as is any app in a browser): it changes nothing of the
+        operator's (a theme chosen holds for this session only) and offers nothing a browser cannot do."""
         super().__init__(**kwargs)
+        self._served = served
         self.watched_root = watch
         self.study = study
         self.study_started = False   # the instructions are shown before the first world of this sitting
@@ -152,8 +156,13 @@ class AdventureApp(App):
 
         self.push_screen(PlayScreen(session, cursor_blink=self.cursor_blink, on_end=done))
 
+    @property
+    def served(self) -> bool:
+        """A visitor's session (``--serve``, or any app drawn in a browser): the operator's files are not theirs."""
+        return self._served or self.is_web
+
     def watch_theme(self, theme: str) -> None:
-        if self.is_mounted:
+        if self.is_mounted and not self.served:
             self.config.save_theme(theme)
 
     def action_help(self) -> None:
@@ -169,7 +178,10 @@ class AdventureApp(App):
 
     # -- the command palette ------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            # Textual's screenshot is written on the server and offered as a download the server does not serve
+            if not (self.served and command.title == "Screenshot"):
+                yield command
         from .screens.play import PlayScreen
 
         if not isinstance(screen, PlayScreen):
@@ -233,12 +245,12 @@ def make_app(world: str | Path, player: str = "human", records: str | Path = "re
     return AdventureApp(session, paused=paused, cursor_blink=cursor_blink, config=load_config(), mode=mode)
 
 
-def run_study_app(run, cursor_blink: bool = True) -> int:
+def run_study_app(run, cursor_blink: bool = True, served: bool = False) -> int:
     """A participant's queue in the app; 0 once every world is done, 1 when they quit before. Served to a
     browser, the cursor does not blink: each blink is a frame sent, for every participant of the server."""
     from .config import load_config
 
-    app = AdventureApp(study=run, config=load_config(), cursor_blink=cursor_blink)
+    app = AdventureApp(study=run, config=load_config(), cursor_blink=cursor_blink, served=served)
     try:
         app.run()
     finally:
@@ -254,8 +266,8 @@ def run_watch_app(root: Path) -> int:
     return 0
 
 
-def run_app(session: Session, mode: str = "text", paused: bool = False) -> int:
+def run_app(session: Session, mode: str = "text", paused: bool = False, served: bool = False) -> int:
     from .config import load_config
 
-    AdventureApp(session, paused=paused, config=load_config(), mode=mode).run()
+    AdventureApp(session, paused=paused, config=load_config(), mode=mode, served=served).run()
     return 0

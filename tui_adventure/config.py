@@ -2,7 +2,8 @@
 
 ``$TUI_ADVENTURE_CONFIG`` or ``~/.config/tui-adventure/config.yaml`` (XDG).
 A broken file never stops the app: the problem is reported and the defaults
-are used. The theme chosen in the palette is written back, so it sticks.
+are used. The theme chosen in the palette is written back, so it sticks
+(not from a served visitor's session: ``AdventureApp.served``).
 
     theme: textual-dark
     speed: normal            # fast | normal | slow: a model's pace

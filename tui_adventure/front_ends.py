@@ -19,16 +19,23 @@ def play(args) -> int:
 
     if getattr(args, "serve", False):
         return _serve_play(args)
+    served = getattr(args, "await_visitor", False)
+    # a served visitor is a stranger: a new episode of their own (never the last visitor's unfinished one),
+    # saves in a folder of this session's that goes with it, and no line of theirs in the operator's history
+    private: dict = {}
     try:
-        if getattr(args, "await_visitor", False):
+        if served:
             open_world(args.world)   # loaded (and cached) before the wait
             _visitor()
+            private = visitor_state()   # made once a visitor came: a spare ended unused leaves nothing
         session = open_session(args.world, args.player, args.records, args.name, args.mode,
-                               show=BLIND if args.blind else RESEARCHER, resume=not args.new)
+                               show=BLIND if args.blind else RESEARCHER, resume=not (args.new or served), **private)
     except SourceErrors as exc:
+        _forget(private)
         print(exc, file=sys.stderr)
         return 1
     except (OSError, ValueError) as exc:
+        _forget(private)
         print(f"adventure {args.command}: {exc}", file=sys.stderr)
         return 1
     try:
@@ -38,10 +45,28 @@ def play(args) -> int:
             return run_repl(session)
         from .app import run_app
 
-        return run_app(session, args.mode, args.paused)
+        return run_app(session, args.mode, args.paused, served=served)
     finally:
         session.close()
+        _forget(private)
         print(session.records_summary(), file=sys.stderr)
+
+
+def visitor_state() -> dict:
+    """A served visitor's own saves folder (new and empty, removed by ``_forget`` when the session ends)
+    and a history kept in memory only: ``open_session``'s ``saves`` and ``history``."""
+    import tempfile
+
+    from .keyboard.history import History
+
+    return {"saves": tempfile.mkdtemp(prefix="adventure-visitor-"), "history": History(None)}
+
+
+def _forget(private: dict) -> None:
+    import shutil
+
+    if private.get("saves"):
+        shutil.rmtree(private["saves"], ignore_errors=True)
 
 
 def _serve_play(args) -> int:
@@ -127,7 +152,7 @@ def study(args) -> int:
             return run_study(run)
         from .app import run_study_app
 
-        return run_study_app(run, cursor_blink=not args.await_visitor)
+        return run_study_app(run, cursor_blink=not args.await_visitor, served=args.await_visitor)
     except Busy as exc:
         print(f"adventure study: {exc}", file=sys.stderr)
         return 1

@@ -31,7 +31,7 @@ def study(tmp_path):
 
 
 def roster(tmp_path) -> dict:
-    return json.loads((tmp_path / "records/.studies/Consent-first.json").read_text())
+    return json.loads(next((tmp_path / "records/.studies").glob("Consent-first-*.json")).read_text())
 
 
 def test_agreeing_is_recorded_with_its_time_and_the_end_gives_the_code(tmp_path, study):

@@ -86,7 +86,7 @@ def test_a_participant_agrees_plays_a_world_to_the_win_and_gets_the_code(web, st
     assert meta["browser"]["user_agent"] == user_agent and "HeadlessChrome" in user_agent
     assert meta["browser"]["width_px"] == 1100 and meta["browser"]["height_px"] == 700
     assert 80 <= meta["browser"]["columns"] <= 200 and 20 <= meta["browser"]["rows"] <= 60
-    roster = json.loads((study / "rec" / ".studies" / "Browser-pilot.json").read_text())
+    roster = json.loads(next((study / "rec" / ".studies").glob("Browser-pilot-*.json")).read_text())
     assert roster["participants"]["5f1a2b3c4d"]["consent"] == meta["study"]["consent"]
     assert adventure("score", "rec", cwd=study).returncode == 0
     assert json.loads((episode / "scores.json").read_text())["episode scores"]["Success"] == 1
@@ -106,7 +106,7 @@ def test_declining_ends_the_visit_with_only_the_refusal_kept(web, study):
             assert "Nothing was recorded but that you declined" in term.wait_for("did not agree")
         finally:
             browser.close()
-    roster = json.loads((study / "rec" / ".studies" / "Browser-pilot.json").read_text())
+    roster = json.loads(next((study / "rec" / ".studies").glob("Browser-pilot-*.json")).read_text())
     assert list(roster["declined"]) == ["no-thanks"] and roster["participants"] == {}
     assert [p.name for p in (study / "rec").iterdir()] == [".studies"]
 

@@ -89,9 +89,10 @@ def run_json(path: Path) -> dict:
 
 
 def studies_in(run_dir: Path, limit: int = 2000) -> set[str | None]:
-    """The study titles of the episodes under a run folder (None for an episode no study wrote). A
-    study's participant ``2`` and a second ``adventure play`` session both want ``human-2``: whoever
-    comes second must see whose folder it is, or one person's episodes count as another's."""
+    """The studies of the episodes under a run folder, each by its id (its title in records written
+    before studies had ids), None for an episode no study wrote. A study's participant ``2`` and a
+    second ``adventure play`` session both want ``human-2``: whoever comes second must see whose folder
+    it is, or one person's episodes count as another's."""
     found: set[str | None] = set()
     if not run_dir.is_dir():
         return found
@@ -102,8 +103,43 @@ def studies_in(run_dir: Path, limit: int = 2000) -> set[str | None]:
             study = read_json(path).get("meta", {}).get("study")
         except (RecordsError, AttributeError):
             continue
-        found.add(study.get("title") if isinstance(study, dict) else None)
+        found.add((study.get("id") or study.get("title")) if isinstance(study, dict) else None)
     return found
+
+
+STUDY_MARK = ".tui_adventure_study.json"   # in a study participant's run folder: {"id": ..., "title": ...}
+
+
+def mark_study(run_dir: Path, key: str, title: str) -> None:
+    """Mark ``run_dir`` as a study's participant's (written before its first episode): no other session
+    continues or writes into it (``study_of``)."""
+    if study_of(run_dir, look=0) != key:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_json(run_dir / STUDY_MARK, {"id": key, "title": title})
+
+
+def study_of(run_dir: Path, look: int = 20) -> str | None:
+    """The study a run folder belongs to (its id, or its title in older records), None when no study's:
+    its mark, else the meta of the first ``look`` episodes (a study's folder holds only its episodes)."""
+    mark = run_dir / STUDY_MARK
+    if mark.is_file():
+        try:
+            data = read_json(mark, limit=64 * 1024)
+            if isinstance(data, dict) and isinstance(data.get("id"), str):
+                return data["id"]
+        except RecordsError:
+            pass
+        return "?"   # a mark that cannot be read still marks the folder as some study's
+    return next(iter(sorted(s for s in studies_in(run_dir, look) if s is not None)), None) if look else None
+
+
+def foreign_to(run_dir: Path, study: dict | None) -> bool:
+    """``run_dir`` is a study participant's folder (marked, or holding a study's episodes) and a session
+    whose ``meta.study`` is ``study`` (None: no study's) is not of that study: such a session neither
+    continues nor writes there, but takes the next free name."""
+    owner = study_of(run_dir)
+    ours = {study.get("id"), study.get("title")} - {None} if isinstance(study, dict) else set()
+    return owner is not None and owner not in ours
 
 
 def layout_parts(root: str | Path) -> tuple[str, ...]:

@@ -13,26 +13,29 @@ meta lists every pause (``resumed``).
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import datetime
 from pathlib import Path
 
 from .recorder import Recorder
-from .records import DISCARDED, RecordsError, now, read_json, replies_of
+from .records import DISCARDED, RecordsError, dumps_compact, encode_json, now, read_json, replies_of
 
 RESUMED = "session_resumed"   # the game-master event that opens the first turn after a pause
 
 
-def last_episode(root: Path, world, name: str, options: dict) -> Recorder | None:
+def last_episode(root: Path, world, name: str, options: dict, skip=None) -> Recorder | None:
     """The newest episode folder of ``name``'s run and its numbered siblings (``name-2``, ...) for
-    ``world``: the last one started, or None when none was."""
+    ``world``: the last one started, or None when none was. A run folder ``skip(run_dir)`` is true of
+    (a study participant's, for a session not of that study) is passed over, never returned."""
     last = None
     n = 1
     while True:
         recorder = Recorder(root, world, name if n == 1 else f"{name}-{n}", **options)
         if not recorder.is_started():
             return last
-        last = recorder
+        if skip is None or not skip(recorder.run_dir):
+            last = recorder
         n += 1
 
 
@@ -65,8 +68,12 @@ def read_back(recorder: Recorder, episode, on_turn=None) -> dict:
         turn = episode.submit(reply)
         if on_turn is not None:
             on_turn(turn)
-        if k + 1 < len(contexts) and contexts[k + 1] != (turn.observation or ""):
-            raise RecordsError(f"{recorder.dir}: turn {k + 1} no longer plays as recorded (the world changed since)")
+        # every turn, the last included (no context follows it): what the game master logged of it, then
+        # the context the player was sent next
+        if (_played(turn) != _logged(turns[k])
+                or (k + 1 < len(contexts) and contexts[k + 1] != (turn.observation or ""))):
+            raise RecordsError(f"{recorder.dir}: turn {k + 1}{' (the last)' if k + 1 == len(turns) else ''} no longer"
+                               " plays as recorded (the world or its records changed since)")
         if episode.ended:   # ended in play but its end never reached the disk: nothing to continue
             raise RecordsError(f"{recorder.dir}: its last turn ended the episode")
     calls = _calls(recorder.dir)
@@ -93,6 +100,21 @@ def read_back(recorder: Recorder, episode, on_turn=None) -> dict:
                                resumed=[*before, pause])
     recorder._last_turn_at = time.monotonic()
     return pause
+
+
+RECORDER_EVENTS = ("metadata", "turns_discarded", RESUMED)   # what the recorder adds to a turn, not the game
+
+
+def _played(turn) -> str:
+    """A replayed turn's game-master events as the records would hold them."""
+    return dumps_compact(json.loads(encode_json([[kind, content] for kind, content in turn.events])))
+
+
+def _logged(events: list) -> str:
+    """The game-master events a recorded turn holds (the recorder's own left out), as ``_played`` gives them."""
+    return dumps_compact([[e["action"].get("type"), e["action"].get("content")] for e in events
+                          if isinstance(e, dict) and e.get("from") == "GM" and e.get("to") == "GM"
+                          and isinstance(e.get("action"), dict) and _kind(e) not in RECORDER_EVENTS])
 
 
 def _kind(event) -> str | None:

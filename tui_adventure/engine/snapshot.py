@@ -30,6 +30,7 @@ from pathlib import Path
 
 from .facts import State, format_fact, parse_fact
 from .game import Game
+from .text import MAX_COMMAND
 from .world import World
 
 FORMAT = "tui-adventure-save"
@@ -322,6 +323,9 @@ def _check_document(doc: dict, path: Path) -> None:
         for i, item in enumerate(items):
             if not isinstance(item, str):
                 raise SaveError(f"corrupt save: {key}[{i}] must be a string, not {_json_type(item)}", path)
+            if key == "commands" and len(item) > MAX_COMMAND:
+                raise SaveError(f"corrupt save: commands[{i}] is {len(item)} characters (a command has at most"
+                                f" {MAX_COMMAND})", path)
     if turn != len(doc["commands"]):
         raise SaveError(f"corrupt save: 'turn' is {turn} but there are {len(doc['commands'])} commands", path)
 

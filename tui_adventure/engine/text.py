@@ -14,6 +14,7 @@ import re
 from typing import Callable
 
 _PLACE_RE = re.compile(r"\{([^{}]*)\}")
+MAX_COMMAND = 4096   # characters: the longest command played, and so kept in records, saves and histories
 
 
 class TemplateError(ValueError):

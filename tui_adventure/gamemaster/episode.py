@@ -22,6 +22,7 @@ from typing import Callable
 
 from ..engine import metrics
 from ..engine.game import Game, StepResult
+from ..engine.text import MAX_COMMAND
 from ..engine.world import World
 from ..players import ContextFull
 from .interpreter import Interpreter
@@ -129,7 +130,8 @@ class Episode:
         return scene.active(self.game.state) if scene is not None and scene.spec.players else None
 
     def submit(self, reply: str) -> Turn:
-        """Play one reply. Raises RuntimeError if the episode already ended."""
+        """Play one reply. Raises RuntimeError if the episode already ended. A command (the part of the
+        reply played) over ``MAX_COMMAND`` characters is an invalid reply, ``command_too_long``."""
         if self.ended:
             raise RuntimeError("the episode has ended")
         reply = reply if isinstance(reply, str) else str(reply)
@@ -138,6 +140,8 @@ class Episode:
         self.turns.append(turn)
         self.messages.append({"role": "assistant", "content": reply})
         command, problem = self.command_of(reply)
+        if problem is None and len(command) > MAX_COMMAND:   # never played, so never kept as a command
+            command, problem = None, "command_too_long"
         if problem is not None:
             if problem == "command_tag_missing" and any(w in reply for w in HALLUCINATION_WORDS):
                 turn.hallucinated_finish = True

@@ -26,7 +26,7 @@ def continue_last(session: "Session", options: dict) -> bool:
     rebuilt from its records; ``session.continued`` says what happened either way. A world with
     model-voiced characters cannot be replayed without asking its voices again: it starts afresh."""
     world = session.world
-    recorder = last_episode(session.records, world, session.record_name, options)
+    recorder = last_episode(session.records, world, session.record_name, options, skip=session.foreign)
     if recorder is None or not unfinished(recorder) or recorder.clash() or not recorder.lock():
         return False
     if session.voices is not None:

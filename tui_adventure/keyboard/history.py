@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..engine.text import MAX_COMMAND
 from ..engine.world import World
 
 
@@ -39,7 +40,8 @@ class History:
         self.lines: list[str] = []
         if path is not None:
             try:
-                self.lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+                self.lines = [ln for ln in path.read_text(encoding="utf-8").splitlines()
+                              if ln.strip() and len(ln) <= MAX_COMMAND]
             except (OSError, UnicodeDecodeError):
                 self.lines = []
         self.lines = self.lines[-self.LIMIT:]
@@ -50,7 +52,7 @@ class History:
 
     def add(self, line: str) -> None:
         line = line.replace("\n", " ").strip()
-        if not line or (self.lines and self.lines[-1] == line):
+        if not line or len(line) > MAX_COMMAND or (self.lines and self.lines[-1] == line):
             return
         self.lines.append(line)
         if self.path is None:

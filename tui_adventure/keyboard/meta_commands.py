@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable
 
-from ..engine.snapshot import SaveError, list_saves, save_game
+from ..engine.snapshot import SaveError, list_saves, save_file_name, save_game
 from .figures import par_label
 from ..gamemaster.episode import Turn
 from ..engine.text import plural
@@ -31,6 +31,7 @@ META_COMMANDS = {
     "quit": "quit: leave (the records so far are kept)",
 }
 UNDOING = ("undo", "restart", "save", "restore", "saves")   # what Visibility.undo allows
+MAX_SAVES = 100   # saves of one world in one folder: a served visitor's cannot grow without end
 
 
 @dataclass
@@ -61,13 +62,30 @@ def _restart(session: "Session", arg: str) -> Feedback:
 
 def _save(session: "Session", arg: str) -> Feedback:
     name = arg or "quicksave"
-    replaced = any(s.name == name for s in list_saves(session.saves, session.world))
+    saves = list_saves(session.saves, session.world)
+    replaced = any(s.name == name for s in saves)
+    if not replaced and len(saves) >= MAX_SAVES:
+        return Feedback("error", f"There are {MAX_SAVES} saves of this world already: save over one of them"
+                                 " (saves lists them) instead of adding one.")
     path = save_game(session.game, name, session.saves)
     return Feedback("meta", f"[saved to {path}{', replacing the earlier save of that name' if replaced else ''}]")
 
 
+def _own_save(arg: str) -> str:
+    """``arg`` when it names a save of this session's own folder; for anything else (a path, ``..``, an
+    absolute name) SaveError, whose words are the same whatever is on disk and never echo ``arg``."""
+    try:
+        save_file_name(arg)
+    except SaveError:
+        raise SaveError("restore takes the name of one of your saves (saves lists them), never a path: no /,"
+                        " \\ or leading '.'") from None
+    return arg
+
+
 async def _restore(session: "Session", arg: str) -> Feedback:
-    if not arg:
+    if arg:
+        _own_save(arg)
+    else:
         saves = list_saves(session.saves, session.world)
         if not saves:
             return Feedback("error", f"No saves of this world in {session.saves}/.")

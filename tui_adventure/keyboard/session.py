@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..clembench.recorder import Recorder
-from ..clembench.records import studies_in
+from ..clembench.records import foreign_to
 from ..engine.metrics import moves, moves_over_par, turn_ratio
 from .figures import RESEARCHER, Panels, ProgressFigures, Visibility
 from ..gamemaster.voices import Voices
@@ -34,7 +34,7 @@ from ..gamemaster.episode import Episode, Turn, play_turn
 from ..players import Reply, recorder_options
 from ..players.base import as_reply
 from ..players.prompting import goal_text
-from ..engine.text import plural
+from ..engine.text import MAX_COMMAND, plural
 
 PROGRESS_SECONDS = 3.0   # the longest one progress search may run (in a worker) before par shows "?"
 
@@ -93,13 +93,16 @@ class Session:
         n = 1
         # a session never overwrites another's records: finished, errored, unfinished or in use elsewhere
         # nor takes a study participant's folder (participant 2 is human-2 too)
-        while (recorder.is_started() or recorder.clash() or (n > 1 and studies_in(recorder.run_dir) - {None})
-               or not recorder.lock()):
+        while recorder.is_started() or recorder.clash() or self.foreign(recorder.run_dir) or not recorder.lock():
             n += 1
             recorder = Recorder(self.records, self.world, f"{self.record_name}-{n}", **spec)
         self.recorder = recorder
         self._note_meta()
         self.recorder.start(self.episode)
+
+    def foreign(self, run_dir: Path) -> bool:
+        """``run_dir`` is another study's participant's (``foreign_to``): never continued nor written here."""
+        return foreign_to(run_dir, self.record_meta.get("study"))
 
     def _begin(self) -> None:
         """The episode's clocks and the rooms seen so far start now."""
@@ -146,6 +149,9 @@ class Session:
         text = line.strip()
         if not text:
             return Feedback("meta", "")
+        if len(text) > MAX_COMMAND:   # refused before it is played or kept anywhere (history, records, saves)
+            return Feedback("error", f"That line is {len(text)} characters long; a command has at most"
+                                     f" {MAX_COMMAND}. Type a shorter one.")
         self.history.add(text)
         word, _, rest = text.partition(" ")
         if word.lower() in META_COMMANDS:

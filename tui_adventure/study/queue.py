@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..clembench.records import DISCARDED, Busy, FolderLock, studies_in
+from ..clembench.records import DISCARDED, Busy, FolderLock, mark_study, studies_in, study_of
 from ..clembench.recorder import Recorder
 from ..engine.names import inside
 from ..engine.snapshot import write_atomic
+from ..keyboard.history import History
 from ..keyboard.session import Session
 from .spec import Entry, Study
 
@@ -50,7 +51,7 @@ def _arrive_in(people: dict, participant: str) -> None:
 
 def sitting(study: Study, records: str | Path, participant: str) -> FolderLock:
     """The lock one participant's sitting holds (``StudyRun.hold``); Busy, saying so, while another holds it."""
-    folder = inside(Path(records), ".studies", f"{study.slug}.sittings", check_participant(participant))
+    folder = inside(Path(records), ".studies", f"{study.key or study.slug}.sittings", check_participant(participant))
     try:
         return FolderLock(folder, "this participant's sitting").acquire()
     except Busy:
@@ -62,11 +63,13 @@ def not_theirs(study: Study, records: str | Path, participant: str) -> str | Non
     """Why ``participant``'s folder (``human-<ID>``) is not theirs to play in, or None: it holds episodes
     another study or ``adventure play`` wrote, which would count as this participant's done worlds."""
     folder = inside(Path(records), f"human-{participant}")
-    others = studies_in(folder) - {study.title}
+    ours = {study.key, study.title}   # the title: episodes recorded before studies had ids
+    marked = study_of(folder, look=0)
+    others = ({marked} if marked is not None and marked not in ours else set()) | (studies_in(folder) - ours)
     if not others:
         return None
     whose = "an `adventure play` session's (its second session is also named human-2, -3...)" if None in others \
-        else f"study {sorted(others)[0]!r}'s"
+        else f"another study's ({sorted(others)[0]})"
     return (f"{folder} holds {whose} episodes, not this study's: give this study its own --records folder"
             " (or the participant another ID)")
 
@@ -123,7 +126,10 @@ class StudyRun:
         self.records = Path(records)
         self.visit = dict(visit or {})
         self.run_name = f"human-{participant}"
-        self.roster_path = inside(self.records, ".studies", f"{study.slug}.json")
+        self.roster_path = inside(self.records, ".studies", f"{study.key or study.slug}.json")
+        # the roster of a study from before studies had ids, named by its title's slug: read, and taken over
+        # at the first write, by the study of exactly that title
+        self.legacy_roster = inside(self.records, ".studies", f"{study.slug}.json")
         self._lock: FolderLock | None = None
         clash = not_theirs(study, self.records, participant)
         if clash:
@@ -184,8 +190,16 @@ class StudyRun:
 
     # -- the roster ----------------------------------------------------------------------
     def _roster(self) -> dict:
+        data = self._read_roster(self.roster_path)
+        if not data and not self.roster_path.exists() and self.legacy_roster != self.roster_path:
+            legacy = self._read_roster(self.legacy_roster)
+            data = legacy if legacy.get("study") == self.study.title else {}
+        return data
+
+    @staticmethod
+    def _read_roster(path: Path) -> dict:
         try:
-            data = json.loads(self.roster_path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8"))
             return data if isinstance(data, dict) and isinstance(data.get("participants"), dict) else {}
         except (OSError, ValueError):
             return {}
@@ -203,9 +217,13 @@ class StudyRun:
                     raise
                 time.sleep(0.01)
         try:
+            adopted = not self.roster_path.exists() and bool(self._roster())
             data = self._roster() or {"study": self.study.title, "participants": {}}
+            data["id"] = self.study.key
             change(data)
             write_atomic(self.roster_path, json.dumps(data, indent=1).encode())
+            if adopted:   # the old roster is this study's now: no other study of that slug finds it
+                self.legacy_roster.unlink(missing_ok=True)
             return data
         finally:
             lock.release()
@@ -254,10 +272,16 @@ class StudyRun:
         first (its files renamed ``attempt-N.*`` in the same folder, so nothing is lost) and the world
         starts again from its first turn."""
         entry = stage.entry
+        # a participant's lines and saves are theirs alone: no history file another participant's up-arrow
+        # reads, saves in their own folder
+        own = {"history": History(None), "saves": inside(self.records, ".studies", f"{self.study.key}.saves",
+                                                         self.participant)}
         if stage.practice:
-            return Session(entry.world, records=None, show=self.study.show, time_limit=entry.time_limit)
+            return Session(entry.world, records=None, show=self.study.show, time_limit=entry.time_limit, **own)
+        mark_study(inside(self.records, self.run_name), self.study.key, self.study.title)
         attempt = self._set_aside(stage)
-        meta = {"study": {"title": self.study.title, "participant": self.participant, "order": self.study.order,
+        meta = {"study": {"id": self.study.key, "title": self.study.title, "participant": self.participant,
+                          "order": self.study.order,
                           "row": self.row, "position": stage.position + 1, "of": len(self.stages),
                           "world_index": stage.index, "world": entry.label, "attempt": attempt,
                           **({"time_limit": entry.time_limit} if entry.time_limit else {}),
@@ -266,7 +290,7 @@ class StudyRun:
         if self.visit.get("browser"):
             meta["browser"] = self.visit["browser"]
         return Session(entry.world, records=self.records, name=self.run_name, show=self.study.show,
-                       time_limit=entry.time_limit, meta=meta)
+                       time_limit=entry.time_limit, meta=meta, **own)
 
     def _set_aside(self, stage: Stage) -> int:
         """Rename an unfinished attempt's files out of the way; the number of this attempt (1 for the first)."""

@@ -8,6 +8,7 @@ breaks halfway through a session.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from ..engine.world import World
 from ..engine.yamlpos import PosDict, SourceError, SourceErrors, did_you_mean, key_pos_of, load_yaml, pos_of
 from ..keyboard.figures import Visibility
 
-KEYS = ("title", "instructions", "consent", "practice", "worlds", "order", "time_limit", "show", "completion_code",
+KEYS = ("title", "id", "instructions", "consent", "practice", "worlds", "order", "time_limit", "show", "completion_code",
         "completion_url")
 ORDERS = ("fixed", "shuffled", "latin")
 ENTRY_KEYS = ("world", "time_limit")
@@ -29,6 +30,7 @@ MAX_TIME_LIMIT = 24 * 3600
 MAX_WORLDS = 1000
 CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")   # what a crowd platform's completion code looks like (Prolific's: C1A2B3C4)
 MAX_URL = 2000
+STUDY_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")   # an explicit id: it names the study's roster file
 
 
 @dataclass
@@ -52,11 +54,24 @@ class Study:
     consent: str = ""                    # Markdown agreed to before the first world; "" asks nothing
     completion_code: str | None = None   # shown at the end, for the participant to hand back to the platform
     completion_url: str | None = None    # where the end sends a browser (the platform's completion page)
+    key: str = ""                        # the study's identity (``study_key``): its roster, sittings and records
 
     @property
     def slug(self) -> str:
-        """The study's name as one safe path part (its participants' order is kept under it)."""
+        """The study's title as one safe path part; titles that differ may share it, so it names nothing
+        on its own (``key`` does)."""
         return re.sub(r"[^A-Za-z0-9_-]+", "-", self.title).strip("-")[:60] or "study"
+
+
+def study_key(path: Path, title: str, given: str | None) -> str:
+    """A study's identity: the file's ``id:`` when it gives one, else its title's slug and a digest of the
+    file's resolved path and title. Two studies never share one (not "Pilot A" and "Pilot/A", not two
+    files titled alike); a study keeps it while its file stays where it is (``id:`` keeps it anywhere)."""
+    if given:
+        return given
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", title).strip("-")[:60] or "study"
+    digest = hashlib.sha256(f"{path.resolve()}\0{title}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{slug}-{digest}"
 
 
 def load_study(path: str | Path) -> Study:
@@ -73,7 +88,9 @@ def load_study(path: str | Path) -> Study:
         doc = load_yaml(text, name)
     except SourceError as exc:
         raise SourceErrors([exc]) from None
-    return _Reader(name, path.resolve().parent).study(doc)
+    study = _Reader(name, path.resolve().parent).study(doc)
+    study.key = study_key(path, study.title, doc.get("id"))
+    return study
 
 
 class _Reader:
@@ -97,6 +114,9 @@ class _Reader:
                 self.error(doc, key, f"unknown key {key!r}{did_you_mean(key, KEYS)} (a study has {', '.join(KEYS)})",
                            at_key=True)
         title = self.text(doc, "title", required=True) or "study"
+        if "id" in doc and not (isinstance(doc["id"], str) and STUDY_ID.fullmatch(doc["id"])):
+            self.error(doc, "id", "id is 1 to 64 letters, digits, '-' or '_' (it names the study's roster and"
+                                  " tells its records from other studies'), e.g. pilot-2026")
         instructions = self.text(doc, "instructions") or ""
         consent = self.text(doc, "consent") or ""
         code = self.code(doc)
