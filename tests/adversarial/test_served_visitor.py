@@ -55,3 +55,206 @@ def test_keystrokes_past_the_command_lines_cap_cost_nothing(monkeypatch):
     assert length == MAX_LINE and value == "x" * MAX_LINE
     assert len(worked) <= MAX_LINE + 1   # no work for the 3000 keys past the cap
     assert len(bells) == 1               # said once, not once a key
+
+
+# -- the server, in-process on 127.0.0.1 (its visitors are real processes) -------------------------------
+import contextlib  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from functools import partial  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+STUDY = """\
+title: Served bounds
+instructions: Alpha instructions for the first study.
+worlds:
+  - tutorial
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.asynccontextmanager
+async def served(command: str, argv: list[str], admit=None, **limits):
+    from tui_adventure.web.server import BrowserServer, Limits
+
+    server = BrowserServer(command, argv, "127.0.0.1", free_port(), Limits(**limits), admit)
+    runner = await server.start()
+    try:
+        yield server, f"http://127.0.0.1:{server.port}/"
+    finally:
+        await server.stop(runner)
+
+
+def study_server(folder: Path, **limits):
+    from tui_adventure.study.queue import is_sitting
+    from tui_adventure.study.spec import freeze_study
+
+    (folder / "study.yaml").write_text(STUDY)
+    (folder / "frozen").mkdir()
+    study, frozen = freeze_study(folder / "study.yaml", folder / "frozen")
+    records = folder / "rec"
+    return served("study", [f"--records={records}", f"--frozen={frozen}", "--", str(folder / "study.yaml")],
+                  partial(is_sitting, study, records), **limits)
+
+
+async def page(http, url: str, query: str = "") -> tuple[int, str | None]:
+    async with http.get(url + query) as answer:
+        found = re.search(r'new URL\("ws/([^/"]+)/', await answer.text())
+        return answer.status, found.group(1) if found else None
+
+
+async def open_session(http, url: str, ticket: str, columns: int = 100, rows: int = 30):
+    return await http.ws_connect(f"{url.replace('http', 'ws')}ws/{ticket}/800x600?width={columns}&height={rows}")
+
+
+async def screen_until(ws, words: str, timeout: float = 60) -> str:
+    """The terminal's text the app sent until ``words`` is in it (escape sequences dropped)."""
+    import aiohttp
+
+    seen = ""
+    deadline = time.monotonic() + timeout
+    while words not in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen):
+        message = await asyncio.wait_for(ws.receive(), max(0.1, deadline - time.monotonic()))
+        assert message.type == aiohttp.WSMsgType.BINARY, (message.type, message.data, message.extra)
+        seen += message.data.decode("utf-8", "replace")
+    return seen
+
+
+async def closed(ws, timeout: float = 60) -> str:
+    """The close reason the page would show, once the server closes the session."""
+    import aiohttp
+
+    deadline = time.monotonic() + timeout
+    while True:
+        message = await asyncio.wait_for(ws.receive(), max(0.1, deadline - time.monotonic()))
+        if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+            return message.extra or ""
+
+
+def run(coroutine, timeout: float = 120):
+    return asyncio.run(asyncio.wait_for(coroutine, timeout))
+
+
+@pytest.mark.parametrize("how", ["killed", "stopped"])
+def test_a_visitor_process_that_dies_or_stops_answering_frees_its_seat_and_the_page_says_why(tmp_path, how):
+    import aiohttp
+
+    from tui_adventure.web.server import CRASHED, STALLED
+
+    async def scenario():
+        async with study_server(tmp_path, max_sessions=1, spares=0, stall_seconds=3, ping_seconds=0.5) as (server, url), \
+                aiohttp.ClientSession() as http:
+            _, ticket = await page(http, url, "?participant=first")
+            ws = await open_session(http, url, ticket)
+            await screen_until(ws, "Alpha instructions")
+            session = next(iter(server.sessions))
+            pid = session.process.pid
+            os.kill(pid, signal.SIGKILL if how == "killed" else signal.SIGSTOP)
+            try:
+                reason = await closed(ws, 30)
+            finally:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            assert session.process.returncode is not None      # no process left behind
+            assert not server.sessions                          # the seat is free at once...
+            status, ticket = await page(http, url, "?participant=second")
+            assert status == 200                                # ...for the next visitor
+            ws = await open_session(http, url, ticket)
+            await screen_until(ws, "Alpha instructions")
+            await ws.close()
+            return reason
+
+    assert run(scenario()) == (CRASHED if how == "killed" else STALLED)
+
+
+def test_page_loads_take_no_seat_and_one_address_holds_few_tickets(tmp_path):
+    import aiohttp
+
+    from tui_adventure.web.server import TICKETS_PER_ADDRESS
+
+    async def scenario():
+        async with study_server(tmp_path, max_sessions=1, spares=0) as (server, url), \
+                aiohttp.ClientSession() as http:
+            for i in range(TICKETS_PER_ADDRESS - 1):            # pages that never open their session
+                assert (await page(http, url, f"?participant=made-up-{i}"))[0] == 200
+            status, ticket = await page(http, url, "?participant=real")
+            assert status == 200                                # a page load held no seat
+            ws = await open_session(http, url, ticket)
+            await screen_until(ws, "Alpha instructions")        # the real session opens
+            await ws.close()
+            while server.sessions:                              # (its app quitting)
+                await asyncio.sleep(0.05)
+            for i in range(TICKETS_PER_ADDRESS - 1, TICKETS_PER_ADDRESS + 1):
+                status, _ = await page(http, url, f"?participant=made-up-{i}")
+            assert status == 429                                # one address: at most TICKETS_PER_ADDRESS
+            other = aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))
+            async with aiohttp.ClientSession(connector=other) as elsewhere:
+                assert (await page(elsewhere, url, "?participant=elsewhere"))[0] == 200   # others still come
+
+    run(scenario())
+
+
+def test_watch_serve_has_a_session_cap_tickets_and_a_screen_size_cap(tmp_path, caplog):
+    import aiohttp
+
+    from tui_adventure.web.server import FULL
+
+    (tmp_path / "records").mkdir()
+
+    async def scenario():
+        async with served("watch", ["--", str(tmp_path / "records")], max_sessions=1, spares=0) as (server, url), \
+                aiohttp.ClientSession() as http:
+            async with http.get(url + "ws/no-ticket/10x10") as refused:
+                assert refused.status == 403                    # no session without the page's ticket
+            _, first = await page(http, url)
+            _, second = await page(http, url)
+            ws = await open_session(http, url, first, columns=20000, rows=20000)
+            await screen_until(ws, "records")
+            pid = next(iter(server.sessions)).process.pid
+            await ws.send_str("not json at all")                # malformed: one line in the log
+            await ws.send_str('{"kind": "stdin"}')
+            await ws.send_str("[")
+            await ws.send_json(["resize", {"width": 20000, "height": 20000}])
+            await asyncio.sleep(1.5)
+            status = Path(f"/proc/{pid}/status").read_text()
+            peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024
+            over = await open_session(http, url, second)
+            reason = await closed(over, 10)                     # the cap holds
+            await ws.close()
+            return peak, reason
+
+    with caplog.at_level(logging.WARNING, logger="adventure.serve"):
+        peak, reason = run(scenario())
+    assert reason == FULL
+    assert peak < 400 * 2**20, peak   # a 20000x20000 screen asked for: capped (780 MB uncapped)
+    said = [r for r in caplog.records if "not [kind, data] JSON" in r.getMessage()]
+    assert len(said) == 1 and not any(r.exc_info for r in caplog.records)
+
+
+def test_a_visitor_plays_the_study_as_the_server_read_it_at_its_start(tmp_path):
+    import aiohttp
+
+    async def scenario():
+        async with study_server(tmp_path, max_sessions=2, spares=0) as (server, url), \
+                aiohttp.ClientSession() as http:
+            (tmp_path / "study.yaml").write_text(STUDY.replace("Alpha", "Beta"))   # edited after the start
+            _, ticket = await page(http, url, "?participant=p1")
+            ws = await open_session(http, url, ticket)           # a process started after the edit
+            shown = await screen_until(ws, "instructions for the first study")
+            await ws.close()
+            return shown
+
+    shown = run(scenario())
+    assert "Alpha" in shown and "Beta" not in shown
