@@ -210,6 +210,7 @@ def test_watch_serve_has_a_session_cap_tickets_and_a_screen_size_cap(tmp_path, c
     import aiohttp
 
     from tui_adventure.web.server import FULL
+    from tui_adventure.web.visitor import CPU_SECONDS, MEMORY_BYTES
 
     (tmp_path / "records").mkdir()
 
@@ -228,6 +229,9 @@ def test_watch_serve_has_a_session_cap_tickets_and_a_screen_size_cap(tmp_path, c
             await ws.send_str("[")
             await ws.send_json(["resize", {"width": 20000, "height": 20000}])
             await asyncio.sleep(1.5)
+            limits = Path(f"/proc/{pid}/limits").read_text()
+            assert re.search(rf"Max address space\s+{MEMORY_BYTES}\s", limits), limits   # each visitor bounded
+            assert re.search(rf"Max cpu time\s+{CPU_SECONDS}\s", limits), limits
             status = Path(f"/proc/{pid}/status").read_text()
             peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024
             over = await open_session(http, url, second)
@@ -241,6 +245,28 @@ def test_watch_serve_has_a_session_cap_tickets_and_a_screen_size_cap(tmp_path, c
     assert peak < 400 * 2**20, peak   # a 20000x20000 screen asked for: capped (780 MB uncapped)
     said = [r for r in caplog.records if "not [kind, data] JSON" in r.getMessage()]
     assert len(said) == 1 and not any(r.exc_info for r in caplog.records)
+
+
+def test_a_connection_that_sends_no_whole_request_is_closed_within_seconds(tmp_path):
+    async def scenario():
+        async with served("watch", ["--", str(tmp_path)], spares=0) as (server, url):
+            silent = socket.create_connection(("127.0.0.1", server.port))
+            half = socket.create_connection(("127.0.0.1", server.port))
+            half.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")   # and nothing more
+            ends = []
+            for s in (silent, half):
+                s.settimeout(0)
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    try:
+                        ends.append(s.recv(100))
+                        break
+                    except BlockingIOError:
+                        await asyncio.sleep(0.2)
+                s.close()
+            return ends
+
+    assert run(scenario()) == [b"", b""]   # closed by the server (aiohttp's default holds them 75 s or more)
 
 
 def test_a_visitor_plays_the_study_as_the_server_read_it_at_its_start(tmp_path):
@@ -258,3 +284,116 @@ def test_a_visitor_plays_the_study_as_the_server_read_it_at_its_start(tmp_path):
 
     shown = run(scenario())
     assert "Alpha" in shown and "Beta" not in shown
+
+
+# -- the server as a process: what happens to it is the point -------------------------------------------
+class ServerProcess:
+    """``adventure study study.yaml --serve`` in ``folder`` on a free port of 127.0.0.1."""
+
+    def __init__(self, folder: Path, *options: str) -> None:
+        (folder / "study.yaml").write_text(STUDY)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.log = open(folder / "server.log", "w+")
+        self.proc = subprocess.Popen([sys.executable, "-m", "tui_adventure.cli", "study", "study.yaml", "--records",
+                                      "rec", "--serve", "--port", str(self.port), *options], cwd=folder,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.proc.poll() is None and time.monotonic() < deadline, self.text()
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                break
+            time.sleep(0.1)
+
+    def text(self) -> str:
+        self.log.seek(0)
+        return self.log.read()
+
+    def children(self) -> set[int]:
+        """The processes this server started that are still alive (not zombies)."""
+        out = set()
+        for stat in Path("/proc").glob("[0-9]*/environ"):
+            with contextlib.suppress(OSError):
+                if f"ADVENTURE_SERVER_PID={self.proc.pid}\0".encode() in stat.read_bytes() and alive(int(stat.parent.name)):
+                    out.add(int(stat.parent.name))
+        return out
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        for pid in self.children():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.log.close()
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_kill_9_of_the_server_leaves_no_visitor_process(tmp_path):
+    import aiohttp
+
+    server = ServerProcess(tmp_path, "--spares", "2")
+    try:
+        async def visit():
+            async with aiohttp.ClientSession() as http:
+                _, ticket = await page(http, server.url, "?participant=p1")
+                ws = await open_session(http, server.url, ticket)
+                await screen_until(ws, "Alpha instructions")
+                deadline = time.monotonic() + 60
+                while len(server.children()) < 3:   # the visitor's and two spares
+                    assert time.monotonic() < deadline, server.children()
+                    await asyncio.sleep(0.2)
+                started = server.children()
+                server.proc.kill()
+                server.proc.wait(10)
+                return started
+
+        started = run(visit())
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in started if alive(pid)]
+    finally:
+        server.close()
+
+
+def test_sigterm_ends_a_server_with_a_session_open_within_5_s_and_its_turns_are_kept(tmp_path):
+    import aiohttp
+
+    from tui_adventure.web.server import STOPPING
+
+    server = ServerProcess(tmp_path, "--spares", "1")
+    interactions = tmp_path / "rec" / "human-p1" / "tutorial" / "tutorial" / "instance_00000" / "interactions.json"
+    try:
+        async def visit():
+            async with aiohttp.ClientSession() as http:
+                _, ticket = await page(http, server.url, "?participant=p1")
+                ws = await open_session(http, server.url, ticket)
+                await screen_until(ws, "Press Enter")
+                await ws.send_json(["stdin", "\r"])
+                await screen_until(ws, "Turn 0")
+                await ws.send_json(["stdin", "look at the letter\r"])
+                await screen_until(ws, "Turn 1")
+                deadline = time.monotonic() + 30
+                while "look at the letter" not in (interactions.read_text() if interactions.exists() else ""):
+                    assert time.monotonic() < deadline
+                    await asyncio.sleep(0.1)
+                started = server.children()
+                server.proc.send_signal(signal.SIGTERM)
+                return started, await closed(ws, 10)
+
+        started, reason = run(visit())
+        server.proc.wait(timeout=5)   # raises when the server is still there 5 s on
+        assert server.proc.returncode == 0 and reason == STOPPING
+        assert not [pid for pid in started if alive(pid)]
+        turns = json.loads(interactions.read_text())
+        assert "look at the letter" in json.dumps(turns)
+        assert "Traceback" not in server.text()
+    finally:
+        server.close()

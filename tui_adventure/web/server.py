@@ -300,8 +300,9 @@ class VisitorProcess:
         if not self.started.is_set():
             return
         self.answered = time.monotonic()
-        while time.monotonic() - self.answered < stall_seconds:
-            await self.send_meta({"type": "ping"})
+        while (left := self.answered + stall_seconds - time.monotonic()) > 0:
+            with contextlib.suppress(asyncio.TimeoutError):   # a stopped process's full pipe blocks the ping
+                await asyncio.wait_for(self.send_meta({"type": "ping"}), left)
             await asyncio.sleep(min(ping_seconds, max(0.0, self.answered + stall_seconds - time.monotonic())))
 
     async def end(self, grace: float = QUIT_SECONDS) -> None:
