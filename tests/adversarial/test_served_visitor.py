@@ -161,6 +161,8 @@ def test_a_visitor_process_that_dies_or_stops_answering_frees_its_seat_and_the_p
             await screen_until(ws, "Alpha instructions")
             session = next(iter(server.sessions))
             pid = session.process.pid
+            await asyncio.sleep(4)
+            assert session in server.sessions and not ws.closed   # an app that answers is left alone
             os.kill(pid, signal.SIGKILL if how == "killed" else signal.SIGSTOP)
             try:
                 reason = await closed(ws, 30)
@@ -395,5 +397,38 @@ def test_sigterm_ends_a_server_with_a_session_open_within_5_s_and_its_turns_are_
         turns = json.loads(interactions.read_text())
         assert "look at the letter" in json.dumps(turns)
         assert "Traceback" not in server.text()
+    finally:
+        server.close()
+
+
+def test_a_frozen_study_generates_nothing_again(tmp_path, monkeypatch):
+    import tui_adventure.generate as generate
+    from tui_adventure.study.spec import freeze_study, thaw_study
+
+    (tmp_path / "study.yaml").write_text("title: Made\nworlds:\n  - generate: {rooms: 4, objects: 8, goals: 2,"
+                                         " seeds: [1, 2, 3]}\n")
+    study, frozen = freeze_study(tmp_path / "study.yaml", tmp_path)
+    monkeypatch.setattr(generate, "generate_world", lambda *a, **k: pytest.fail("generated again"))
+    thawed = thaw_study(frozen)
+    assert [e.label for e in thawed.worlds] == [e.label for e in study.worlds]
+    assert [e.world.title for e in thawed.worlds] == [e.world.title for e in study.worlds]
+
+
+@pytest.mark.slow
+def test_the_page_says_why_its_session_ended_when_the_visitor_process_dies(tmp_path):
+    from browser import browser_page
+
+    from tui_adventure.web.server import CRASHED
+
+    server = ServerProcess(tmp_path, "--spares", "0")
+    try:
+        with browser_page() as page:
+            page.goto(server.url + "?participant=p1")
+            page.wait_for_selector("body.-first-byte", timeout=60_000)
+            (visitor,) = server.children()
+            os.kill(visitor, signal.SIGKILL)
+            page.wait_for_selector("body.-closed #ended", state="visible", timeout=20_000)
+            said = page.inner_text("#ended")
+        assert CRASHED in said and "Reload the page" in said
     finally:
         server.close()
