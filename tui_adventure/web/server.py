@@ -43,6 +43,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from importlib.metadata import version
+from importlib.resources import files
 from pathlib import Path
 from typing import Callable
 
@@ -51,7 +52,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from ..study.visit import VisitError, browser, from_link, hello
 
-STATIC = Path(__import__("textual_serve").__file__).parent / "static"
+STATIC = Path(str(files("textual_serve") / "static"))   # the page's terminal: textual.js, xterm.css, fonts
 PAGE = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True).get_template(
     "page.html")
 TICKET_SECONDS = 60          # a page must open its session within this
