@@ -369,7 +369,7 @@ class BrowserServer:
             session.stopping.set()
         ending = [asyncio.ensure_future(s.finished.wait()) for s in self.sessions]
         ending.append(asyncio.ensure_future(self.spares.close(wait=0.5)))
-        await asyncio.wait(ending, timeout=QUIT_SECONDS + 1.5)
+        await asyncio.wait(ending, timeout=STOP_SECONDS - 1.0)
         await runner.cleanup()
 
     async def run(self) -> None:
@@ -481,7 +481,11 @@ class BrowserServer:
 
     async def _session(self, session: Session, websocket: web.WebSocketResponse, greeting: bytes) -> str:
         """The visitor's session until one side ends it; why it ended, in the page's words."""
-        session.process = process = await self.spares.take()
+        try:
+            session.process = process = await self.spares.take()
+        except OSError as exc:   # no process could start (the machine's limits)
+            log.warning("a visitor's process could not start: %s", exc)
+            return CRASHED
         visitor = VisitorProcess(process, websocket)
         tasks: dict[asyncio.Task, str] = {}
         try:
@@ -513,7 +517,7 @@ class BrowserServer:
         finally:
             for task in tasks:
                 task.cancel()
-            await visitor.end()
+            await visitor.end(1.0 if session.stopping.is_set() else QUIT_SECONDS)   # within STOP_SECONDS
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
