@@ -432,3 +432,33 @@ def test_the_page_says_why_its_session_ended_when_the_visitor_process_dies(tmp_p
         assert CRASHED in said and "Reload the page" in said
     finally:
         server.close()
+
+
+def test_two_megabytes_of_keystrokes_reach_the_app_only_up_to_the_input_bound(tmp_path, caplog):
+    import aiohttp
+
+    from tui_adventure.web.server import INPUT_BURST, INPUT_RATE
+
+    async def scenario():
+        argv = [f"--records={tmp_path / 'rec'}", "--player=human", "--", "tutorial"]
+        async with served("play", argv, spares=0, stall_seconds=20, ping_seconds=1) as (server, url), \
+                aiohttp.ClientSession() as http:
+            _, ticket = await page(http, url)
+            ws = await open_session(http, url, ticket)
+            await screen_until(ws, "Turn 0")
+            session = next(iter(server.sessions))
+            started = time.monotonic()
+            for _ in range(128):                       # 2 MB of ordinary keys, 16 KB a message
+                await ws.send_json(["stdin", "x" * 16_000])
+            await ws.send_json(["resize", {"width": 90, "height": 30}])
+            await screen_until(ws, "Turn 0", 30)       # the app still draws
+            await asyncio.sleep(3)
+            seconds = time.monotonic() - started
+            assert session in server.sessions           # and still answers its pings
+            await ws.close()
+            return session.visitor.typed, session.visitor.dropped, seconds
+
+    with caplog.at_level(logging.WARNING, logger="adventure.serve"):
+        typed, dropped, seconds = run(scenario())
+    assert typed <= INPUT_BURST + INPUT_RATE * (seconds + 1) and typed + dropped == 128 * 16_000
+    assert len([r for r in caplog.records if "typed faster" in r.getMessage()]) == 1

@@ -59,6 +59,8 @@ TICKET_SECONDS = 60          # a page must open its session within this
 TICKETS_PER_ADDRESS = 8      # pages opened from one address and not yet in session
 MAX_TICKETS = 1000           # pages not yet in session, from every address
 MAX_MESSAGE_BYTES = 16_384   # a keystroke is ~20 bytes, a pasted line a few hundred
+INPUT_BURST = MAX_MESSAGE_BYTES   # bytes of keys a session may send at once (a paste) ...
+INPUT_RATE = 4096            # ... and each second after (typing sends 50, moving the mouse up to 1000): more is dropped
 MAX_COLUMNS, MAX_ROWS = 500, 200   # the largest screen a browser may ask for (a 4K display at the smallest font)
 MAX_PIXELS = 100_000
 CONNECTION_SECONDS = 5.0     # a connection that sends no (whole) request is closed after this
@@ -230,6 +232,9 @@ class VisitorProcess:
         self.started = asyncio.Event()   # the app's driver is running (its first line, "__GANGLION__")
         self.answered = time.monotonic()
         self.stderr = bytearray()        # the last MAX_STDERR bytes of the process's error output
+        self.typed = 0                   # bytes of keys passed to the app
+        self.dropped = 0                 # bytes of keys dropped (over INPUT_BURST and INPUT_RATE)
+        self._budget, self._since = float(INPUT_BURST), time.monotonic()
 
     async def greet(self, line: bytes) -> None:
         self.process.stdin.write(line)
@@ -244,7 +249,19 @@ class VisitorProcess:
         return True
 
     async def send_input(self, text: str) -> bool:
-        return await self._send(b"D", text.encode("utf-8", "replace"))
+        """The browser's keys to the app, at most ``INPUT_BURST`` bytes at once and ``INPUT_RATE`` a second
+        after: a flood of keys costs the app nothing past that (each key is an event to dispatch), and the
+        app's answers to pings do not queue behind it. False when the keys were dropped or the pipe is gone."""
+        data = text.encode("utf-8", "replace")
+        now = time.monotonic()
+        self._budget = min(float(INPUT_BURST), self._budget + (now - self._since) * INPUT_RATE)
+        self._since = now
+        if len(data) > self._budget:
+            self.dropped += len(data)
+            return False
+        self._budget -= len(data)
+        self.typed += len(data)
+        return await self._send(b"D", data)
 
     async def send_meta(self, data: dict) -> bool:
         return await self._send(b"M", json.dumps(data).encode())
@@ -327,6 +344,7 @@ class Session:
         self.stopping = asyncio.Event()
         self.finished = asyncio.Event()
         self.process: asyncio.subprocess.Process | None = None   # the visitor's, once taken
+        self.visitor: VisitorProcess | None = None
 
 
 class BrowserServer:
@@ -486,7 +504,7 @@ class BrowserServer:
         except OSError as exc:   # no process could start (the machine's limits)
             log.warning("a visitor's process could not start: %s", exc)
             return CRASHED
-        visitor = VisitorProcess(process, websocket)
+        session.visitor = visitor = VisitorProcess(process, websocket)
         tasks: dict[asyncio.Task, str] = {}
         try:
             await visitor.greet(greeting)
@@ -526,7 +544,7 @@ class BrowserServer:
         """The browser's messages to the app, until it leaves ("") or types nothing for the idle timeout."""
         last = time.monotonic()
         idle = self.limits.idle_timeout
-        said = False   # a message that is not textual.js's is said once a session, in one line
+        said = flooded = False   # a message that is not textual.js's, or keys dropped: once a session
         while True:
             wait = None if idle is None else max(0.0, last + idle - time.monotonic())
             try:
@@ -549,7 +567,9 @@ class BrowserServer:
             kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
             if kind == "stdin" and isinstance(data, str):
                 last = time.monotonic()
-                await visitor.send_input(data)
+                if not await visitor.send_input(data) and visitor.dropped and not flooded:
+                    log.warning("a session typed faster than %d bytes a second; keys over it dropped", INPUT_RATE)
+                    flooded = True
             elif kind == "resize" and isinstance(data, dict):
                 await visitor.send_meta({"type": "resize", "width": _number(data.get("width"), 80, MAX_COLUMNS),
                                          "height": _number(data.get("height"), 24, MAX_ROWS)})
