@@ -8,18 +8,28 @@ processes); what needs a process of its own (``kill -9``, SIGTERM) runs the serv
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from functools import partial
+from pathlib import Path
 
 import pytest
 from textual import events
 from textual.app import App, ComposeResult
 
-pytest.importorskip("textual_serve")
-
 
 # -- the command line ----------------------------------------------------------------------------------
 class OneLine(App):
     def compose(self) -> ComposeResult:
-        from tui_adventure.widgets.command_line import MAX_LINE, CommandLine
+        from tui_adventure.widgets.command_line import CommandLine
 
         yield CommandLine()
 
@@ -58,18 +68,6 @@ def test_keystrokes_past_the_command_lines_cap_cost_nothing(monkeypatch):
 
 
 # -- the server, in-process on 127.0.0.1 (its visitors are real processes) -------------------------------
-import contextlib  # noqa: E402
-import json  # noqa: E402
-import logging  # noqa: E402
-import os  # noqa: E402
-import re  # noqa: E402
-import signal  # noqa: E402
-import socket  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from functools import partial  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 STUDY = """\
 title: Served bounds
@@ -251,7 +249,7 @@ def test_watch_serve_has_a_session_cap_tickets_and_a_screen_size_cap(tmp_path, c
 
 def test_a_connection_that_sends_no_whole_request_is_closed_within_seconds(tmp_path):
     async def scenario():
-        async with served("watch", ["--", str(tmp_path)], spares=0) as (server, url):
+        async with served("watch", ["--", str(tmp_path)], spares=0) as (server, _):
             silent = socket.create_connection(("127.0.0.1", server.port))
             half = socket.create_connection(("127.0.0.1", server.port))
             half.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")   # and nothing more
@@ -275,7 +273,7 @@ def test_a_visitor_plays_the_study_as_the_server_read_it_at_its_start(tmp_path):
     import aiohttp
 
     async def scenario():
-        async with study_server(tmp_path, max_sessions=2, spares=0) as (server, url), \
+        async with study_server(tmp_path, max_sessions=2, spares=0) as (_, url), \
                 aiohttp.ClientSession() as http:
             (tmp_path / "study.yaml").write_text(STUDY.replace("Alpha", "Beta"))   # edited after the start
             _, ticket = await page(http, url, "?participant=p1")
@@ -402,7 +400,7 @@ def test_sigterm_ends_a_server_with_a_session_open_within_5_s_and_its_turns_are_
 
 
 def test_a_frozen_study_generates_nothing_again(tmp_path, monkeypatch):
-    import tui_adventure.generate as generate
+    from tui_adventure import generate
     from tui_adventure.study.spec import freeze_study, thaw_study
 
     (tmp_path / "study.yaml").write_text("title: Made\nworlds:\n  - generate: {rooms: 4, objects: 8, goals: 2,"

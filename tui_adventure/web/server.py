@@ -41,11 +41,11 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from importlib.resources import files
 from pathlib import Path
-from typing import Callable
 
 import jinja2
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -103,7 +103,7 @@ class Limits:
     ping_seconds: float = PING_SECONDS
 
     @classmethod
-    def checked(cls, max_sessions: int, idle_timeout: float, spares: int | None = None) -> "Limits":
+    def checked(cls, max_sessions: int, idle_timeout: float, spares: int | None = None) -> Limits:
         """``spares`` left unsaid is the default, capped at ``max_sessions`` (a one-seat study needs no two)."""
         if not 1 <= max_sessions <= 10_000:
             raise WebError("--max-sessions must be from 1 to 10000")
@@ -518,8 +518,8 @@ class BrowserServer:
             if first.exception() is not None:
                 raise first.exception()
             why = tasks[first] or first.result()
-            if why == CRASHED and visitor.exited:
-                why = ENDED
+            if why == CRASHED and (visitor.exited or websocket.closed):
+                why = ENDED if visitor.exited else ""   # the app quit, or the browser left first
             if why == CRASHED:
                 await end_process(process, 0.5)   # its output closed: its exit status, for the log
                 log.warning("a visitor's process (pid %s) ended with %s%s", process.pid, process.returncode,
