@@ -21,8 +21,9 @@ static files); this module is the server around it, on aiohttp's public API:
   when it stops answering; when it ends for any reason its seat is free at once
   and the page is told why (the WebSocket's close reason, shown by ``page.html``);
 * the bounds: sessions at once, the idle time (nothing typed), the screen's
-  size, the size of a request and of a WebSocket message, the length of a URL's
-  values, seconds for a connection that sends no request;
+  size, the size of a request and of a WebSocket message, the bytes of keys a
+  second, the length of a URL's values, seconds for a connection that sends no
+  request;
 * stopping: Ctrl+C or SIGTERM ends every session (the app saves each turn as it
   is played) and every process within ``STOP_SECONDS``.
 """
