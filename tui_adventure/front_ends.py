@@ -25,6 +25,9 @@ def play(args) -> int:
     private: dict = {}
     try:
         if served:
+            from .web.visitor import bound
+
+            bound()
             open_world(args.world)   # loaded (and cached) before the wait
             _visitor()
             private = visitor_state()   # made once a visitor came: a spare ended unused leaves nothing
@@ -119,6 +122,7 @@ def study(args) -> int:
     from .clembench.records import Busy
     from .engine.yamlpos import SourceErrors
     from .study import StudyRun, check_participant, load_study
+    from .study.spec import thaw_study
 
     if args.serve:
         return _serve_study(args)
@@ -127,7 +131,12 @@ def study(args) -> int:
               file=sys.stderr)
         return 2
     try:
-        loaded = load_study(args.study)
+        if args.await_visitor:
+            from .web.visitor import bound
+
+            bound()
+        # a served visitor plays the study as the server read it at its start (--frozen)
+        loaded = thaw_study(args.frozen) if args.frozen else load_study(args.study)
         participant, visit = (check_participant(args.participant), {}) if not args.await_visitor else _visitor()
         run = StudyRun(loaded, participant, args.records, visit)
     except SourceErrors as exc:
@@ -174,7 +183,7 @@ def _visitor() -> tuple[str | None, dict]:
 
     # imported before the wait, so that the visitor does not wait for them
     for module in ("tui_adventure.app", "tui_adventure.screens.play", "tui_adventure.screens.study",
-                   "textual.drivers.web_driver"):
+                   "tui_adventure.screens.watch", "tui_adventure.web.driver"):
         importlib.import_module(module)
 
     participant, visit, columns, rows = await_hello()
@@ -183,25 +192,38 @@ def _visitor() -> tuple[str | None, dict]:
 
 
 def _serve_study(args) -> int:
-    if args.participant is not None or args.repl or args.check or args.await_visitor:
+    if args.participant is not None or args.repl or args.check or args.await_visitor or args.frozen:
         print("adventure study: --serve takes no --participant, --repl or --check (each browser's link names"
               " its participant)", file=sys.stderr)
         return 2
+    import shutil
     from functools import partial
     from pathlib import Path
 
     from .engine.yamlpos import SourceErrors
-    from .study import load_study
     from .study.queue import is_sitting
+    from .study.spec import freeze_study
 
     try:
-        study = load_study(args.study)   # every world of it, before the port opens
-    except SourceErrors as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    records = Path(args.records).resolve()
-    return _serve(args, "study", [f"--records={records}", "--", str(Path(args.study).resolve())],
-                  admit=partial(is_sitting, study, records), title=study.title)
+        from .web.server import private_folder
+    except ImportError as exc:
+        print(f"adventure study: --serve needs the [web] extra: pip install 'tui-adventure[web]' ({exc})",
+              file=sys.stderr)
+        return 2
+    folder = private_folder()
+    try:
+        try:   # every world of it, before the port opens; visitors play this copy (the file's later edits wait
+            # for the next start) and generate nothing
+            study, frozen = freeze_study(Path(args.study).resolve(), folder)
+        except SourceErrors as exc:
+            print(exc, file=sys.stderr)
+            return 1
+        records = Path(args.records).resolve()
+        return _serve(args, "study", [f"--records={records}", f"--frozen={frozen}", "--",
+                                      str(Path(args.study).resolve())],
+                      admit=partial(is_sitting, study, records), title=study.title)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _serve(args, command: str, argv: list[str], admit=None, title: str = "tui-adventure") -> int:
@@ -214,7 +236,7 @@ def _serve(args, command: str, argv: list[str], admit=None, title: str = "tui-ad
         return 2
     try:
         limits = Limits.checked(args.max_sessions, args.idle_timeout, args.spares)
-        return serve(command, argv, args.host, args.port, limits, admit, title)
+        return serve(command, argv, args.host, args.port, limits, admit, title, getattr(args, "public_url", None))
     except WebError as exc:
         print(f"adventure {command}: {exc}", file=sys.stderr)
         return 2
@@ -233,16 +255,13 @@ def watch(args) -> int:
     if problem:
         print(f"adventure watch: {problem}", file=sys.stderr)
         return 1
-    if args.serve:
-        from .web.plain import ServeUnavailable, serve_app
+    if args.serve:   # each browser gets its own dashboard process, with a study's bounds (web.server)
+        return _serve(args, "watch", ["--", os.path.abspath(root)], title=f"adventure watch {root}")
+    if args.await_visitor:
+        from .web.visitor import bound
 
-        command = [sys.executable, "-m", "tui_adventure.cli", "watch", os.path.abspath(root)]
-        try:
-            return serve_app(command, args.host, args.port, title=f"adventure watch {root}",
-                             public_url=args.public_url)
-        except ServeUnavailable as exc:
-            print(f"adventure watch: {exc}", file=sys.stderr)
-            return 2
+        bound()
+        _visitor()
     from .app import run_watch_app
 
     return run_watch_app(root)

@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--records", default="records")
     p.add_argument("--repl", action="store_true", help="line mode instead of the Textual app (over ssh, or a pipe)")
     p.add_argument("--check", action="store_true", help="only check the study file and list the participant's queue")
+    # how --serve hands its visitors the study it read at its start (a private copy; web.server)
+    p.add_argument("--frozen", metavar="FILE", help=argparse.SUPPRESS)
     _serve_options(p, "serve the study to browsers: http://HOST:PORT/?participant=ID (or Prolific's PROLIFIC_PID)"
                       " starts or resumes that participant; needs the [web] extra (docs/studies.md)")
 
@@ -51,6 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000, help="with --serve: the port (default 8000)")
     p.add_argument("--public-url", metavar="URL", help="with --serve: the address browsers reach it by, when"
                    " it is not http://HOST:PORT (a proxy, or --host 0.0.0.0)")
+    p.add_argument("--max-sessions", type=int, default=4, metavar="N", help="with --serve: browsers watching at"
+                   " once (default 4)")
+    p.add_argument("--spares", type=int, default=None, metavar="N", help="with --serve: dashboards kept started"
+                   " ahead of browsers (default 2, at most --max-sessions)")
+    p.add_argument("--idle-timeout", type=float, default=3600, metavar="SECONDS",
+                   help="with --serve: end a session nothing was typed in for this long (0: never; default 3600)")
+    p.add_argument("--await-visitor", action="store_true", help=argparse.SUPPRESS)
 
     p = sub.add_parser("run", help="play episodes headless (resumes what is done)")
     p.add_argument("worlds", nargs="+", metavar="WORLD_OR_DIR")

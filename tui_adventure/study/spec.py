@@ -9,6 +9,7 @@ breaks halfway through a session.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,29 +75,63 @@ def study_key(path: Path, title: str, given: str | None) -> str:
     return f"{slug}-{digest}"
 
 
-def load_study(path: str | Path) -> Study:
-    """The study in ``path`` with every world loaded; ``SourceErrors`` listing every mistake otherwise."""
+def load_study(path: str | Path, text: str | None = None, made: dict[str, str] | None = None) -> Study:
+    """The study in ``path`` with every world loaded; ``SourceErrors`` listing every mistake otherwise.
+
+    ``text``: the file's text as read before (``freeze_study``), read from ``path`` when not given;
+    ``made``: generated worlds' texts by their knobs and seed, used when there and added to otherwise."""
     path = Path(path)
     name = str(path)
-    try:
-        text = read_source(path, "study")
-    except (OSError, ValueError) as exc:
-        raise SourceErrors([SourceError(name, None, f"cannot read the study file: {getattr(exc, 'strerror', None) or exc}")]) from None
-    except UnicodeDecodeError:
-        raise SourceErrors([SourceError(name, None, "the study file is not UTF-8 text")]) from None
+    if text is None:
+        text = _read_study(path)
     try:
         doc = load_yaml(text, name)
     except SourceError as exc:
         raise SourceErrors([exc]) from None
-    study = _Reader(name, path.resolve().parent).study(doc)
+    study = _Reader(name, path.resolve().parent, made).study(doc)
     study.key = study_key(path, study.title, doc.get("id"))
     return study
 
 
+def _read_study(path: Path) -> str:
+    try:
+        return read_source(path, "study")
+    except (OSError, ValueError) as exc:
+        raise SourceErrors([SourceError(str(path), None, f"cannot read the study file: {getattr(exc, 'strerror', None) or exc}")]) from None
+    except UnicodeDecodeError:
+        raise SourceErrors([SourceError(str(path), None, "the study file is not UTF-8 text")]) from None
+
+
+def freeze_study(path: str | Path, folder: Path) -> tuple[Study, Path]:
+    """The study loaded once, and a frozen copy of it in ``folder`` for ``thaw_study``: the file's text as
+    read now and every generated world's text, so a process that thaws it plays this study, not the file as
+    it is later, and generates nothing. (World files a study names are read again by the thawing process.)"""
+    path = Path(path)
+    made: dict[str, str] = {}
+    text = _read_study(path)
+    study = load_study(path, text, made)
+    frozen = folder / "study.json"
+    with open(frozen, "x", encoding="utf-8") as out:
+        json.dump({"path": str(path.resolve()), "text": text, "made": made}, out)
+    return study, frozen
+
+
+def thaw_study(frozen: str | Path) -> Study:
+    """The study ``freeze_study`` froze; ``SourceErrors`` if the copy cannot be read."""
+    try:
+        with open(frozen, encoding="utf-8") as inp:
+            data = json.load(inp)
+        return load_study(data["path"], data["text"], data["made"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SourceErrors([SourceError(str(frozen), None, f"cannot read the server's copy of the study: {exc}")]) \
+            from None
+
+
 class _Reader:
-    def __init__(self, name: str, folder: Path) -> None:
+    def __init__(self, name: str, folder: Path, made: dict[str, str] | None = None) -> None:
         self.name = name
         self.folder = folder
+        self.made = {} if made is None else made   # generated worlds' texts by _made_key
         self.errors: list[SourceError] = []
         self.counted = 0        # worlds named so far: counted before any is loaded
         self.too_many = False
@@ -319,9 +354,14 @@ class _Reader:
         try:
             par = parse_par(str(block["par"])) if "par" in block else None
             spec = Knobs(**knobs)
-            made = [generate_world(spec, seed, par, name=f"generated_{spec.theme}") for seed in seeds]
+            texts = []
+            for seed in seeds:
+                key = json.dumps([knobs, seed, par], sort_keys=True, default=str)
+                if key not in self.made:
+                    self.made[key] = generate_world(spec, seed, par, name=f"generated_{spec.theme}").text
+                texts.append(self.made[key])
         except (KnobError, TypeError, ValueError) as exc:
             self.error(item, "generate", f"generate: {exc}")
             return []
-        return [Entry(f"generated {spec.theme} seed {seed}", load_world_text(g.text, f"<generated seed {seed}>"),
-                      limit) for seed, g in zip(seeds, made)]
+        return [Entry(f"generated {spec.theme} seed {seed}", load_world_text(text, f"<generated seed {seed}>"),
+                      limit) for seed, text in zip(seeds, texts)]

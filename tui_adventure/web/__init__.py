@@ -1,8 +1,10 @@
-"""The app in a browser: ``adventure study --serve``, ``adventure play --serve`` (``server.py``) and
-``adventure watch --serve`` (``plain.py``: one command, no visitors to admit) (extra ``[web]``).
+"""The app in a browser: ``adventure study --serve``, ``adventure play --serve`` and ``adventure watch --serve``
+(``server.py``, extra ``[web]``).
 
-textual-serve runs one app process per browser session and relays the
-terminal between it and xterm.js in the page; ``server.py`` adds what a
-study open to strangers needs: who may come (the link's participant),
-bounds, and nothing from a URL reaching a shell.
+One app process per browser session, relayed between the process and
+xterm.js in the page (textual-serve's static files); ``server.py`` adds what a
+page open to strangers needs: who may come (a study link's participant),
+bounds on sessions, input, processes and time, and nothing from a URL
+reaching a shell. ``visitor.py`` is what a visitor's process does to itself
+first (limits, dying with the server); ``driver.py`` the driver it runs with.
 """

@@ -1,27 +1,31 @@
-"""``--serve``: the app to browsers through textual-serve, one process per visitor, with a study's rules.
+"""``--serve``: the app to browsers, one process per visitor, with a study's rules and a stranger's bounds.
 
-textual-serve's ``Server`` gives the page's terminal (xterm.js, ``textual.js``)
-and ``AppService`` the relay between a browser's WebSocket and an app process.
-What this module changes and why:
+textual-serve gives the page's terminal (xterm.js and ``textual.js``, its
+static files); this module is the server around it, on aiohttp's public API:
 
 * the page: a link is checked before anything starts. A study's link must name
   its participant (``study.visit.from_link``); a bad one gets a 400 page, a
   participant already playing (another tab) a 409, a full server a 503, and
   no process. A good one gets a page holding a one-time ticket for its
-  WebSocket, so the WebSocket needs no parameters of its own to trust;
-* the process: textual-serve starts a shell command when a browser connects.
-  Here processes are started ahead of their visitors from an argument list
-  (``create_subprocess_exec``, ``--await-visitor``), import the app and load
-  the study, and wait: a page then meets a warm process (``Spares``), and who
-  came (participant, browser, platform IDs) reaches it as one JSON line on its
-  standard input (``study.visit.hello``): nothing from a URL meets a shell;
-* the bounds: sessions at once, the idle time (nothing typed), the size of a
-  request and of a WebSocket message, the length of a URL's values;
-* the page is this package's own (``page.html``): no third-party fonts, and
-  addresses relative to the page so a reverse proxy's https and path carry over.
-
-``AppService._open_app_process`` is textual-serve's private method; the
-``[web]`` extra pins textual-serve to 1.1.x, whose method this replaces.
+  WebSocket, so the WebSocket needs no parameters of its own to trust. A ticket
+  holds no seat: seats are taken by sessions (an open WebSocket), and one
+  address holds at most ``TICKETS_PER_ADDRESS`` tickets at a time;
+* the process: started ahead of its visitor from an argument list
+  (``--await-visitor``), in its own process group, importing the app and
+  loading the world, study or records root, then waiting (``Spares``); who came
+  reaches it as one JSON line on its standard input (``study.visit.hello``):
+  nothing from a URL meets a shell. The process bounds itself
+  (``web.visitor``: memory, CPU time, and death with the server);
+* the relay (``VisitorProcess``): textual's web driver protocol between the
+  process's pipes and the browser's WebSocket. The process is pinged and ended
+  when it stops answering; when it ends for any reason its seat is free at once
+  and the page is told why (the WebSocket's close reason, shown by ``page.html``);
+* the bounds: sessions at once, the idle time (nothing typed), the screen's
+  size, the size of a request and of a WebSocket message, the bytes of keys a
+  second, the length of a URL's values, seconds for a connection that sends no
+  request;
+* stopping: Ctrl+C or SIGTERM ends every session (the app saves each turn as it
+  is played) and every process within ``STOP_SECONDS``.
 """
 
 from __future__ import annotations
@@ -30,39 +34,60 @@ import asyncio
 import contextlib
 import gzip
 import json
+import logging
 import os
 import secrets
 import signal
 import socket
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import version
+from importlib.resources import files
 from pathlib import Path
-from typing import Callable
 
 import jinja2
-from aiohttp import WSMsgType, web
-from textual_serve.app_service import AppService
-from textual_serve.server import Server
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from ..study.visit import VisitError, browser, from_link, hello
 
-STATIC = Path(__import__("textual_serve").__file__).parent / "static"
+STATIC = Path(str(files("textual_serve") / "static"))   # the page's terminal: textual.js, xterm.css, fonts
 PAGE = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True).get_template(
     "page.html")
 TICKET_SECONDS = 60          # a page must open its session within this
+TICKETS_PER_ADDRESS = 8      # pages opened from one address and not yet in session
+MAX_TICKETS = 1000           # pages not yet in session, from every address
 MAX_MESSAGE_BYTES = 16_384   # a keystroke is ~20 bytes, a pasted line a few hundred
-MAX_CELLS = 1000             # columns or rows a browser may ask for
+INPUT_BURST = MAX_MESSAGE_BYTES   # bytes of keys a session may send at once (a paste) ...
+INPUT_RATE = 4096            # ... and each second after (typing sends 50, moving the mouse up to 1000): more is dropped
+MAX_COLUMNS, MAX_ROWS = 500, 200   # the largest screen a browser may ask for (a 4K display at the smallest font)
+MAX_PIXELS = 100_000
+CONNECTION_SECONDS = 5.0     # a connection that sends no (whole) request is closed after this
+PING_SECONDS = 5.0           # how often a session's process is asked whether its app still answers
+STALL_SECONDS = 30.0         # a process whose app has not answered for this long is ended
+START_SECONDS = 120.0        # a process whose app has not started this long after its visitor came is ended
+QUIT_SECONDS = 2.0           # a process asked to quit is sent SIGTERM after this, then SIGKILL a second later
+STOP_SECONDS = 4.0           # Ctrl+C or SIGTERM: every session and process ended within this
 RELEASE_WAIT = 5.0           # a reload's new page waits this long for the old session to end
 REFILL_DELAY = 5.0           # seconds from a visitor taking a spare to its replacement starting (the newcomer's
                              # first screens are drawn first; a starting Python takes a core for a second)
 LAST_REFILL_DELAY = 0.5      # the same when no spare is left: the newcomer's consent screen is drawn within it
 SPARES = 2                   # processes kept waiting for the next visitors (--spares)
-# what textual-serve's AppService gives its app's environment: Textual's web driver and its terminal
-ENVIRONMENT = {**os.environ, "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver", "TEXTUAL_FPS": "60",
+MAX_STDERR = 4096            # bytes of a process's error output kept for the log
+# what a visitor's process gets: textual's web driver (answering the server's pings), and its terminal
+ENVIRONMENT = {**os.environ, "TEXTUAL_DRIVER": "tui_adventure.web.driver:VisitorDriver", "TEXTUAL_FPS": "60",
                "TEXTUAL_COLOR_SYSTEM": "truecolor", "TERM_PROGRAM": "textual",
                "TERM_PROGRAM_VERSION": version("textual-serve")}
+log = logging.getLogger("adventure.serve")
+
+# why a session ended, as the page says it (a WebSocket close reason: at most 123 bytes)
+ENDED = "The game has ended."
+CRASHED = "The game stopped unexpectedly; the turns played so far are saved."
+STALLED = "The game stopped answering and was ended; the turns played so far are saved."
+STOPPING = "The server is stopping; the turns played so far are saved. Come back later."
+FULL = "Every place is taken right now; please try again in a few minutes."
 
 
 class WebError(ValueError):
@@ -75,9 +100,11 @@ class Limits:
     idle_timeout: float | None = 600.0
     spares: int = SPARES
     max_message_bytes: int = MAX_MESSAGE_BYTES
+    stall_seconds: float = STALL_SECONDS
+    ping_seconds: float = PING_SECONDS
 
     @classmethod
-    def checked(cls, max_sessions: int, idle_timeout: float, spares: int | None = None) -> "Limits":
+    def checked(cls, max_sessions: int, idle_timeout: float, spares: int | None = None) -> Limits:
         """``spares`` left unsaid is the default, capped at ``max_sessions`` (a one-seat study needs no two)."""
         if not 1 <= max_sessions <= 10_000:
             raise WebError("--max-sessions must be from 1 to 10000")
@@ -95,12 +122,31 @@ class Ticket:
     participant: str | None
     platform: dict
     user_agent: str | None
+    address: str | None
     issued: float = field(default_factory=time.monotonic)
+
+
+def end_group(process: asyncio.subprocess.Process, sig: int) -> None:
+    """``sig`` to ``process`` and everything it started (its own process group, ``Spares._start``)."""
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, sig)
+
+
+async def end_process(process: asyncio.subprocess.Process, grace: float = QUIT_SECONDS) -> None:
+    """Wait ``grace`` seconds for ``process`` to end by itself, then SIGTERM its group, then SIGKILL."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 1.0), (None, 1.0)):
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(process.wait(), wait)
+        if process.returncode is not None:
+            return
+        if sig is not None:
+            end_group(process, sig)
 
 
 class Spares:
     """Visitors' processes started ahead of them (``--await-visitor``): each has imported the app and loaded
-    the study when its visitor comes, so the page shows the app in a fraction of a cold start."""
+    what it plays when its visitor comes, so the page shows the app in a fraction of a cold start."""
 
     def __init__(self, argv: list[str], count: int) -> None:
         self.argv, self.count = argv, count
@@ -108,6 +154,7 @@ class Spares:
         self.starting = 0
         self.untaken: dict[int, asyncio.subprocess.Process] = {}   # started and not taken by a visitor
         self.starts: set[asyncio.Task] = set()
+        self.closed = False
 
     async def _take(self) -> asyncio.subprocess.Process:
         while self.ready:
@@ -122,6 +169,8 @@ class Spares:
 
     def fill(self) -> None:
         """Start spares up to ``count`` (later, so a new visitor's first screen is drawn first)."""
+        if self.closed:
+            return
         for _ in range(self.count - len(self.ready) - self.starting):
             self.starting += 1
             task = asyncio.ensure_future(self._start())
@@ -135,9 +184,12 @@ class Spares:
             self.ready.append(task.result())
 
     async def _start(self) -> asyncio.subprocess.Process:
+        """A process in its own process group (ended as a whole), told the server's pid so that it dies with
+        the server (``web.visitor.bound``)."""
         pipe = asyncio.subprocess.PIPE
-        process = await asyncio.create_subprocess_exec(*self.argv, stdin=pipe, stdout=pipe, stderr=pipe,
-                                                       env=ENVIRONMENT)
+        env = {**ENVIRONMENT, "ADVENTURE_SERVER_PID": str(os.getpid())}
+        process = await asyncio.create_subprocess_exec(*self.argv, stdin=pipe, stdout=pipe, stderr=pipe, env=env,
+                                                       process_group=0)
         self.untaken[process.pid] = process
         return process
 
@@ -146,21 +198,16 @@ class Spares:
         self.untaken.pop(process.pid, None)   # a visitor's now: it ends with their session
         return process
 
-    async def close(self, wait: float = 5.0) -> None:
+    async def close(self, wait: float = 1.0) -> None:
         """End the spares no visitor took, and wait for them while the loop runs: one reaped after the loop
         has closed makes asyncio print a traceback as the server stops."""
+        self.closed = True
         if self.starts:
             await asyncio.wait(set(self.starts), timeout=wait)
         processes = list(self.untaken.values())
-        for process in processes:
-            with contextlib.suppress(ProcessLookupError):
-                process.terminate()
         if processes:
-            await asyncio.wait([asyncio.ensure_future(p.wait()) for p in processes], timeout=wait)
-            for process in processes:
-                if process.returncode is None:
-                    with contextlib.suppress(ProcessLookupError):
-                        process.kill()
+            await asyncio.wait([asyncio.ensure_future(end_process(p, grace=0)) for p in processes],
+                               timeout=wait + 2)
         self.untaken.clear()
         self.ready.clear()
 
@@ -168,65 +215,199 @@ class Spares:
         """The loop is gone (stopped before its shutdown ran): no spare may outlive the server."""
         for pid in self.untaken:
             with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+                os.killpg(pid, signal.SIGKILL)
         self.untaken.clear()
 
 
-class VisitorProcess(AppService):
-    """One visitor's app process: a spare, told who came by one line on its standard input."""
+class VisitorProcess:
+    """One visitor's app process and the relay between it and their WebSocket (textual's web driver protocol:
+    packets ``D`` (the terminal's bytes) and ``M`` (JSON meta) each with a 4-byte length, both ways).
 
-    def __init__(self, spares: Spares, greeting: bytes, **kwargs) -> None:
-        super().__init__(" ".join(spares.argv), **kwargs)   # textual-serve logs the command; no shell runs it
-        self.spares, self.greeting = spares, greeting
+    ``output`` relays the screen until the process ends; ``watchdog`` pings the app and returns when it
+    has not answered for ``stall_seconds``; ``end`` asks the app to quit, then ends its process group.
+    """
 
-    async def _open_app_process(self, width: int = 80, height: int = 24):
-        self._process = process = await self.spares.take()
-        self._stdin = process.stdin
-        process.stdin.write(self.greeting)
-        await process.stdin.drain()
-        return process
+    def __init__(self, process: asyncio.subprocess.Process, websocket: web.WebSocketResponse) -> None:
+        self.process, self.websocket = process, websocket
+        self.exited = False              # the app said it ended (the "exit" meta): a normal end
+        self.started = asyncio.Event()   # the app's driver is running (its first line, "__GANGLION__")
+        self.answered = time.monotonic()
+        self.stderr = bytearray()        # the last MAX_STDERR bytes of the process's error output
+        self.typed = 0                   # bytes of keys passed to the app
+        self.dropped = 0                 # bytes of keys dropped (over INPUT_BURST and INPUT_RATE)
+        self._budget, self._since = float(INPUT_BURST), time.monotonic()
+
+    async def greet(self, line: bytes) -> None:
+        self.process.stdin.write(line)
+        await self.process.stdin.drain()
+
+    async def _send(self, kind: bytes, payload: bytes) -> bool:
+        try:
+            self.process.stdin.write(kind + len(payload).to_bytes(4, "big") + payload)
+            await self.process.stdin.drain()
+        except (ConnectionError, RuntimeError, OSError):
+            return False
+        return True
+
+    async def send_input(self, text: str) -> bool:
+        """The browser's keys to the app, at most ``INPUT_BURST`` bytes at once and ``INPUT_RATE`` a second
+        after: a flood of keys costs the app nothing past that (each key is an event to dispatch), and the
+        app's answers to pings do not queue behind it. False when the keys were dropped or the pipe is gone."""
+        data = text.encode("utf-8", "replace")
+        now = time.monotonic()
+        self._budget = min(float(INPUT_BURST), self._budget + (now - self._since) * INPUT_RATE)
+        self._since = now
+        if len(data) > self._budget:
+            self.dropped += len(data)
+            return False
+        self._budget -= len(data)
+        self.typed += len(data)
+        return await self._send(b"D", data)
+
+    async def send_meta(self, data: dict) -> bool:
+        return await self._send(b"M", json.dumps(data).encode())
+
+    async def output(self) -> None:
+        """The app's screen to the browser until the process closes its output."""
+        stdout = self.process.stdout
+        drain = asyncio.ensure_future(self._read_stderr())
+        try:
+            for _ in range(10):   # a line or two of the process's own before the driver's first packet
+                line = await stdout.readline()
+                if not line or line == b"__GANGLION__\n":
+                    self.started.set()
+                    break
+            while True:
+                head = await stdout.readexactly(5)
+                payload = await stdout.readexactly(int.from_bytes(head[1:], "big"))
+                if head[:1] == b"D":
+                    await self.websocket.send_bytes(payload)
+                elif head[:1] == b"M":
+                    await self._meta(payload)
+        except (asyncio.IncompleteReadError, ConnectionError, ValueError):   # ValueError: a line over 64 KiB
+            pass
+        finally:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(drain, 1.0)
+            drain.cancel()
+
+    async def _meta(self, payload: bytes) -> None:
+        try:
+            meta = json.loads(payload)
+        except ValueError:
+            return
+        kind = meta.get("type") if isinstance(meta, dict) else None
+        if kind == "pong":
+            self.answered = time.monotonic()
+        elif kind == "exit":
+            self.exited = True
+        elif kind == "open_url" and isinstance(meta.get("url"), str):
+            await self.websocket.send_str(json.dumps(["open_url", {"url": meta["url"],
+                                                                   "new_tab": bool(meta.get("new_tab"))}]))
+
+    async def _read_stderr(self) -> None:
+        while chunk := await self.process.stderr.read(4096):
+            self.stderr += chunk
+            del self.stderr[:-MAX_STDERR]
+
+    async def watchdog(self, ping_seconds: float, stall_seconds: float, start_seconds: float = START_SECONDS) -> None:
+        """Returns once the app has not started within ``start_seconds``, or has not answered a ping for
+        ``stall_seconds`` (its loop is stopped or hung); an app busy for less than that answers late and is
+        left alone."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.started.wait(), start_seconds)
+        if not self.started.is_set():
+            return
+        self.answered = time.monotonic()
+        while (left := self.answered + stall_seconds - time.monotonic()) > 0:
+            with contextlib.suppress(asyncio.TimeoutError):   # a stopped process's full pipe blocks the ping
+                await asyncio.wait_for(self.send_meta({"type": "ping"}), left)
+            await asyncio.sleep(min(ping_seconds, max(0.0, self.answered + stall_seconds - time.monotonic())))
+
+    async def end(self, grace: float = QUIT_SECONDS) -> None:
+        """Ask the app to quit (it saves as it goes), then end the process group if it has not."""
+        if self.process.returncode is None:
+            await self.send_meta({"type": "quit"})
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+        await end_process(self.process, grace)
+
+    def last_error(self) -> str:
+        """The last line of the process's error output, printable, for the server's log."""
+        lines = self.stderr.decode("utf-8", "replace").strip().splitlines()
+        return "".join(c for c in (lines[-1] if lines else "") if c.isprintable())[:300]
 
 
-class BrowserServer(Server):
+class Session:
+    """An open WebSocket with its process: the server ends it (``stop``) when it stops."""
+
+    def __init__(self) -> None:
+        self.stopping = asyncio.Event()
+        self.finished = asyncio.Event()
+        self.process: asyncio.subprocess.Process | None = None   # the visitor's, once taken
+        self.visitor: VisitorProcess | None = None
+
+
+class BrowserServer:
     """``adventure COMMAND ARGV...`` for each visitor; with ``admit`` (a study), each link's participant."""
 
     def __init__(self, command: str, argv: list[str], host: str, port: int, limits: Limits,
-                 admit: Callable[[str], str | None] | None = None, title: str = "tui-adventure") -> None:
-        super().__init__(command, host=host, port=port, title=title, statics_path=STATIC)
+                 admit: Callable[[str], str | None] | None = None, title: str = "tui-adventure",
+                 public_url: str | None = None) -> None:
+        self.command, self.host, self.port, self.title = command, host, port, title
+        self.public_url = public_url or f"http://{host}:{port}"
         self.spares = Spares([sys.executable, "-m", "tui_adventure.cli", command, "--await-visitor", *argv],
                              limits.spares)
         self.limits = limits
         self.admit = admit             # a study: why this participant may not start now (None: they may)
         self.tickets: dict[str, Ticket] = {}
         self.live: dict[str | None, int] = {}   # participant (None outside a study) -> sessions playing
-        self.sessions = 0
+        self.sessions: set[Session] = set()
         self.script: tuple[bytes, bytes] | None = None   # textual.js as it is and compressed
 
-    # -- the page ----------------------------------------------------------------------------------
-    async def _make_app(self) -> web.Application:
+    # -- the server --------------------------------------------------------------------------------
+    def make_app(self) -> web.Application:
         app = web.Application(client_max_size=self.limits.max_message_bytes)
         app.add_routes([web.get("/", self.handle_index), web.get("/ws/{ticket}/{screen}", self.handle_websocket),
-                        web.get("/static/js/textual.js", self.handle_script), web.static("/static", self.statics_path)])
-        app.on_startup.append(self.on_startup)
-        app.on_shutdown.append(self.on_shutdown)
+                        web.get("/static/js/textual.js", self.handle_script), web.static("/static", STATIC)])
         return app
 
-    async def on_shutdown(self, app: web.Application) -> None:
-        await self.spares.close()
-
-    async def on_startup(self, app: web.Application) -> None:
+    async def start(self) -> web.AppRunner:
+        """Listening, spares starting; ``stop`` with the runner returned ends it."""
+        runner = web.AppRunner(self.make_app(), handle_signals=False, access_log=None,
+                               keepalive_timeout=CONNECTION_SECONDS, shutdown_timeout=1.0)
+        await runner.setup()
+        await web.TCPSite(runner, self.host, self.port).start()
         self.spares.fill()
+        return runner
+
+    async def stop(self, runner: web.AppRunner) -> None:
+        """Every session ended (its app asked to quit, its process group ended) and the spares with them,
+        within ``STOP_SECONDS``."""
+        for session in self.sessions:
+            session.stopping.set()
+        ending = [asyncio.ensure_future(s.finished.wait()) for s in self.sessions]
+        ending.append(asyncio.ensure_future(self.spares.close(wait=0.5)))
+        await asyncio.wait(ending, timeout=STOP_SECONDS - 1.0)
+        await runner.cleanup()
+
+    async def run(self) -> None:
+        """Serve until SIGINT or SIGTERM."""
+        loop = asyncio.get_running_loop()
+        runner = await self.start()
+        stopped = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stopped.set)
         limit = f"{self.limits.idle_timeout:g} s" if self.limits.idle_timeout else "none"
         print(f"adventure {self.command} --serve: {self.title} on {self.public_url}/"
               f"{'?participant=ID' if self.admit else ''}, at most {self.limits.max_sessions} sessions,"
               f" idle timeout {limit} (Ctrl+C stops)", file=sys.stderr, flush=True)
+        try:
+            await stopped.wait()
+        finally:
+            await self.stop(runner)
 
-    def initialize_logging(self) -> None:
-        """Only problems: a line per request would drown the one line that says where the server is."""
-        import logging
-
-        logging.basicConfig(level=logging.WARNING, format="adventure serve: %(message)s")
-
+    # -- the page ----------------------------------------------------------------------------------
     async def handle_index(self, request: web.Request) -> web.Response:
         self._expire()
         participant, platform = None, {}
@@ -240,13 +421,19 @@ class BrowserServer(Server):
                 if self.live.get(participant) else self.admit(participant)
             if refusal:
                 return _page(409, "Already playing", refusal)
-        if self.sessions + len(self.tickets) >= self.limits.max_sessions:
+        if len(self.sessions) >= self.limits.max_sessions:
             return _page(503, "The study is full right now", "Every place is taken; please try again in a few"
                          " minutes.")
         for key in [k for k, t in self.tickets.items() if participant and t.participant == participant]:
             del self.tickets[key]   # a reload: the page before it never opened its session
+        address = request.remote
+        if sum(t.address == address for t in self.tickets.values()) >= TICKETS_PER_ADDRESS:
+            return _page(429, "Too many pages at once", "Too many pages were opened from your address in the"
+                         " last minute without starting; close some, wait a minute, then reload.")
+        if len(self.tickets) >= MAX_TICKETS:
+            return _page(503, "The server is busy", "Please try again in a minute.")
         key = secrets.token_urlsafe(18)
-        self.tickets[key] = Ticket(participant, platform, request.headers.get("User-Agent"))
+        self.tickets[key] = Ticket(participant, platform, request.headers.get("User-Agent"), address)
         font = request.query.get("fontsize", "16")
         body = PAGE.render(title=self.title, ticket=key, font_size=int(font) if font.isdigit() and
                            8 <= int(font) <= 40 else 16)
@@ -284,71 +471,113 @@ class BrowserServer(Server):
             return _page(403, "This page has expired", "Reload it to start again.")
         if self.live.get(ticket.participant) and self.admit is not None:
             return _page(409, "Already playing", "this participant is already playing in another tab")
-        columns = _number(request.query.get("width"), 80, MAX_CELLS)
-        rows = _number(request.query.get("height"), 24, MAX_CELLS)
+        columns = _number(request.query.get("width"), 80, MAX_COLUMNS)
+        rows = _number(request.query.get("height"), 24, MAX_ROWS)
         width_px, _, height_px = request.match_info["screen"].partition("x")
         facts = browser(ticket.user_agent or request.headers.get("User-Agent"), columns=columns, rows=rows,
-                        width_px=_number(width_px, None, 100_000), height_px=_number(height_px, None, 100_000))
-        greeting = hello(ticket.participant, ticket.platform, facts, columns, rows)
+                        width_px=_number(width_px, None, MAX_PIXELS), height_px=_number(height_px, None, MAX_PIXELS))
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=self.limits.max_message_bytes)
-        self.sessions += 1
+        await websocket.prepare(request)
+        if len(self.sessions) >= self.limits.max_sessions:
+            await websocket.close(code=WSCloseCode.TRY_AGAIN_LATER, message=FULL.encode())
+            return websocket
+        session = Session()
+        self.sessions.add(session)
         self.live[ticket.participant] = self.live.get(ticket.participant, 0) + 1
-        service = None
         try:
-            await websocket.prepare(request)
-            service = VisitorProcess(self.spares, greeting, write_bytes=websocket.send_bytes,
-                                     write_str=websocket.send_str, close=websocket.close,
-                                     download_manager=self.download_manager)
-            await service.start(columns, rows)
-            await self._relay(websocket, service)
-        except asyncio.CancelledError:
-            pass
-        except (ConnectionError, OSError) as exc:
-            print(f"adventure {self.command} --serve: a session ended: {exc}", file=sys.stderr)
-        finally:
-            if service is not None:
-                await service.stop()
-            await websocket.close()
-            self.sessions -= 1
+            why = await self._session(session, websocket, hello(ticket.participant, ticket.platform, facts,
+                                                                   columns, rows))
+        finally:   # the seat is free before the page hears why its session ended
+            self.sessions.discard(session)
             self.live[ticket.participant] -= 1
             if not self.live[ticket.participant]:
                 del self.live[ticket.participant]
+            session.finished.set()
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await websocket.close(code=WSCloseCode.GOING_AWAY if why != ENDED else WSCloseCode.OK,
+                                  message=why.encode())
         return websocket
 
-    async def _relay(self, websocket: web.WebSocketResponse, service: VisitorProcess) -> None:
-        """The browser's messages to the app, until it leaves or types nothing for the idle timeout."""
+    async def _session(self, session: Session, websocket: web.WebSocketResponse, greeting: bytes) -> str:
+        """The visitor's session until one side ends it; why it ended, in the page's words."""
+        try:
+            session.process = process = await self.spares.take()
+        except OSError as exc:   # no process could start (the machine's limits)
+            log.warning("a visitor's process could not start: %s", exc)
+            return CRASHED
+        session.visitor = visitor = VisitorProcess(process, websocket)
+        tasks: dict[asyncio.Task, str] = {}
+        try:
+            await visitor.greet(greeting)
+            tasks = {asyncio.ensure_future(visitor.output()): CRASHED,
+                     asyncio.ensure_future(visitor.watchdog(self.limits.ping_seconds,
+                                                            self.limits.stall_seconds)): STALLED,
+                     asyncio.ensure_future(self._relay(websocket, visitor)): "",
+                     asyncio.ensure_future(session.stopping.wait()): STOPPING}
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            first = next(iter(done))
+            if first.exception() is not None:
+                raise first.exception()
+            why = tasks[first] or first.result()
+            if why == CRASHED and (visitor.exited or websocket.closed):
+                why = ENDED if visitor.exited else ""   # the app quit, or the browser left first
+            if why == CRASHED:
+                await end_process(process, 0.5)   # its output closed: its exit status, for the log
+                log.warning("a visitor's process (pid %s) ended with %s%s", process.pid, process.returncode,
+                            f": {visitor.last_error()}" if visitor.last_error() else "")
+            elif why == STALLED:
+                log.warning("a visitor's process (pid %s) did not answer for %g s and was ended", process.pid,
+                            self.limits.stall_seconds)
+                end_group(process, signal.SIGKILL)
+            return why
+        except (ConnectionError, OSError) as exc:
+            log.warning("a session ended: %s", exc)
+            return CRASHED
+        finally:
+            for task in tasks:
+                task.cancel()
+            await visitor.end(1.0 if session.stopping.is_set() else QUIT_SECONDS)   # within STOP_SECONDS
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    async def _relay(self, websocket: web.WebSocketResponse, visitor: VisitorProcess) -> str:
+        """The browser's messages to the app, until it leaves ("") or types nothing for the idle timeout."""
         last = time.monotonic()
         idle = self.limits.idle_timeout
+        said = flooded = False   # a message that is not textual.js's, or keys dropped: once a session
         while True:
             wait = None if idle is None else max(0.0, last + idle - time.monotonic())
             try:
                 message = await asyncio.wait_for(websocket.receive(), wait)
             except asyncio.TimeoutError:
-                await websocket.close(code=1001, message=f"idle for more than {idle:g} s".encode())
-                return
+                return f"Nothing was typed for {idle:g} s, so the session was closed."
             if message.type != WSMsgType.TEXT:
                 if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
-                    return
+                    return ""
                 continue
             try:
                 envelope = json.loads(message.data)
             except ValueError:
-                continue
+                envelope = None
             if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
-                continue   # not textual.js's [kind, data]: nothing the app could use
+                if not said:   # not textual.js's [kind, data]: nothing the app could use
+                    log.warning("a session sent a message that is not [kind, data] JSON; ignored")
+                    said = True
+                continue
             kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
             if kind == "stdin" and isinstance(data, str):
                 last = time.monotonic()
-                await service.send_bytes(data.encode("utf-8", "replace"))
+                if not await visitor.send_input(data) and visitor.dropped and not flooded:
+                    log.warning("a session typed faster than %d bytes a second; keys over it dropped", INPUT_RATE)
+                    flooded = True
             elif kind == "resize" and isinstance(data, dict):
-                await service.set_terminal_size(_number(data.get("width"), 80, MAX_CELLS),
-                                                _number(data.get("height"), 24, MAX_CELLS))
+                await visitor.send_meta({"type": "resize", "width": _number(data.get("width"), 80, MAX_COLUMNS),
+                                         "height": _number(data.get("height"), 24, MAX_ROWS)})
             elif kind == "ping":
                 await websocket.send_json(["pong", data])
-            elif kind == "blur":
-                await service.blur()
-            elif kind == "focus":
-                await service.focus()
+            elif kind in ("blur", "focus"):
+                await visitor.send_meta({"type": kind})
 
 
 NO_STORE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"}
@@ -360,16 +589,18 @@ def _page(status: int, heading: str, message: str) -> web.Response:
 
 
 def _number(value, default, top: int):
-    """A whole number from 1 to ``top`` out of a URL's or a message's value; ``default`` otherwise."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value if 0 < value <= top else default
-    if isinstance(value, str) and value.isdigit() and len(value) <= 6 and 0 < int(value) <= top:
-        return int(value)
+    """A whole number from 1 to ``top`` out of a URL's or a message's value (``top`` when larger);
+    ``default`` otherwise."""
+    if isinstance(value, str) and value.isdigit() and len(value) <= 9:
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return min(value, top)
     return default
 
 
 def serve(command: str, argv: list[str], host: str, port: int, limits: Limits,
-          admit: Callable[[str], str | None] | None = None, title: str = "tui-adventure") -> int:
+          admit: Callable[[str], str | None] | None = None, title: str = "tui-adventure",
+          public_url: str | None = None) -> int:
     """Serve until Ctrl+C or SIGTERM; ``WebError`` when the port cannot be opened."""
     if not 1 <= port <= 65535:
         raise WebError(f"--port must be from 1 to 65535, not {port}")
@@ -377,9 +608,10 @@ def serve(command: str, argv: list[str], host: str, port: int, limits: Limits,
         socket.create_server((host, port), reuse_port=False).close()
     except OSError as exc:
         raise WebError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    server = BrowserServer(command, argv, host, port, limits, admit, title)
+    logging.basicConfig(level=logging.WARNING, format="adventure serve: %(message)s")
+    server = BrowserServer(command, argv, host, port, limits, admit, title, public_url)
     try:
-        server.serve()
+        asyncio.run(server.run())
     except OSError as exc:
         raise WebError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     finally:
@@ -388,3 +620,6 @@ def serve(command: str, argv: list[str], host: str, port: int, limits: Limits,
     return 0
 
 
+def private_folder() -> Path:
+    """A folder only this user can read, removed by the caller: what the server hands its visitors."""
+    return Path(tempfile.mkdtemp(prefix="adventure-serve-"))

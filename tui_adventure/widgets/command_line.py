@@ -16,6 +16,8 @@ from textual.message import Message
 from textual.reactive import Reactive
 from textual.widgets import Input
 
+MAX_LINE = 4096   # characters a command may have: longer input is dropped as it arrives, at no cost per key
+
 
 class CommandLine(Input):
     # Input sets its virtual size to its text's width on every key, and a widget's virtual size asks for a
@@ -45,7 +47,9 @@ class CommandLine(Input):
             self.current = current
 
     def __init__(self, **kwargs) -> None:
-        super().__init__(placeholder="Type a command (help for help)", select_on_focus=False, **kwargs)
+        super().__init__(placeholder="Type a command (help for help)", select_on_focus=False, max_length=MAX_LINE,
+                         **kwargs)
+        self._rang = False                # the bell for a full line: once, not once a key
         self.history: list[str] = []
         self.completer: Callable[[str], tuple[int, list[str]]] | None = None
         self._pos: int | None = None     # index into history while browsing
@@ -58,15 +62,35 @@ class CommandLine(Input):
         self._pos = None
         self.post_message(self.Entered(line))
 
+    async def _on_key(self, event: events.Key) -> None:
+        """A printable key on a full line is dropped here, before Input's handler does any work for it."""
+        if len(self.value) < MAX_LINE:
+            self._rang = False
+        elif event.is_printable and self.selection.is_empty:
+            event.stop()
+            event.prevent_default()
+            self.restricted()
+
+    def restricted(self) -> None:
+        """Input refused text (the line is full): the bell, once until the line is shorter again."""
+        if not self._rang:
+            self._rang = True
+            self.app.bell()
+
     def _on_paste(self, event: events.Paste) -> None:
         """Several lines arriving at once (a paste, or keys typed while the app was busy) are several
         commands, each played in order: an Input alone keeps the first line and loses the rest."""
-        lines = event.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        lines = [line[:MAX_LINE] for line in event.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
         if len(lines) == 1:
+            room = MAX_LINE - len(self.value) + len(self.selected_text)
+            if len(lines[0]) > room:        # Input would refuse all of it: keep what fits
+                event.prevent_default()
+                event.stop()
+                self.replace(lines[0][:room], *self.selection)
             return                          # Input's own handler inserts it
         event.prevent_default()             # Input's handler would keep the first line and drop the rest
         event.stop()
-        head = self.value[:self.cursor_position] + lines[0] + self.value[self.cursor_position:]
+        head = (self.value[:self.cursor_position] + lines[0] + self.value[self.cursor_position:])[:MAX_LINE]
         self.value, self._pos = "", None
         for line in [head, *lines[1:-1]]:
             self.post_message(self.Entered(line))

@@ -1,0 +1,462 @@
+"""A served visitor (``study`` / ``play`` / ``watch --serve``) under hostile use (issue 55): one visitor may not
+take the server down, lock others out or outlive it, and plays what the server admitted.
+
+The command line's cap is tried in-process; the server in-process on 127.0.0.1 (its visitors are real
+processes); what needs a process of its own (``kill -9``, SIGTERM) runs the server as one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+
+
+# -- the command line ----------------------------------------------------------------------------------
+class OneLine(App):
+    def compose(self) -> ComposeResult:
+        from tui_adventure.widgets.command_line import CommandLine
+
+        yield CommandLine()
+
+
+def test_keystrokes_past_the_command_lines_cap_cost_nothing(monkeypatch):
+    """Typed keys (not a paste) beyond the cap are dropped before Input does any work for them."""
+    from textual.widgets import Input
+
+    from tui_adventure.widgets.command_line import MAX_LINE, CommandLine
+
+    worked = []
+    replace = Input.replace
+    monkeypatch.setattr(Input, "replace", lambda self, *a: (worked.append(1), replace(self, *a)))
+    bells = []
+
+    async def run() -> tuple[int, str]:
+        app = OneLine()
+        async with app.run_test() as pilot:
+            monkeypatch.setattr(app, "bell", lambda: bells.append(1))
+            line = app.query_one(CommandLine)
+            line.focus()
+            for i in range(MAX_LINE + 3000):
+                line.post_message(events.Key("x", "x"))
+                if i % 500 == 0:
+                    await pilot.pause()
+            await pilot.pause()
+            length = len(line.value)
+            line.post_message(events.Paste("y" * 100_000))   # a paste over the cap keeps what fits
+            await pilot.pause()
+            return length, line.value
+
+    length, value = asyncio.run(run())
+    assert length == MAX_LINE and value == "x" * MAX_LINE
+    assert len(worked) <= MAX_LINE + 1   # no work for the 3000 keys past the cap
+    assert len(bells) == 1               # said once, not once a key
+
+
+# -- the server, in-process on 127.0.0.1 (its visitors are real processes) -------------------------------
+
+STUDY = """\
+title: Served bounds
+instructions: Alpha instructions for the first study.
+worlds:
+  - tutorial
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.asynccontextmanager
+async def served(command: str, argv: list[str], admit=None, **limits):
+    from tui_adventure.web.server import BrowserServer, Limits
+
+    server = BrowserServer(command, argv, "127.0.0.1", free_port(), Limits(**limits), admit)
+    runner = await server.start()
+    try:
+        yield server, f"http://127.0.0.1:{server.port}/"
+    finally:
+        await server.stop(runner)
+
+
+def study_server(folder: Path, **limits):
+    from tui_adventure.study.queue import is_sitting
+    from tui_adventure.study.spec import freeze_study
+
+    (folder / "study.yaml").write_text(STUDY)
+    (folder / "frozen").mkdir()
+    study, frozen = freeze_study(folder / "study.yaml", folder / "frozen")
+    records = folder / "rec"
+    return served("study", [f"--records={records}", f"--frozen={frozen}", "--", str(folder / "study.yaml")],
+                  partial(is_sitting, study, records), **limits)
+
+
+async def page(http, url: str, query: str = "") -> tuple[int, str | None]:
+    async with http.get(url + query) as answer:
+        found = re.search(r'new URL\("ws/([^/"]+)/', await answer.text())
+        return answer.status, found.group(1) if found else None
+
+
+async def open_session(http, url: str, ticket: str, columns: int = 100, rows: int = 30):
+    return await http.ws_connect(f"{url.replace('http', 'ws')}ws/{ticket}/800x600?width={columns}&height={rows}")
+
+
+async def screen_until(ws, words: str, timeout: float = 60) -> str:
+    """The terminal's text the app sent until ``words`` is in it (escape sequences dropped)."""
+    import aiohttp
+
+    seen = ""
+    deadline = time.monotonic() + timeout
+    while words not in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen):
+        message = await asyncio.wait_for(ws.receive(), max(0.1, deadline - time.monotonic()))
+        assert message.type == aiohttp.WSMsgType.BINARY, (message.type, message.data, message.extra)
+        seen += message.data.decode("utf-8", "replace")
+    return seen
+
+
+async def closed(ws, timeout: float = 60) -> str:
+    """The close reason the page would show, once the server closes the session."""
+    import aiohttp
+
+    deadline = time.monotonic() + timeout
+    while True:
+        message = await asyncio.wait_for(ws.receive(), max(0.1, deadline - time.monotonic()))
+        if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+            return message.extra or ""
+
+
+def run(coroutine, timeout: float = 120):
+    return asyncio.run(asyncio.wait_for(coroutine, timeout))
+
+
+@pytest.mark.parametrize("how", ["killed", "stopped"])
+def test_a_visitor_process_that_dies_or_stops_answering_frees_its_seat_and_the_page_says_why(tmp_path, how):
+    import aiohttp
+
+    from tui_adventure.web.server import CRASHED, STALLED
+
+    async def scenario():
+        async with study_server(tmp_path, max_sessions=1, spares=0, stall_seconds=3, ping_seconds=0.5) as (server, url), \
+                aiohttp.ClientSession() as http:
+            _, ticket = await page(http, url, "?participant=first")
+            ws = await open_session(http, url, ticket)
+            await screen_until(ws, "Alpha instructions")
+            session = next(iter(server.sessions))
+            pid = session.process.pid
+            await asyncio.sleep(4)
+            assert session in server.sessions and not ws.closed   # an app that answers is left alone
+            os.kill(pid, signal.SIGKILL if how == "killed" else signal.SIGSTOP)
+            try:
+                reason = await closed(ws, 30)
+            finally:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            assert session.process.returncode is not None      # no process left behind
+            assert not server.sessions                          # the seat is free at once...
+            status, ticket = await page(http, url, "?participant=second")
+            assert status == 200                                # ...for the next visitor
+            ws = await open_session(http, url, ticket)
+            await screen_until(ws, "Alpha instructions")
+            await ws.close()
+            return reason
+
+    assert run(scenario()) == (CRASHED if how == "killed" else STALLED)
+
+
+def test_page_loads_take_no_seat_and_one_address_holds_few_tickets(tmp_path):
+    import aiohttp
+
+    from tui_adventure.web.server import TICKETS_PER_ADDRESS
+
+    async def scenario():
+        async with study_server(tmp_path, max_sessions=1, spares=0) as (server, url), \
+                aiohttp.ClientSession() as http:
+            for i in range(TICKETS_PER_ADDRESS - 1):            # pages that never open their session
+                assert (await page(http, url, f"?participant=made-up-{i}"))[0] == 200
+            status, ticket = await page(http, url, "?participant=real")
+            assert status == 200                                # a page load held no seat
+            ws = await open_session(http, url, ticket)
+            await screen_until(ws, "Alpha instructions")        # the real session opens
+            await ws.close()
+            while server.sessions:                              # (its app quitting)
+                await asyncio.sleep(0.05)
+            for i in range(TICKETS_PER_ADDRESS - 1, TICKETS_PER_ADDRESS + 1):
+                status, _ = await page(http, url, f"?participant=made-up-{i}")
+            assert status == 429                                # one address: at most TICKETS_PER_ADDRESS
+            other = aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))
+            async with aiohttp.ClientSession(connector=other) as elsewhere:
+                assert (await page(elsewhere, url, "?participant=elsewhere"))[0] == 200   # others still come
+
+    run(scenario())
+
+
+def test_watch_serve_has_a_session_cap_tickets_and_a_screen_size_cap(tmp_path, caplog):
+    import aiohttp
+
+    from tui_adventure.web.server import FULL
+    from tui_adventure.web.visitor import CPU_SECONDS, MEMORY_BYTES
+
+    (tmp_path / "records").mkdir()
+
+    async def scenario():
+        async with served("watch", ["--", str(tmp_path / "records")], max_sessions=1, spares=0) as (server, url), \
+                aiohttp.ClientSession() as http:
+            async with http.get(url + "ws/no-ticket/10x10") as refused:
+                assert refused.status == 403                    # no session without the page's ticket
+            _, first = await page(http, url)
+            _, second = await page(http, url)
+            ws = await open_session(http, url, first, columns=20000, rows=20000)
+            await screen_until(ws, "records")
+            pid = next(iter(server.sessions)).process.pid
+            await ws.send_str("not json at all")                # malformed: one line in the log
+            await ws.send_str('{"kind": "stdin"}')
+            await ws.send_str("[")
+            await ws.send_json(["resize", {"width": 20000, "height": 20000}])
+            await asyncio.sleep(1.5)
+            limits = Path(f"/proc/{pid}/limits").read_text()
+            assert re.search(rf"Max address space\s+{MEMORY_BYTES}\s", limits), limits   # each visitor bounded
+            assert re.search(rf"Max cpu time\s+{CPU_SECONDS}\s", limits), limits
+            status = Path(f"/proc/{pid}/status").read_text()
+            peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024
+            over = await open_session(http, url, second)
+            reason = await closed(over, 10)                     # the cap holds
+            await ws.close()
+            return peak, reason
+
+    with caplog.at_level(logging.WARNING, logger="adventure.serve"):
+        peak, reason = run(scenario())
+    assert reason == FULL
+    assert peak < 400 * 2**20, peak   # a 20000x20000 screen asked for: capped (780 MB uncapped)
+    said = [r for r in caplog.records if "not [kind, data] JSON" in r.getMessage()]
+    assert len(said) == 1 and not any(r.exc_info for r in caplog.records)
+
+
+def test_a_connection_that_sends_no_whole_request_is_closed_within_seconds(tmp_path):
+    async def scenario():
+        async with served("watch", ["--", str(tmp_path)], spares=0) as (server, _):
+            silent = socket.create_connection(("127.0.0.1", server.port))
+            half = socket.create_connection(("127.0.0.1", server.port))
+            half.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")   # and nothing more
+            ends = []
+            for s in (silent, half):
+                s.settimeout(0)
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    try:
+                        ends.append(s.recv(100))
+                        break
+                    except BlockingIOError:
+                        await asyncio.sleep(0.2)
+                s.close()
+            return ends
+
+    assert run(scenario()) == [b"", b""]   # closed by the server (aiohttp's default holds them 75 s or more)
+
+
+def test_a_visitor_plays_the_study_as_the_server_read_it_at_its_start(tmp_path):
+    import aiohttp
+
+    async def scenario():
+        async with study_server(tmp_path, max_sessions=2, spares=0) as (_, url), \
+                aiohttp.ClientSession() as http:
+            (tmp_path / "study.yaml").write_text(STUDY.replace("Alpha", "Beta"))   # edited after the start
+            _, ticket = await page(http, url, "?participant=p1")
+            ws = await open_session(http, url, ticket)           # a process started after the edit
+            shown = await screen_until(ws, "instructions for the first study")
+            await ws.close()
+            return shown
+
+    shown = run(scenario())
+    assert "Alpha" in shown and "Beta" not in shown
+
+
+# -- the server as a process: what happens to it is the point -------------------------------------------
+class ServerProcess:
+    """``adventure study study.yaml --serve`` in ``folder`` on a free port of 127.0.0.1."""
+
+    def __init__(self, folder: Path, *options: str) -> None:
+        (folder / "study.yaml").write_text(STUDY)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.log = open(folder / "server.log", "w+")
+        self.proc = subprocess.Popen([sys.executable, "-m", "tui_adventure.cli", "study", "study.yaml", "--records",
+                                      "rec", "--serve", "--port", str(self.port), *options], cwd=folder,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.proc.poll() is None and time.monotonic() < deadline, self.text()
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                break
+            time.sleep(0.1)
+
+    def text(self) -> str:
+        self.log.seek(0)
+        return self.log.read()
+
+    def children(self) -> set[int]:
+        """The processes this server started that are still alive (not zombies)."""
+        out = set()
+        for stat in Path("/proc").glob("[0-9]*/environ"):
+            with contextlib.suppress(OSError):
+                if f"ADVENTURE_SERVER_PID={self.proc.pid}\0".encode() in stat.read_bytes() and alive(int(stat.parent.name)):
+                    out.add(int(stat.parent.name))
+        return out
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        for pid in self.children():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.log.close()
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_kill_9_of_the_server_leaves_no_visitor_process(tmp_path):
+    import aiohttp
+
+    server = ServerProcess(tmp_path, "--spares", "2")
+    try:
+        async def visit():
+            async with aiohttp.ClientSession() as http:
+                _, ticket = await page(http, server.url, "?participant=p1")
+                ws = await open_session(http, server.url, ticket)
+                await screen_until(ws, "Alpha instructions")
+                deadline = time.monotonic() + 60
+                while len(server.children()) < 3:   # the visitor's and two spares
+                    assert time.monotonic() < deadline, server.children()
+                    await asyncio.sleep(0.2)
+                started = server.children()
+                server.proc.kill()
+                server.proc.wait(10)
+                return started
+
+        started = run(visit())
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in started if alive(pid)]
+    finally:
+        server.close()
+
+
+def test_sigterm_ends_a_server_with_a_session_open_within_5_s_and_its_turns_are_kept(tmp_path):
+    import aiohttp
+
+    from tui_adventure.web.server import STOPPING
+
+    server = ServerProcess(tmp_path, "--spares", "1")
+    interactions = tmp_path / "rec" / "human-p1" / "tutorial" / "tutorial" / "instance_00000" / "interactions.json"
+    try:
+        async def visit():
+            async with aiohttp.ClientSession() as http:
+                _, ticket = await page(http, server.url, "?participant=p1")
+                ws = await open_session(http, server.url, ticket)
+                await screen_until(ws, "Press Enter")
+                await ws.send_json(["stdin", "\r"])
+                await screen_until(ws, "Turn 0")
+                await ws.send_json(["stdin", "look at the letter\r"])
+                await screen_until(ws, "Turn 1")
+                deadline = time.monotonic() + 30
+                while "look at the letter" not in (interactions.read_text() if interactions.exists() else ""):
+                    assert time.monotonic() < deadline
+                    await asyncio.sleep(0.1)
+                started = server.children()
+                server.proc.send_signal(signal.SIGTERM)
+                return started, await closed(ws, 10)
+
+        started, reason = run(visit())
+        server.proc.wait(timeout=5)   # raises when the server is still there 5 s on
+        assert server.proc.returncode == 0 and reason == STOPPING
+        assert not [pid for pid in started if alive(pid)]
+        turns = json.loads(interactions.read_text())
+        assert "look at the letter" in json.dumps(turns)
+        assert "Traceback" not in server.text()
+    finally:
+        server.close()
+
+
+def test_a_frozen_study_generates_nothing_again(tmp_path, monkeypatch):
+    from tui_adventure import generate
+    from tui_adventure.study.spec import freeze_study, thaw_study
+
+    (tmp_path / "study.yaml").write_text("title: Made\nworlds:\n  - generate: {rooms: 4, objects: 8, goals: 2,"
+                                         " seeds: [1, 2, 3]}\n")
+    study, frozen = freeze_study(tmp_path / "study.yaml", tmp_path)
+    monkeypatch.setattr(generate, "generate_world", lambda *a, **k: pytest.fail("generated again"))
+    thawed = thaw_study(frozen)
+    assert [e.label for e in thawed.worlds] == [e.label for e in study.worlds]
+    assert [e.world.title for e in thawed.worlds] == [e.world.title for e in study.worlds]
+
+
+@pytest.mark.slow
+def test_the_page_says_why_its_session_ended_when_the_visitor_process_dies(tmp_path):
+    from browser import browser_page
+
+    from tui_adventure.web.server import CRASHED
+
+    server = ServerProcess(tmp_path, "--spares", "0")
+    try:
+        with browser_page() as page:
+            page.goto(server.url + "?participant=p1")
+            page.wait_for_selector("body.-first-byte", timeout=60_000)
+            (visitor,) = server.children()
+            os.kill(visitor, signal.SIGKILL)
+            page.wait_for_selector("body.-closed #ended", state="visible", timeout=20_000)
+            said = page.inner_text("#ended")
+        assert CRASHED in said and "Reload the page" in said
+    finally:
+        server.close()
+
+
+def test_two_megabytes_of_keystrokes_reach_the_app_only_up_to_the_input_bound(tmp_path, caplog):
+    import aiohttp
+
+    from tui_adventure.web.server import INPUT_BURST, INPUT_RATE
+
+    async def scenario():
+        argv = [f"--records={tmp_path / 'rec'}", "--player=human", "--", "tutorial"]
+        async with served("play", argv, spares=0, stall_seconds=20, ping_seconds=1) as (server, url), \
+                aiohttp.ClientSession() as http:
+            _, ticket = await page(http, url)
+            ws = await open_session(http, url, ticket)
+            await screen_until(ws, "Turn 0")
+            session = next(iter(server.sessions))
+            started = time.monotonic()
+            for _ in range(128):                       # 2 MB of ordinary keys, 16 KB a message
+                await ws.send_json(["stdin", "x" * 16_000])
+            await ws.send_json(["resize", {"width": 90, "height": 30}])
+            await screen_until(ws, "Turn 0", 30)       # the app still draws
+            await asyncio.sleep(3)
+            seconds = time.monotonic() - started
+            assert session in server.sessions           # and still answers its pings
+            await ws.close()
+            return session.visitor.typed, session.visitor.dropped, seconds
+
+    with caplog.at_level(logging.WARNING, logger="adventure.serve"):
+        typed, dropped, seconds = run(scenario())
+    assert typed <= INPUT_BURST + INPUT_RATE * (seconds + 1) and typed + dropped == 128 * 16_000
+    assert len([r for r in caplog.records if "typed faster" in r.getMessage()]) == 1
