@@ -1,6 +1,7 @@
 """A hostile model server against ``adventure models probe`` (issue 55): ``--timeout`` is a deadline for
 each whole request, streams included; an answer is read up to a size cap; a model id too long or
-holding control characters is never asked, shown or kept in the shared cache.
+holding control characters is never asked, shown or kept in the shared cache. A model player's
+requests are bounded the same way (a reply is a stranger's too).
 
 The server here is a small asyncio one over raw sockets (standard library), on 127.0.0.1, in a thread
 of its own: it trickles a model list a byte at a time, streams an answer for ever, sends a model list
@@ -115,6 +116,22 @@ class HostileServer:
             await self._send(writer, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
 
     async def _chat(self, writer, request: dict) -> None:
+        if self.mode == "huge reply":   # one answer of 40 MB, made as it is sent
+            async def huge():
+                yield b'{"id": "c", "object": "chat.completion", "created": 0, "model": "m", "choices": [{"index": 0,', 0
+                yield b' "finish_reason": "stop", "message": {"role": "assistant", "content": "> look ', 0
+                for _ in range(HUGE_LIST // 65536):
+                    yield b"x" * 65536, 0
+                yield b'"}}]}', 0
+            await self._chunked(writer, "application/json", huge())
+            return
+        if self.mode == "trickled reply":   # an answer a byte at a time, never ending: each read comes in time
+            async def trickle():
+                yield b'{"id": "c", "object": "chat.completion", "choices": [{"index": 0, "message": {"content": "', 0
+                while True:
+                    yield b"x", 0.25
+            await self._chunked(writer, "application/json", trickle())
+            return
         prompt = sum(len(str(m.get("content") or "")) for m in request.get("messages", [])) // 4
         if request.get("stream") and self.mode == "endless stream":   # well-formed events, for ever
             async def endless():
@@ -226,3 +243,37 @@ def test_a_model_named_on_the_command_line_is_checked_too(cache_home, capsys, mo
     code, out, err = probe(capsys, "http://127.0.0.1:9/v1", "--model", model)
     assert (code, out) == (2, "")
     assert err == "adventure models probe: --model must be at most 256 printable characters\n"
+
+
+@pytest.mark.parametrize("mode", ["huge reply", "trickled reply"])
+def test_a_model_players_answer_is_bounded_as_the_probes_is(hostile, monkeypatch, tmp_path, mode):
+    from conftest import TEST_WORLDS
+    from model_env import configure_fake_gpt
+
+    from tui_adventure.batches.episodes import play_episode
+    from tui_adventure.engine.loading.loader import load_world
+    from tui_adventure.gamemaster.episode import PlayerFailed
+    from tui_adventure.players import make_player
+    from tui_adventure.players.backends.clients import close_clients
+
+    server = hostile(mode)
+    configure_fake_gpt(monkeypatch, tmp_path, server)
+    world = load_world(TEST_WORLDS / "mini.yaml")
+    player = make_player("fake-gpt", world, "text", timeout=1.5, max_retries=0, retry_delay=0.01)
+
+    async def play():
+        try:
+            await play_episode(world, player, tmp_path / "r")
+        except PlayerFailed as exc:   # recorded in error.json
+            return str(exc)
+        finally:
+            await close_clients()
+    done: list = []
+    thread = threading.Thread(target=lambda: done.append(asyncio.run(play())), daemon=True)
+    thread.start()
+    thread.join(HARD_LIMIT)
+    assert done, "the episode was still waiting for its model"
+    errors = list((tmp_path / "r").rglob("error.json"))
+    assert len(errors) == 1 and not server.finished
+    said = json.loads(errors[0].read_text())["message"]
+    assert ("larger than 16 MB" if mode == "huge reply" else "timed out") in said, said

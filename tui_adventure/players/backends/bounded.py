@@ -57,6 +57,16 @@ def bound_broken(exc: BaseException | None) -> Bounds | None:
     return None
 
 
+def out_of_bounds(spec, exc: Bounds, where: str) -> Exception:
+    """What a model player makes of ``exc`` from the server at ``where``: an answer too slow in coming
+    whole is asked again (as a timeout is); one too large ends the episode as an error."""
+    from .completion import ModelError, Transient
+
+    if isinstance(exc, TooSlow):
+        return Transient(f"the answer took longer than the {spec.timeout:g} s the model's timeout allows")
+    return ModelError(f"{where}: {exc}")
+
+
 def megabytes(size: int) -> str:
     return f"{size / (1024 * 1024):g} MB"
 

@@ -23,7 +23,7 @@ import pydantic
 from openai import AsyncStream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from .bounded import Bounds, TooLarge, TooSlow, bound_broken, bounded
+from .bounded import Bounds, TooLarge, bound_broken, bounded, out_of_bounds
 from .clients import shared_client
 from .completion import (
     Completion, ContextFull, ModelError, Refused, ToolCall, Transient, connection_refused, estimate_tokens,
@@ -186,12 +186,12 @@ async def _ask(spec, messages, tools, choice, stream, probe: bool = False) -> Co
         chunks = await _post(client, {**kwargs, "stream": True, "stream_options": {"include_usage": True}},
                              streamed=True)
     except Bounds as exc:
-        raise _out_of_bounds(spec, exc) from exc
+        raise out_of_bounds(spec, exc, where(spec)) from exc
     except openai.APIStatusError as exc:
         raise _status_error(spec, exc, tools, probe) from exc
     except openai.APIConnectionError as exc:
         if isinstance(broken := bound_broken(exc), TooLarge):   # openai 2 hands it on as a connection error
-            raise _out_of_bounds(spec, broken) from exc
+            raise out_of_bounds(spec, broken, where(spec)) from exc
         if connection_refused(exc):   # nothing listening, though the SDK may call it a timeout
             said = refused_at(where(spec))
             raise (Transient(said) if probe else ModelError(said)) from exc
@@ -206,7 +206,7 @@ async def _ask(spec, messages, tools, choice, stream, probe: bool = False) -> Co
         return await _from_stream(chunks, messages, stream)
     except (Bounds, openai.APIError) as exc:
         if (broken := bound_broken(exc)) is not None:   # the SDK may hand it on as its own error
-            raise _out_of_bounds(spec, broken) from exc
+            raise out_of_bounds(spec, broken, where(spec)) from exc
         if tools:   # an error event in place of the answer: this server will not stream tool calls
             raise Refused(f"an error while streaming: {exc}") from exc
         raise Transient(f"{type(exc).__name__} while streaming: {exc}") from exc
@@ -220,13 +220,6 @@ async def _ask(spec, messages, tools, choice, stream, probe: bool = False) -> Co
         if is_transport_error(exc):
             raise Transient(f"connection lost while streaming: {exc}") from exc
         raise
-
-
-def _out_of_bounds(spec, exc: Bounds) -> Exception:
-    """An answer too slow in coming whole is asked again (as a timeout is); one too large ends the episode."""
-    if isinstance(exc, TooSlow):
-        return Transient(f"the answer took longer than the {spec.timeout:g} s the model's timeout allows")
-    return ModelError(f"{where(spec)}: {exc}")
 
 
 def _status_error(spec, exc, tools, probe: bool) -> Exception:
