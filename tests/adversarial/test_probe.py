@@ -10,6 +10,7 @@ far larger than the cap, or lists a 5 MB model id; it counts what it sent."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import threading
 
@@ -108,6 +109,17 @@ class HostileServer:
                     yield block, 0
                 yield b"]}", 0
             await self._chunked(writer, "application/json", huge())
+        elif self.mode == "gzip bomb":   # 40 MB of model list in about 100 KB of gzip
+            entries = b'{"id": "fake-model", "object": "model"}' + b', {"id": "m", "object": "model"}' * (
+                HUGE_LIST // 32)
+            data = gzip.compress(b'{"object": "list", "data": [' + entries + b"]}", compresslevel=9)
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                         + f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+            await writer.drain()
+        elif self.mode == "brotli":   # an encoding not asked for, whose expansion nothing bounds
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: br\r\n"
+                         b"Content-Length: 4\r\n\r\n\x0b\x00\x80\x03")
+            await writer.drain()
         elif self.mode == "long ids":
             await self._send(writer, {"object": "list", "data": [
                 {"id": LONG_ID, "object": "model"}, {"id": ESCAPE_ID, "object": "model"},
@@ -211,6 +223,15 @@ def test_a_huge_model_list_is_not_read_past_the_cap(hostile, cache_home, capsys)
     assert code == 2, (code, err)
     assert err.count("\n") == 1 and "larger than 16 MB" in err, err
     assert not server.finished and server.sent < MAX_BODY + 8 * 1024 * 1024   # socket buffers, at most
+
+
+@pytest.mark.parametrize("mode", ["gzip bomb", "brotli"])
+def test_a_compressed_answer_is_capped_as_decoded(hostile, cache_home, capsys, mode):
+    server = hostile(mode)
+    code, out, err = probe(capsys, server.url, "--timeout", "30")
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1, err
+    assert ("larger than 16 MB" if mode == "gzip bomb" else "the encoding 'br', which was not asked for") in err
 
 
 def test_a_model_id_too_long_or_with_control_characters_is_never_shown_or_kept(hostile, cache_home, capsys):
