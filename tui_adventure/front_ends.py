@@ -96,12 +96,12 @@ def replay(args) -> int:
     from pathlib import Path
 
     from .catalog import open_world
-    from .clembench.records import RecordsError, read_episode
+    from .clembench.records import VIEW_LIMIT, RecordsError, read_episode
     from .engine.yamlpos import SourceErrors
 
     try:
         world = open_world(args.world) if args.world else None
-        read_episode(args.episode, world)   # fail here, in plain text, not inside the app
+        read_episode(args.episode, world, VIEW_LIMIT)   # fail here, in plain text, not inside the app
     except SourceErrors as exc:
         print(exc, file=sys.stderr)
         return 1

@@ -255,7 +255,8 @@ def test_the_probe_of_a_server_that_does_not_answer_says_it_cannot_reach_it(conf
         url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
         out = adventure("models", "probe", url, "--timeout", "0.5", cwd=config)
     assert (out.returncode, out.stdout) == (2, "")
-    assert out.stderr == f"adventure models probe: cannot reach {url}: Request timed out.\n"
+    assert out.stderr == (f"adventure models probe: {url}: no whole answer within 0.5 s (the request's timeout);"
+                          " the probe stops here\n")
 
 
 def test_the_probe_of_a_server_that_is_not_openai_is_one_line(config):

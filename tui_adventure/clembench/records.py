@@ -27,31 +27,61 @@ CLEM_VERSION = "3.7.2"
 SECRET_KEYS = {"api_key", "authorization", "Authorization", "x-api-key", "headers"}
 
 
-RECORD_SIZE_LIMIT = 512 * 1024 * 1024   # bounds what reading one record file can cost
+MB = 1024 * 1024
+# What reading one record file may cost, by the file (``size_limit``): records come from strangers too.
+RECORD_SIZE_LIMIT = 512 * MB    # requests files (every prompt in full), and any file not named below
+INTERACTIONS_LIMIT = 64 * MB    # interactions.json (and the turns taken back), for score, eval, export, resume
+SMALL_RECORD_LIMIT = 8 * MB     # instance.json, scores.json, run.json and the other files of a few KB
+VIEW_LIMIT = 8 * MB             # what a screen parses (watch's rows, replay): above it, a one-line note
 POINTER = "tui_adventure.json"          # beside the records: where the world is (clemcore's tools ignore it)
 PLAN = "tui_adventure.plan"             # in a run's folder: how many episodes a batch (or a shard of it) will play
+DISCARDED = "discarded_turns.json"      # turns taken back by hand (undo, restore, restart, jump back)
+SMALL_FILES = ("instance.json", "scores.json", "run.json", "experiment.json", "completed.json", "error.json",
+               POINTER)
 
 
 class RecordsError(ValueError):
     """A record file that cannot be read back; the message names it and says why."""
 
 
-def read_json(path: Path, limit: int = RECORD_SIZE_LIMIT):
-    """One record file (JSON): a regular file of at most ``limit`` bytes, or ``RecordsError``.
+class TooLarge(RecordsError):
+    """A record file over the size its reader takes: not read at all."""
+
+
+def size_limit(path: Path) -> int:
+    """The most bytes of ``path`` a reader parses, by its name (see the limits above)."""
+    name = Path(path).name
+    if name in ("interactions.json", DISCARDED):
+        return INTERACTIONS_LIMIT
+    if name.endswith(".requests.json"):
+        return RECORD_SIZE_LIMIT
+    if name in SMALL_FILES or name.startswith(PLAN):
+        return SMALL_RECORD_LIMIT
+    return RECORD_SIZE_LIMIT
+
+
+def read_json(path: Path, limit: int | None = None):
+    """One record file (JSON): a regular file of at most ``limit`` bytes (default: ``size_limit``), or
+    ``RecordsError``; ``TooLarge`` (said in one line, the file's size and the limit) before reading a
+    byte of a larger one.
 
     Records come from runs that crashed, other tools and other people; a FIFO
     named like a record would block a reader forever, a huge file would
-    exhaust memory and deep nesting would stop the reader with RecursionError,
-    so every reader of records (score, eval, export, replay) goes through here.
+    exhaust memory and time and deep nesting would stop the reader with RecursionError,
+    so every reader of records (score, eval, export, replay, watch) goes through here.
     """
     path = Path(path)
+    limit = size_limit(path) if limit is None else limit
     try:
         if not path.is_file():
             raise RecordsError(f"{path} is missing" if not path.exists() else f"{path} is not a regular file")
         with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                raise too_large(path, size, limit)
             data = fh.read(limit + 1)
-        if len(data) > limit:
-            raise RecordsError(f"{path} is larger than {limit // (1024 * 1024)} MB")
+        if len(data) > limit:   # grew since, or a file whose size says nothing
+            raise too_large(path, len(data), limit)
         return parse_json(data.decode("utf-8", "surrogateescape"))
     except OSError as exc:
         raise RecordsError(f"{path}: cannot read it ({exc.strerror or exc})") from None
@@ -59,6 +89,11 @@ def read_json(path: Path, limit: int = RECORD_SIZE_LIMIT):
         if isinstance(exc, RecordsError):
             raise
         raise RecordsError(f"{path}: not JSON ({exc})") from None
+
+
+def too_large(path: Path, size: int, limit: int) -> TooLarge:
+    said = f"more than {limit // MB} MB" if size <= limit + 1 else f"{size / MB:.0f} MB"
+    return TooLarge(f"{path} is {said}, over the {limit // MB} MB limit for reading it")
 
 
 MARKERS = ("completed.json", "error.json", "scores.json")   # how an episode ended; a new start drops them
@@ -191,7 +226,6 @@ def world_pointer(directory: Path) -> str | None:
 
 
 LOCK = ".tui_adventure.lock"
-DISCARDED = "discarded_turns.json"   # turns taken back by hand (undo, restore, restart, jump back)
 
 
 class Busy(RecordsError):
@@ -270,9 +304,10 @@ class Recorded:
     player: str
 
 
-def read_episode(directory: str | Path, world=None) -> Recorded:
+def read_episode(directory: str | Path, world=None, limit: int | None = None) -> Recorded:
     """The episode in ``directory`` (an ``instance_NNNNN`` folder); ``world`` (a World) when the caller
-    knows better than the records where it was played, ``False`` when only the replies are wanted.
+    knows better than the records where it was played, ``False`` when only the replies are wanted;
+    ``limit``: the most bytes of its interactions.json to parse (a screen passes ``VIEW_LIMIT``).
     ``RecordsError`` says what is wrong and what to do."""
     from . import packaged
     from .instances import load_world_file
@@ -282,7 +317,7 @@ def read_episode(directory: str | Path, world=None) -> Recorded:
     if not (directory / "interactions.json").exists():
         raise RecordsError(f"{directory / 'interactions.json'} is missing: EPISODE_DIR is an"
                            " instance_NNNNN directory of a records tree")
-    data = read_json(directory / "interactions.json")
+    data = read_json(directory / "interactions.json", limit)
     if not isinstance(data, dict):
         raise RecordsError(f"{directory / 'interactions.json'} is not a clemcore interactions object")
     players = data.get("players")

@@ -140,7 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("url", metavar="URL", help="the server's OpenAI base URL, e.g. http://127.0.0.1:8080/v1")
     q.add_argument("--model", metavar="NAME", help="the model id to ask (default: the first the server lists)")
     q.add_argument("--key", default=None, help="the API key (default: $OPENAI_COMPATIBLE_API_KEY, else none)")
-    q.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
+    q.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                   help="seconds for each whole request, streams included (default 120)")
 
     p = sub.add_parser("export", help="a world for another planner (pddl), records for trainers (trajectories),"
                        " or worlds as a clembench game (clemgame)")

@@ -161,9 +161,12 @@ def probe(args) -> int:
     from ..players.probe import Unreachable, probe
 
     key = args.key or os.environ.get("OPENAI_COMPATIBLE_API_KEY") or "none"
+    if not 0 < args.timeout < float("inf"):
+        print("adventure models probe: --timeout must be a number of seconds above 0", file=sys.stderr)
+        return 2
     try:
         report = asyncio.run(probe(args.url, args.model, key, args.timeout))
-    except Unreachable as exc:
+    except (Unreachable, ValueError) as exc:
         print(f"adventure models probe: {exc}", file=sys.stderr)
         return 2
     print(report.text())

@@ -9,6 +9,12 @@ under the tool named, under ``auto``); can tool calls be streamed; do
 streams carry usage and a finish reason. The answers are printed on one
 screen, and what they settle is kept in the learned-forms cache
 (``backends/learned.py``), so the next run asks right from its first turn.
+
+The server is a stranger's: each request is over by ``timeout`` seconds from
+its start, streams included, and reads at most ``bounded.MAX_BODY`` bytes
+(``backends/bounded.py``); past either the probe stops with one line. A model
+id longer than ``MAX_ID`` characters or holding a control character is never
+asked, shown or kept.
 """
 
 from __future__ import annotations
@@ -16,7 +22,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from .backends.bounded import Bounds, bound_broken, bounded
 from .backends.completion import connection_refused, refused_at
+from .backends.learned import MAX_ID, keepable
 
 SYSTEM = ("You are playing a text adventure game. Each turn you read what you see and answer with one"
           " command, such as 'take key' or 'go north'. Your goal is to put the book on the shelf. Answer"
@@ -62,13 +70,26 @@ class Unreachable(RuntimeError):
 def _unreachable(url: str, exc: BaseException) -> Unreachable:
     """Said as a model player says it: nothing listening is told apart from a name that does not resolve
     or a server that does not answer in time, since the one fix is to start the server."""
+    broken = bound_broken(exc)
+    if broken is not None:
+        return _out_of_bounds(url, broken)
     return Unreachable(refused_at(url) if connection_refused(exc) else f"cannot reach {url}: {exc}")
 
 
+def _out_of_bounds(url: str, broken: Bounds) -> Unreachable:
+    return Unreachable(f"{url}: {broken}; the probe stops here")
+
+
 async def probe(url: str, model: str | None = None, key: str = "none", timeout: float = 120.0) -> Report:
+    """What the server at ``url`` accepts, asked of ``model`` (default: the first usable id it lists).
+    ``Unreachable`` when it cannot be asked: no connection, no usable model, a request over its
+    ``timeout`` seconds or the size cap. ``model`` itself must be ``keepable`` (ValueError)."""
     import openai
 
-    client = openai.AsyncOpenAI(base_url=url, api_key=key or "none", timeout=timeout, max_retries=0)
+    if model is not None and not keepable(model):
+        raise ValueError(f"--model must be at most {MAX_ID} printable characters")
+    client = openai.AsyncOpenAI(base_url=url, api_key=key or "none", timeout=timeout, max_retries=0,
+                                http_client=bounded(openai.DefaultAioHttpClient)(timeout=timeout))
     try:
         if model is None:
             model = await _first_model(client, url)
@@ -88,7 +109,9 @@ async def _first_model(client, url: str) -> str:
 
     try:
         listed = await client.models.list()
-        ids = [m.id for m in listed.data if isinstance(m.id, str)]
+        ids = [getattr(m, "id", None) for m in listed.data]
+    except Bounds as exc:
+        raise _out_of_bounds(url, exc) from exc
     except openai.APIConnectionError as exc:
         raise _unreachable(url, exc) from exc
     except openai.APIStatusError as exc:
@@ -98,7 +121,11 @@ async def _first_model(client, url: str) -> str:
                           " list): check the URL (it usually ends in /v1)") from exc
     if not ids:
         raise Unreachable(f"{url} lists no models: name one with --model")
-    return ids[0]
+    usable = [i for i in ids if keepable(i)]
+    if not usable:
+        raise Unreachable(f"{url} lists no usable model id (each is longer than {MAX_ID} characters, holds a"
+                          " control character or is not text): name one with --model")
+    return usable[0]
 
 
 class _Asker:
@@ -121,7 +148,7 @@ class _Asker:
             out: dict = {"text": "", "calls": [], "usage": None, "finish": None, "chunks": 0}
             chunks = await self.client.chat.completions.create(**body, stream=True,
                                                                stream_options={"include_usage": True})
-            async for chunk in chunks:
+            async for chunk in chunks:   # within the request's deadline and size cap (bounded.py)
                 out["chunks"] += 1
                 if chunk.usage:
                     out["usage"] = chunk.usage.prompt_tokens
@@ -132,11 +159,15 @@ class _Asker:
                             out["calls"].append(tc.function.name)
                     out["finish"] = choice.finish_reason or out["finish"]
             return out
+        except Bounds as exc:
+            raise _out_of_bounds(self.url, exc) from exc
         except openai.APIConnectionError as exc:
             raise _unreachable(self.url, exc) from exc
         except openai.APIStatusError as exc:
             return {"refused": f"{exc.status_code} {_message(exc)}"}
         except (openai.APIError, ValueError) as exc:
+            if (broken := bound_broken(exc)) is not None:   # the SDK's stream hands a timeout on as its own
+                raise _out_of_bounds(self.url, broken) from exc
             return {"refused": f"{type(exc).__name__}: {str(exc)[:120]}"}
 
 

@@ -25,7 +25,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from ..clembench.records import RecordsError, read_episode, read_json, replies_of
+from ..clembench.records import VIEW_LIMIT, RecordsError, read_episode, read_json, replies_of
 from ..keyboard.model_turns import is_model_turn, model_turn
 from ..players.recorded import recorded_reply
 from ..keyboard.session import Session
@@ -60,7 +60,7 @@ class ReplayScreen(Screen):
         stays on the newest one unless a person stepped back."""
         super().__init__(**kwargs)
         self.directory = Path(directory)
-        self.recorded = read_episode(directory, world)
+        self.recorded = read_episode(directory, world, VIEW_LIMIT)   # a larger episode: RecordsError, one line
         self.follow = follow and not any((self.directory / name).exists() for name in ENDS)
         self.entries: list[tuple[str, object, str]] = []   # (kind, text, who) in the transcript's order
         self.frames: list[Frame] = []
@@ -171,12 +171,15 @@ class ReplayScreen(Screen):
     @work(thread=True, exclusive=True, group="follow")
     def _read(self, key: tuple) -> None:
         try:
-            data = read_json(self.directory / "interactions.json")
+            data = read_json(self.directory / "interactions.json", VIEW_LIMIT)
             replies = replies_of(data)
-            calls = _calls(self.directory)
         except RecordsError as exc:
             self.app.call_from_thread(self._unreadable, str(exc))
             return
+        try:
+            calls = _calls(self.directory)
+        except RecordsError:   # the turns still come; what the model wrote and cost is not shown
+            calls = self.calls
         self.app.call_from_thread(self._landed, key, replies, calls)
 
     def _unreadable(self, problem: str) -> None:
@@ -259,7 +262,7 @@ def _calls(directory: Path) -> dict[int, dict]:
     """Every player's recorded calls, by round (a world of several players has a file each)."""
     calls: dict[int, dict] = {}
     for path in sorted(directory.glob("player_*.requests.json")):
-        data = read_json(path)
+        data = read_json(path, VIEW_LIMIT)
         for entry in (data.get("calls") if isinstance(data, dict) else None) or []:
             if isinstance(entry, dict) and isinstance(entry.get("round"), int) and isinstance(entry.get("call"), dict):
                 calls[entry["round"]] = entry["call"]

@@ -27,7 +27,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..clembench.records import PLAN, RecordsError, read_json, run_json
+from ..clembench.records import MB, PLAN, VIEW_LIMIT, RecordsError, read_json, run_json
 from ..clembench.results import FILES as EVAL_FILES
 from .cache import SummaryCache
 from .episodes import (
@@ -283,8 +283,30 @@ class RecordsTree:
         if markers and self.cache is not None and self.cache.fill(ep, cache_key):
             return
         ep.problem = ""
+        if stat and stat.st_size > VIEW_LIMIT:
+            self._too_large(ep, path, markers, stat.st_size)
+        else:
+            self._parse(ep, path, markers, first, stat is not None)
+        if markers and self.cache is not None and ep.status != DAMAGED:
+            self.cache.keep(ep, cache_key)
+
+    def _too_large(self, ep: EpisodeInfo, path: str, markers: tuple, size: int) -> None:
+        """An interactions.json over ``VIEW_LIMIT`` is not parsed (it would hold the dashboard for seconds):
+        the row says so, with what the other files tell (running, errored, ended with its outcome unread)."""
+        note = f"interactions.json is {size / MB:.0f} MB, over the {VIEW_LIMIT // MB} MB watch reads: not read"
+        if "error.json" in markers:
+            ep.status, ep.main_score = ERROR, None
+            try:
+                ep.problem = f"{error_message(read_json(Path(path) / 'error.json', SMALL_FILE))}; {note}"
+            except RecordsError:
+                ep.problem = note
+            return
+        ep.status = ENDED_UNREAD if "completed.json" in markers else RUNNING
+        ep.main_score, ep.problem = None, note
+
+    def _parse(self, ep: EpisodeInfo, path: str, markers: tuple, first: bool, written: bool) -> None:
         try:
-            data = read_json(Path(path) / "interactions.json") if stat else None
+            data = read_json(Path(path) / "interactions.json", VIEW_LIMIT) if written else None
             if data is not None:
                 reading = read_interactions(data, since=ep.turns if not first or not markers else 1 << 30)
                 ep.turns, ep.goals, ep.goal_count = reading.turns, reading.goals, reading.goal_count
@@ -304,8 +326,6 @@ class RecordsTree:
                 ep.status = RUNNING if data is not None else STARTING
         except RecordsError as exc:
             ep.status, ep.problem = DAMAGED, _short(str(exc), self.root)
-        if markers and self.cache is not None and ep.status != DAMAGED:
-            self.cache.keep(ep, cache_key)
 
     def _age(self, path: str, now: float) -> None:
         """A running episode not written for ``QUIET_AFTER`` seconds is stopped (and the reverse)."""

@@ -14,6 +14,7 @@ import json
 
 import anthropic
 
+from .bounded import TooLarge, bound_broken, bounded, out_of_bounds
 from .clients import shared_client
 from .completion import (
     Completion, ContextFull, ModelError, ToolCall, Transient, connection_refused, is_transport_error, refused_at,
@@ -23,8 +24,10 @@ from .completion import (
 
 def _client(spec):
     def make():
+        # the timeout a deadline for each whole request, the answer's size capped (bounded.py)
+        http = bounded(anthropic.DefaultAsyncHttpxClient)(timeout=spec.timeout)
         return anthropic.AsyncAnthropic(api_key=spec.api_key, base_url=spec.base_url, timeout=spec.timeout,
-                                        max_retries=spec.max_retries)
+                                        max_retries=spec.max_retries, http_client=http)
     return shared_client(("anthropic",) + spec.client_key(), make)
 
 
@@ -99,6 +102,8 @@ async def complete(spec, messages: list[dict], tools: list[dict] | None = None, 
                     stream(text)
                 message = await events.get_final_message()
     except (anthropic.APIStatusError, anthropic.APIConnectionError) as exc:
+        if isinstance(broken := bound_broken(exc), TooLarge):   # handed on as the SDK's own error
+            raise out_of_bounds(spec, broken, spec.base_url or "the anthropic API") from exc
         status = getattr(exc, "status_code", None)   # a connection error has none
         if says_context_full(status, str(exc)):
             raise ContextFull(f"the conversation no longer fits the model's context ({exc})") from exc
@@ -111,6 +116,8 @@ async def complete(spec, messages: list[dict], tools: list[dict] | None = None, 
     except (ValueError, AssertionError, anthropic.APIError) as exc:
         raise Transient(f"unreadable response: {type(exc).__name__}: {exc}") from exc
     except Exception as exc:
+        if (broken := bound_broken(exc)) is not None:   # a stream over its deadline or its size cap
+            raise out_of_bounds(spec, broken, spec.base_url or "the anthropic API") from exc
         if is_transport_error(exc):
             raise Transient(f"connection lost while streaming: {exc}") from exc
         raise

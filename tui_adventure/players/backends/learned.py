@@ -28,6 +28,14 @@ from pathlib import Path
 
 CACHE_DAYS = 7
 KEPT = ("tool_choice", "stream_tools", "system")   # the facts the cache file holds
+MAX_ID = 256                   # characters of a model id kept (real ones are a few dozen)
+CACHE_LIMIT = 1024 * 1024      # bytes: a cache file larger than this is not read (and is written afresh)
+
+
+def keepable(model) -> bool:
+    """Whether a model id may be kept, shown and asked for: text of at most ``MAX_ID`` printable
+    characters. A server's id is a stranger's text, headed for a terminal and a cache every run reads."""
+    return isinstance(model, str) and 0 < len(model) <= MAX_ID and model.isprintable()
 
 
 @dataclass
@@ -114,7 +122,11 @@ def _name(key: tuple) -> str:
 
 def _read() -> dict:
     try:
-        data = json.loads(cache_path().read_text(encoding="utf-8"))
+        with open(cache_path(), "rb") as fh:
+            text = fh.read(CACHE_LIMIT + 1)
+        if len(text) > CACHE_LIMIT:
+            return {}
+        data = json.loads(text)
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -137,7 +149,10 @@ def _load(key: tuple) -> ServerFacts | None:
 
 
 def _save(facts: ServerFacts) -> None:
-    """Best effort: a cache that cannot be written (a read-only home) costs only a refusal next run."""
+    """Best effort: a cache that cannot be written (a read-only home) costs only a refusal next run.
+    A model id that is not ``keepable`` is never written."""
+    if not keepable(facts.key[2]) or len(facts.key[1]) > 4 * MAX_ID:
+        return
     data = {k: v for k, v in _read().items() if _fresh(v)}
     data[_name(facts.key)] = {**{k: v for k, v in asdict(facts).items() if k in KEPT}, "at": time.time()}
     _write(data)

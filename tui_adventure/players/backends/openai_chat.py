@@ -23,6 +23,7 @@ import pydantic
 from openai import AsyncStream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from .bounded import Bounds, TooLarge, bound_broken, bounded, out_of_bounds
 from .clients import shared_client
 from .completion import (
     Completion, ContextFull, ModelError, Refused, ToolCall, Transient, connection_refused, estimate_tokens,
@@ -36,10 +37,11 @@ def _client(spec):
     def make():
         # The SDK's aiohttp transport (its ``aiohttp`` extra, a dependency of ours): a third less
         # client CPU per request than its default httpx stack, which a batch of many episodes
-        # against a fast server is bound by. Timeouts and retries stay the SDK's own.
+        # against a fast server is bound by. Retries stay the SDK's own; its timeout is a deadline for
+        # each whole request and an answer's size is capped (``bounded.py``: a reply is a stranger's).
         return openai.AsyncOpenAI(api_key=spec.api_key, base_url=spec.base_url, organization=spec.organization,
                                   timeout=spec.timeout, max_retries=spec.max_retries,
-                                  http_client=openai.DefaultAioHttpClient(timeout=spec.timeout))
+                                  http_client=bounded(openai.DefaultAioHttpClient)(timeout=spec.timeout))
     return shared_client(("openai",) + spec.client_key(), make)
 
 
@@ -183,9 +185,13 @@ async def _ask(spec, messages, tools, choice, stream, probe: bool = False) -> Co
             return _from_response(response, messages)
         chunks = await _post(client, {**kwargs, "stream": True, "stream_options": {"include_usage": True}},
                              streamed=True)
+    except Bounds as exc:
+        raise out_of_bounds(spec, exc, where(spec)) from exc
     except openai.APIStatusError as exc:
         raise _status_error(spec, exc, tools, probe) from exc
     except openai.APIConnectionError as exc:
+        if isinstance(broken := bound_broken(exc), TooLarge):   # openai 2 hands it on as a connection error
+            raise out_of_bounds(spec, broken, where(spec)) from exc
         if connection_refused(exc):   # nothing listening, though the SDK may call it a timeout
             said = refused_at(where(spec))
             raise (Transient(said) if probe else ModelError(said)) from exc
@@ -197,8 +203,10 @@ async def _ask(spec, messages, tools, choice, stream, probe: bool = False) -> Co
     except (ValueError, openai.APIResponseValidationError) as exc:
         raise Transient(f"unreadable response: {exc}") from exc
     try:
-        return await _from_stream(chunks, messages, stream, budget=spec.timeout)
-    except openai.APIError as exc:
+        return await _from_stream(chunks, messages, stream)
+    except (Bounds, openai.APIError) as exc:
+        if (broken := bound_broken(exc)) is not None:   # the SDK may hand it on as its own error
+            raise out_of_bounds(spec, broken, where(spec)) from exc
         if tools:   # an error event in place of the answer: this server will not stream tool calls
             raise Refused(f"an error while streaming: {exc}") from exc
         raise Transient(f"{type(exc).__name__} while streaming: {exc}") from exc
@@ -332,9 +340,8 @@ def _with_usage(result: Completion) -> Completion:
 MAX_REPLY_CHARS = 64 * 1024   # a reply is a command or two; past this the rest is not read (nor recorded)
 
 
-async def _from_stream(chunks, messages, stream, budget: float | None = None) -> Completion:
-    """The streamed answer put back together, within ``budget`` seconds in all: the SDK's timeout is
-    per read, so a server trickling a byte a second would otherwise never time out."""
+async def _from_stream(chunks, messages, stream) -> Completion:
+    """The streamed answer put back together (the client bounds its time and bytes: ``bounded.py``)."""
     raw: dict = {"id": None, "object": "chat.completion", "created": int(time.time()), "model": None,
                  "system_fingerprint": None}
     text: list[str] = []
@@ -342,11 +349,7 @@ async def _from_stream(chunks, messages, stream, budget: float | None = None) ->
     calls: dict[int, dict] = {}
     finish = None
     usage = None
-    started = time.monotonic()
     async for chunk in chunks:
-        if budget is not None and time.monotonic() - started > budget:
-            await chunks.close()
-            raise Transient(f"the answer took longer than the {budget:g} s the model's timeout allows")
         if size > MAX_REPLY_CHARS:
             finish = "length (cut by tui-adventure at 64 KB)"
             await chunks.close()
