@@ -6,13 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..engine.text import plural
+from ..engine.text import plural, visible
 
 
 def _generate_problem(args, out: Path) -> str | None:
     """What is wrong with the arguments both flavours share, or None."""
-    if out.exists() and not out.is_dir():
-        return f"--out {out} is a file, not a folder"
     from ..generate import KnobError, check_seeds
 
     if not 1 <= args.count <= 100_000:
@@ -27,9 +25,11 @@ def _generate_problem(args, out: Path) -> str | None:
 def generate(args) -> int:
     import time
 
+    from ..engine.snapshot import check_output
     from ..generate import DEFAULT_SECONDS, Knobs, KnobError, generate, parse_par
 
     out = Path(args.out)
+    check_output(out, folder=True)   # a file, a pipe or a symlink: one line from main, exit 1
     problem = _generate_problem(args, out)
     if problem:
         print(f"adventure generate: {problem}", file=sys.stderr)
@@ -73,15 +73,17 @@ def generate(args) -> int:
 def export_trajectories(root: str, out: str | None) -> int:
     import io
 
-    from ..engine.snapshot import write_atomic
+    from ..engine.snapshot import check_output, write_atomic
     from ..export.trajectories import export
 
     if not Path(root).is_dir():
-        print(f"adventure export: {root} is not a folder of records", file=sys.stderr)
+        print(f"adventure export: {visible(root)} is not a folder of records", file=sys.stderr)
         return 1
-    if out is not None and Path(out).is_dir():
-        print(f"adventure export: --out {out} is a folder; name the .jsonl file to write", file=sys.stderr)
+    if out is not None and Path(out).is_dir() and not Path(out).is_symlink():
+        print(f"adventure export: --out {visible(out)} is a folder; name the .jsonl file to write", file=sys.stderr)
         return 1
+    if out is not None:
+        check_output(out)   # a pipe, a device or a symlink: one line from main, before any work
     buf = io.StringIO() if out is not None else sys.stdout
     report = export(root, buf)
     if out is not None:

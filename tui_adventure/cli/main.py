@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ..engine.text import visible
 from . import commands
 from .arguments import build_parser
 
@@ -16,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:   # a file or folder this user may not write or read: the place and the reason
         if exc.filename is None or isinstance(exc, BrokenPipeError):
             raise
-        print(f"adventure {args.command}: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"adventure {args.command}: {visible(str(exc.filename))}: {exc.strerror or exc}", file=sys.stderr)
         return 1
 
 
@@ -127,11 +128,16 @@ def _main(args) -> int:
             return 2
         from ..clembench.instances import import_instances
         from ..clembench.packaged import INSTANCES
+        from ..engine.snapshot import OutputRefused, check_output
         from ..engine.yamlpos import SourceErrors
 
         source = args.instances or INSTANCES
         try:
+            check_output(args.out, folder=True)
             written = import_instances(source, args.out)
+        except OutputRefused as exc:
+            print(f"adventure import: {visible(exc.filename)}: {exc.strerror}", file=sys.stderr)
+            return 1
         except OSError as exc:
             print(f"adventure import: {source}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
             return 1

@@ -15,7 +15,7 @@ from typing import IO
 from ..catalog import expand, open_world
 from ..clemgame.instances import NotAnInstance, instances_document
 from ..engine.names import UnsafeName, check_name, inside
-from ..engine.snapshot import write_atomic
+from ..engine.snapshot import check_output, write_atomic
 from .cli import exported
 
 DEFAULT_NAME = "tuiadventure"
@@ -56,6 +56,7 @@ def write_clemgame(worlds: list, out: Path, name: str) -> list[Path]:
     document, order = instances_document(worlds)
     count = sum(len(e["game_instances"]) for e in document["experiments"])
     game = inside(out, name)
+    check_output(game, folder=True)   # a symlink there would take the game's files somewhere else
     files = [(game / "clemgame.json", spec(name, max(1, len(order)), count)),
              (game / "in" / "instances.json", document), (game / "master.py", MASTER)]
     for path, content in files:
@@ -65,9 +66,10 @@ def write_clemgame(worlds: list, out: Path, name: str) -> list[Path]:
     return [path for path, _ in files]
 
 
-def export(world_args: list[str], out: str, name: str | None, stdout: IO = sys.stdout,
-           stderr: IO = sys.stderr) -> int:
+def export(world_args: list[str], out: str, name: str | None, stdout: IO | None = None,
+           stderr: IO | None = None) -> int:
     """Write the game and say how to play it; one line on stderr and 1 for anything that stops it."""
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     named: list[str] = []
 
     def write(where: Path) -> list[Path]:
