@@ -7,7 +7,7 @@ screen opens, then hands over to the Textual app or the REPL.
 from __future__ import annotations
 
 import sys
-from .engine.text import plural
+from .engine.text import plural, visible
 
 
 def play(args) -> int:
@@ -26,10 +26,10 @@ def play(args) -> int:
         session = open_session(args.world, args.player, args.records, args.name, args.mode,
                                show=BLIND if args.blind else RESEARCHER, resume=not args.new)
     except SourceErrors as exc:
-        print(exc, file=sys.stderr)
+        print(visible(str(exc)), file=sys.stderr)
         return 1
     except (OSError, ValueError) as exc:
-        print(f"adventure {args.command}: {exc}", file=sys.stderr)
+        print(visible(f"adventure {args.command}: {exc}"), file=sys.stderr)
         return 1
     try:
         if args.command == "repl":
@@ -41,7 +41,7 @@ def play(args) -> int:
         return run_app(session, args.mode, args.paused)
     finally:
         session.close()
-        print(session.records_summary(), file=sys.stderr)
+        print(visible(session.records_summary()), file=sys.stderr)
 
 
 def _serve_play(args) -> int:
@@ -52,10 +52,10 @@ def _serve_play(args) -> int:
     try:
         open_world(args.world)   # a broken world stops the server before the port opens
     except SourceErrors as exc:
-        print(exc, file=sys.stderr)
+        print(visible(str(exc)), file=sys.stderr)
         return 1
     except (OSError, ValueError) as exc:
-        print(f"adventure play: {exc}", file=sys.stderr)
+        print(visible(f"adventure play: {exc}"), file=sys.stderr)
         return 1
     argv = [f"--player={args.player}", f"--records={args.records}", f"--mode={args.mode}"]
     argv += [f"--name={args.name}"] if args.name else []
@@ -75,10 +75,10 @@ def replay(args) -> int:
         world = open_world(args.world) if args.world else None
         read_episode(args.episode, world)   # fail here, in plain text, not inside the app
     except SourceErrors as exc:
-        print(exc, file=sys.stderr)
+        print(visible(str(exc)), file=sys.stderr)
         return 1
     except RecordsError as exc:
-        print(f"adventure replay: {exc}", file=sys.stderr)
+        print(visible(f"adventure replay: {exc}"), file=sys.stderr)
         return 1
     from .app import AdventureApp
 
@@ -106,18 +106,18 @@ def study(args) -> int:
         participant, visit = (check_participant(args.participant), {}) if not args.await_visitor else _visitor()
         run = StudyRun(loaded, participant, args.records, visit)
     except SourceErrors as exc:
-        print(exc, file=sys.stderr)
+        print(visible(str(exc)), file=sys.stderr)
         return 1
     except (OSError, ValueError, Busy) as exc:
-        print(f"adventure study: {exc}", file=sys.stderr)
+        print(visible(f"adventure study: {exc}"), file=sys.stderr)
         return 1
     if args.check:
         pending = " (no consent yet: the order the next newcomer gets)" if run.needs_consent() else ""
-        print(f"{run.study.title}: {plural(len(run.stages), 'world')}, order {run.study.order}"
-              f" (row {run.row}{pending}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}")
+        print(visible(f"{run.study.title}: {plural(len(run.stages), 'world')}, order {run.study.order}"
+              f" (row {run.row}{pending}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}"))
         for stage in run.stages:
             mark = "done" if run.done(stage) else "    "
-            print(f"  {stage.position + 1:>3}. [{mark}] {stage.entry.label}  ({stage.entry.world.game})")
+            print(visible(f"  {stage.position + 1:>3}. [{mark}] {stage.entry.label}  ({stage.entry.world.game})"))
         return 0
     try:
         run.hold()
@@ -129,12 +129,12 @@ def study(args) -> int:
 
         return run_study_app(run, cursor_blink=not args.await_visitor)
     except Busy as exc:
-        print(f"adventure study: {exc}", file=sys.stderr)
+        print(visible(f"adventure study: {exc}"), file=sys.stderr)
         return 1
     finally:
         run.release()
         if not run.needs_consent():
-            print(f"records: {run.records / run.run_name} ({run.done_count()} of {plural(len(run.stages), 'world')} done)",
+            print(visible(f"records: {run.records / run.run_name} ({run.done_count()} of {plural(len(run.stages), 'world')} done)"),
                   file=sys.stderr)
 
 
@@ -172,7 +172,7 @@ def _serve_study(args) -> int:
     try:
         study = load_study(args.study)   # every world of it, before the port opens
     except SourceErrors as exc:
-        print(exc, file=sys.stderr)
+        print(visible(str(exc)), file=sys.stderr)
         return 1
     records = Path(args.records).resolve()
     return _serve(args, "study", [f"--records={records}", "--", str(Path(args.study).resolve())],
@@ -184,14 +184,14 @@ def _serve(args, command: str, argv: list[str], admit=None, title: str = "tui-ad
     try:
         from .web.server import Limits, WebError, serve
     except ImportError as exc:
-        print(f"adventure {command}: --serve needs the [web] extra: pip install 'tui-adventure[web]' ({exc})",
+        print(visible(f"adventure {command}: --serve needs the [web] extra: pip install 'tui-adventure[web]' ({exc})"),
               file=sys.stderr)
         return 2
     try:
         limits = Limits.checked(args.max_sessions, args.idle_timeout, args.spares)
         return serve(command, argv, args.host, args.port, limits, admit, title)
     except WebError as exc:
-        print(f"adventure {command}: {exc}", file=sys.stderr)
+        print(visible(f"adventure {command}: {exc}"), file=sys.stderr)
         return 2
 
 
@@ -206,7 +206,7 @@ def watch(args) -> int:
     root = Path(args.root)
     problem = root_problem(root)
     if problem:
-        print(f"adventure watch: {problem}", file=sys.stderr)
+        print(visible(f"adventure watch: {problem}"), file=sys.stderr)
         return 1
     if args.serve:
         from .web.plain import ServeUnavailable, serve_app
@@ -216,7 +216,7 @@ def watch(args) -> int:
             return serve_app(command, args.host, args.port, title=f"adventure watch {root}",
                              public_url=args.public_url)
         except ServeUnavailable as exc:
-            print(f"adventure watch: {exc}", file=sys.stderr)
+            print(visible(f"adventure watch: {exc}"), file=sys.stderr)
             return 2
     from .app import run_watch_app
 

@@ -16,6 +16,7 @@ from ..catalog import expand, open_world
 from ..clemgame.instances import NotAnInstance, instances_document
 from ..engine.names import UnsafeName, check_name, inside
 from ..engine.snapshot import check_output, write_atomic
+from ..engine.text import visible
 from .cli import exported
 
 DEFAULT_NAME = "tuiadventure"
@@ -87,5 +88,5 @@ def export(world_args: list[str], out: str, name: str | None, stdout: IO | None 
     code = exported(out, write, refusal, stdout, stderr)
     if code == 0:
         where = Path(out)
-        print(f"play it from {where}: cd {where} && clem run -g {named[0]} -m MODEL (mock: our oracle)", file=stdout)
+        print(visible(f"play it from {where}: cd {where} && clem run -g {named[0]} -m MODEL (mock: our oracle)"), file=stdout)
     return code

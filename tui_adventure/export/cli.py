@@ -23,16 +23,16 @@ def exported(out: str, write: Callable[[Path], list[Path]], refusal: Callable[[V
         check_output(where, folder=True)
         paths = write(where)
     except SourceErrors as exc:
-        print(exc, file=stderr)
+        print(visible(str(exc)), file=stderr)
         return 1
     except ValueError as exc:
-        print(f"adventure export: {refusal(exc)}", file=stderr)
+        print(visible(f"adventure export: {refusal(exc)}"), file=stderr)
         return 1
     except OSError as exc:
-        print(f"adventure export: {visible(exc.filename or out)}: {exc.strerror or exc}", file=stderr)
+        print(visible(f"adventure export: {visible(exc.filename or out)}: {exc.strerror or exc}"), file=stderr)
         return 1
     for path in paths:
-        print(path, file=stdout)
+        print(visible(str(path)), file=stdout)
     return 0
 
 
