@@ -123,3 +123,35 @@ def test_a_batch_shows_a_server_error_as_text(server, tmp_path, capsys, monkeypa
     assert "BadRequestError" in out + err
     assert_text_only(out)
     assert_text_only(err)
+
+
+async def test_the_play_app_shows_a_model_reply_and_a_server_error_as_text(tmp_path, server, monkeypatch):
+    from fake_llm_server import Status
+    from pilot import transcript
+
+    from conftest import TEST_WORLDS
+    from tui_adventure.app import make_app
+
+    monkeypatch.setenv("TUI_ADVENTURE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    server.script(f"> look{HOSTILE}", *[Status(500, message=f"down{HOSTILE}")] * 4)
+    app = make_app(TEST_WORLDS / "mini.yaml", player=f"openai_compatible:fake{TITLE}@{server.url}",
+                   records=tmp_path / "records", saves=tmp_path / "saves", cursor_blink=False, paused=True)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.press("f6")          # one model turn: the hostile reply
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if "look^[" in transcript(app):
+                break
+        assert "look^[]52;c;b3duZWQ=^G" in transcript(app)
+        assert_text_only(transcript(app))
+        assert_text_only(app.export_screenshot())
+        await pilot.press("f6")          # the server fails with a hostile message: a notification
+        for _ in range(400):
+            await pilot.pause(0.05)
+            if app._notifications:
+                break
+        await pilot.pause(0.2)
+        assert app._notifications
+        assert_text_only(transcript(app))
+        assert_text_only(app.export_screenshot())
