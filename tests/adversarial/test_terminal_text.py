@@ -146,6 +146,14 @@ async def test_the_play_app_shows_a_model_reply_and_a_server_error_as_text(tmp_p
         assert "look^[]52;c;b3duZWQ=^G" in transcript(app)
         assert_text_only(transcript(app))
         assert_text_only(app.export_screenshot())
+        await pilot.press("f4")          # the debug screen lists the turns played
+        await pilot.pause(0.3)
+        turns = app.screen.query_one("#turns")
+        listed = [str(turns.get_option_at_index(i).prompt) for i in range(turns.option_count)]
+        assert any("look^[" in line for line in listed), listed
+        assert_text_only("\n".join(listed))
+        await pilot.press("escape")
+        await pilot.pause()
         await pilot.press("f6")          # the server fails with a hostile message: a notification
         for _ in range(400):
             await pilot.pause(0.05)
