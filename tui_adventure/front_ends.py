@@ -114,7 +114,7 @@ def study(args) -> int:
     if args.check:
         pending = " (no consent yet: the order the next newcomer gets)" if run.needs_consent() else ""
         print(visible(f"{run.study.title}: {plural(len(run.stages), 'world')}, order {run.study.order}"
-              f" (row {run.row}{pending}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}"))
+                      f" (row {run.row}{pending}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}"))
         for stage in run.stages:
             mark = "done" if run.done(stage) else "    "
             print(visible(f"  {stage.position + 1:>3}. [{mark}] {stage.entry.label}  ({stage.entry.world.game})"))

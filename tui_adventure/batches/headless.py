@@ -121,7 +121,7 @@ def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000
               + (f", for seed {world.seed} (it fixes every draw from the world's tables)" if drawn else ""), file=out)
         if voiced:
             print(visible(f"assuming cooperative voices ({', '.join(voiced)}): each calls its tools as soon as it is"
-                  " spoken to and their conditions hold"), file=out)
+                          " spoken to and their conditions hold"), file=out)
         if "optimal_turns" in world.meta:
             print(visible(f"upstream optimal_turns {world.meta['optimal_turns']}"), file=out)
         for i, c in enumerate(plan.commands, 1):
@@ -159,7 +159,7 @@ def _bounded(world, path: str, limit: PlannerLimit, as_json: bool, out: IO, dead
         low = f"{lower}" if lower is not None else "?"
         said = f"par is between {low} and {upper}" if upper is not None else f"par is at least {low}"
         print(visible(f"{path}: {said} (the exact search stopped at its budget after {plural(limit.expanded, 'state')} expanded;"
-              " raise --budget for the exact value)"), file=out)
+                      " raise --budget for the exact value)"), file=out)
         if plan is not None:
             print(f"best plan found ({plural(plan.par, 'turn')}):", file=out)
             for i, c in enumerate(plan.commands, 1):

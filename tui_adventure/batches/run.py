@@ -150,7 +150,7 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
             if isinstance(exc, asyncio.CancelledError) and not stopped:
                 raise
             bar.console.print(visible(f"{'stopped' if stopped else 'interrupted'}: finished episodes are kept;"
-                              " run again to resume"))
+                                      " run again to resume"))
             return 143 if stopped else 130
         finally:
             if main:
@@ -159,14 +159,14 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
     full = (f" ({summary.context_full} ended when the model's context was full: played, scored as aborted)"
             if summary.context_full else "")
     print(visible(f"played {summary.played}{full}, skipped {summary.skipped} (already done), "
-          f"succeeded {summary.succeeded}, {errors_said(summary)}{busy}; records in {records}/"))
+                  f"succeeded {summary.succeeded}, {errors_said(summary)}{busy}; records in {records}/"))
     for refusal in sorted(set(summary.refused)):   # one a run's folder, however many episodes it refused
         print(visible(f"  {refusal}"))
     for mistake in sorted(summary.broken)[:SHOWN_BROKEN]:
         print(visible(f"  {mistake}"))
     if len(summary.broken) > SHOWN_BROKEN:
         print(visible(f"  and {plural(len(summary.broken) - SHOWN_BROKEN, 'more world')} that did not load"
-              " (adventure check FILE names every mistake in one)"))
+                      " (adventure check FILE names every mistake in one)"))
     return 1 if summary.errors else 0
 
 

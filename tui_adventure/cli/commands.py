@@ -58,7 +58,7 @@ def generate(args) -> int:
     def said(path, world) -> None:
         f = world.features
         print(visible(f"{path}: par {world.par}, {plural(f['locks_on_path'], 'lock')} on the way (depth {f['lock_depth']}),"
-              f" branching {f['branching']}, {plural(f['states_expanded'], 'state')} expanded"))
+                      f" branching {f['branching']}, {plural(f['states_expanded'], 'state')} expanded"))
 
     try:
         written = generate(args.count, args.seed, knobs, out, parse_par(args.par), progress=said, seconds=seconds,
@@ -90,7 +90,7 @@ def export_trajectories(root: str, out: str | None) -> int:
         write_atomic(Path(out), buf.getvalue().encode("utf-8"))
     left = ", ".join(f"{n} {why}" for why, n in sorted(report.left_out.items()))
     print(visible(f"{plural(report.written, 'trajectory', 'trajectories')} from {plural(report.episodes, 'episode')} exported{f' ({left} left out)' if left else ''}"
-          f"{f' to {out}' if out else ''}"), file=sys.stderr)
+                  f"{f' to {out}' if out else ''}"), file=sys.stderr)
     return 0
 
 
@@ -136,8 +136,8 @@ def _generate_clembench(args, out: Path) -> int:
     classic = [flag for flag, value in given.items() if value is not None]
     if classic:
         print(visible(f"adventure generate: {', '.join(classic)}: classic knobs; the clembench flavour uses upstream's"
-              " home domain as it is (--rooms, --goals, --variant, --inventory-limit and --par shape it; its"
-              " vocabulary is too small for held-out splits)"), file=sys.stderr)
+                      " home domain as it is (--rooms, --goals, --variant, --inventory-limit and --par shape it; its"
+                      " vocabulary is too small for held-out splits)"), file=sys.stderr)
         return 2
     knobs = ClemKnobs(rooms=6 if args.rooms is None else args.rooms, goals=3 if args.goals is None else args.goals,
                       variant=args.variant or "basic", inventory_limit=args.inventory_limit)
@@ -152,7 +152,7 @@ def _generate_clembench(args, out: Path) -> int:
         print(visible(f"adventure generate: {exc}"), file=sys.stderr)
         return 2
     print(visible(f"wrote {out}/instances.json and {plural(len(written), 'world file')} in {out}/ in"
-          f" {time.perf_counter() - started:.1f} s"))
+                  f" {time.perf_counter() - started:.1f} s"))
     return 0
 
 

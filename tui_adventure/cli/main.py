@@ -32,7 +32,7 @@ def _main(args) -> int:
         blocker = next((p for p in (where, *where.parents) if p.exists() and not p.is_dir()), None)
         if blocker is not None:
             print(visible(f"adventure {args.command}: --records {records}: {blocker} is a file, not a folder;"
-                  " name a folder (it is created when missing)"), file=sys.stderr)
+                          " name a folder (it is created when missing)"), file=sys.stderr)
             return 2
 
     if args.command == "check":
@@ -94,7 +94,7 @@ def _main(args) -> int:
         # score walked nothing and said it wrote 0; eval made the folder and wrote empty tables in it
         why = "does not exist" if not os.path.lexists(args.root) else "is not a folder"
         print(visible(f"adventure {args.command}: {args.root} {why}: give a records folder (a run's --records,"
-              " default records)"), file=sys.stderr)
+                      " default records)"), file=sys.stderr)
         return 1
     if args.command == "score":
         from ..gamemaster.scoring import score_root
@@ -144,7 +144,7 @@ def _main(args) -> int:
         except (ValueError, KeyError, TypeError, AttributeError, SourceErrors) as exc:
             what = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
             print(visible(f"adventure import: {source}: not a clembench instances file ({what}); nothing was"
-                  " written past the last good instance"), file=sys.stderr)
+                          " written past the last good instance"), file=sys.stderr)
             return 1
         print(visible(f"wrote {len(written)} world files under {args.out}"))
         return 0
