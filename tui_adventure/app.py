@@ -15,6 +15,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from .engine.text import visible
 from .keyboard.session import Session
 from .widgets.panels import PANEL_IDS
 
@@ -228,7 +229,7 @@ class AdventureApp(App):
         try:
             player = make_player(spec, self.session.world, mode=self.mode)
         except Exception as exc:
-            self.notify(f"{spec}: {exc}", title="Cannot switch player", severity="error", markup=False)
+            self.notify(visible(f"{spec}: {exc}"), title="Cannot switch player", severity="error", markup=False)
             return
         screen.set_player(player)
 

@@ -7,7 +7,7 @@ screen opens, then hands over to the Textual app or the REPL.
 from __future__ import annotations
 
 import sys
-from .engine.text import plural
+from .engine.text import plural, visible
 
 
 def play(args) -> int:
@@ -35,11 +35,11 @@ def play(args) -> int:
                                show=BLIND if args.blind else RESEARCHER, resume=not (args.new or served), **private)
     except SourceErrors as exc:
         _forget(private)
-        print(exc, file=sys.stderr)
+        print(visible(str(exc)), file=sys.stderr)
         return 1
     except (OSError, ValueError) as exc:
         _forget(private)
-        print(f"adventure {args.command}: {exc}", file=sys.stderr)
+        print(visible(f"adventure {args.command}: {exc}"), file=sys.stderr)
         return 1
     try:
         if args.command == "repl":
@@ -52,7 +52,7 @@ def play(args) -> int:
     finally:
         session.close()
         _forget(private)
-        print(session.records_summary(), file=sys.stderr)
+        print(visible(session.records_summary()), file=sys.stderr)
 
 
 def visitor_state() -> dict:
@@ -80,10 +80,10 @@ def _serve_play(args) -> int:
     try:
         open_world(args.world)   # a broken world stops the server before the port opens
     except SourceErrors as exc:
-        print(exc, file=sys.stderr)
+        print(visible(str(exc)), file=sys.stderr)
         return 1
     except (OSError, ValueError) as exc:
-        print(f"adventure play: {exc}", file=sys.stderr)
+        print(visible(f"adventure play: {exc}"), file=sys.stderr)
         return 1
     argv = [f"--player={args.player}", f"--records={args.records}", f"--mode={args.mode}"]
     argv += [f"--name={args.name}"] if args.name else []
@@ -103,10 +103,10 @@ def replay(args) -> int:
         world = open_world(args.world) if args.world else None
         read_episode(args.episode, world, VIEW_LIMIT)   # fail here, in plain text, not inside the app
     except SourceErrors as exc:
-        print(exc, file=sys.stderr)
+        print(visible(str(exc)), file=sys.stderr)
         return 1
     except RecordsError as exc:
-        print(f"adventure replay: {exc}", file=sys.stderr)
+        print(visible(f"adventure replay: {exc}"), file=sys.stderr)
         return 1
     from .app import AdventureApp
 
@@ -140,18 +140,18 @@ def study(args) -> int:
         participant, visit = (check_participant(args.participant), {}) if not args.await_visitor else _visitor()
         run = StudyRun(loaded, participant, args.records, visit)
     except SourceErrors as exc:
-        print(exc, file=sys.stderr)
+        print(visible(str(exc)), file=sys.stderr)
         return 1
     except (OSError, ValueError, Busy) as exc:
-        print(f"adventure study: {exc}", file=sys.stderr)
+        print(visible(f"adventure study: {exc}"), file=sys.stderr)
         return 1
     if args.check:
         pending = " (no consent yet: the order the next newcomer gets)" if run.needs_consent() else ""
-        print(f"{run.study.title}: {plural(len(run.stages), 'world')}, order {run.study.order}"
-              f" (row {run.row}{pending}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}")
+        print(visible(f"{run.study.title}: {plural(len(run.stages), 'world')}, order {run.study.order}"
+                      f" (row {run.row}{pending}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}"))
         for stage in run.stages:
             mark = "done" if run.done(stage) else "    "
-            print(f"  {stage.position + 1:>3}. [{mark}] {stage.entry.label}  ({stage.entry.world.game})")
+            print(visible(f"  {stage.position + 1:>3}. [{mark}] {stage.entry.label}  ({stage.entry.world.game})"))
         return 0
     try:
         run.hold()
@@ -163,12 +163,12 @@ def study(args) -> int:
 
         return run_study_app(run, cursor_blink=not args.await_visitor, served=args.await_visitor)
     except Busy as exc:
-        print(f"adventure study: {exc}", file=sys.stderr)
+        print(visible(f"adventure study: {exc}"), file=sys.stderr)
         return 1
     finally:
         run.release()
         if not run.needs_consent():
-            print(f"records: {run.records / run.run_name} ({run.done_count()} of {plural(len(run.stages), 'world')} done)",
+            print(visible(f"records: {run.records / run.run_name} ({run.done_count()} of {plural(len(run.stages), 'world')} done)"),
                   file=sys.stderr)
 
 
@@ -216,7 +216,7 @@ def _serve_study(args) -> int:
             # for the next start) and generate nothing
             study, frozen = freeze_study(Path(args.study).resolve(), folder)
         except SourceErrors as exc:
-            print(exc, file=sys.stderr)
+            print(visible(str(exc)), file=sys.stderr)
             return 1
         records = Path(args.records).resolve()
         return _serve(args, "study", [f"--records={records}", f"--frozen={frozen}", "--",
@@ -231,14 +231,14 @@ def _serve(args, command: str, argv: list[str], admit=None, title: str = "tui-ad
     try:
         from .web.server import Limits, WebError, serve
     except ImportError as exc:
-        print(f"adventure {command}: --serve needs the [web] extra: pip install 'tui-adventure[web]' ({exc})",
+        print(visible(f"adventure {command}: --serve needs the [web] extra: pip install 'tui-adventure[web]' ({exc})"),
               file=sys.stderr)
         return 2
     try:
         limits = Limits.checked(args.max_sessions, args.idle_timeout, args.spares)
         return serve(command, argv, args.host, args.port, limits, admit, title, getattr(args, "public_url", None))
     except WebError as exc:
-        print(f"adventure {command}: {exc}", file=sys.stderr)
+        print(visible(f"adventure {command}: {exc}"), file=sys.stderr)
         return 2
 
 
@@ -253,7 +253,7 @@ def watch(args) -> int:
     root = Path(args.root)
     problem = root_problem(root)
     if problem:
-        print(f"adventure watch: {problem}", file=sys.stderr)
+        print(visible(f"adventure watch: {problem}"), file=sys.stderr)
         return 1
     if args.serve:   # each browser gets its own dashboard process, with a study's bounds (web.server)
         return _serve(args, "watch", ["--", os.path.abspath(root)], title=f"adventure watch {root}")

@@ -3,6 +3,8 @@ and the records of such a game as our readers take them (clem run itself: test_c
 
 import json
 
+import pytest
+
 from clemcore_check import scores_layout
 from conftest import TEST_WORLDS, WORLDS, adventure
 from tui_adventure.clembench.records import read_episode, write_json
@@ -103,3 +105,21 @@ def test_records_of_an_exported_instance_find_their_world(tmp_path):
     assert recorded.world.title == "home_deliver_three_basic_easy #4" and recorded.replies[-1] == "> done"
     score_tree(tmp_path)
     assert json.loads((episode / "scores.json").read_text())["episode scores"]["progress_rate"] == 1.0
+
+
+@pytest.mark.parametrize("name, says", [
+    ("", "--name is empty: a game name is ASCII letters"),
+    ("x" * 300, "--name 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'... (300 characters) cannot be a folder name"),
+    ("-x", "--name '-x' cannot be a folder name: a game name is ASCII letters"),
+    ("café", "--name 'café' cannot be a folder name"),
+    ("game\n", "--name 'game\\n' cannot be a folder name"),
+    ("..", "--name '..' cannot be a folder name"),
+])
+def test_a_game_name_that_cannot_be_is_one_line_saying_what_can(in_tmp, capsys, name, says):
+    from tui_adventure.cli.main import main
+
+    assert main(["export", "clemgame", "house", "--out", "games", f"--name={name}"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"adventure export: {says}") and err.count("\n") == 1 and len(err) < 300, err
+    assert "a game name is ASCII letters, digits" in err
+    assert not (in_tmp / "games").exists()

@@ -29,12 +29,12 @@ def check(paths: list[str], out: IO = sys.stdout, err: IO = sys.stderr) -> int:
             world = load_world(path)
         except SourceErrors as exc:
             for e in exc.errors:
-                print(e, file=out)
+                print(visible(str(e)), file=out)
             bad = True
             continue
         problems, par = reachability(world)
         for p in problems:
-            print(p, file=out)
+            print(visible(str(p)), file=out)
             bad = True
         if not problems:
             rooms = len(world.rooms())
@@ -48,7 +48,7 @@ def check(paths: list[str], out: IO = sys.stdout, err: IO = sys.stderr) -> int:
             par_text = f"par {world.par}" if world.par is not None else (f"par {par}" if par is not None else "par not computed")
             counts = [plural(rooms, "room"), plural(objects, "object")] + [
                 plural(len(ids), word) for word, ids in (("door", doors), *people.items()) if ids]
-            print(f"{path}: ok ({', '.join(counts)}, {plural(len(world.goals), 'goal')}, {par_text})", file=out)
+            print(visible(f"{path}: ok ({', '.join(counts)}, {plural(len(world.goals), 'goal')}, {par_text})"), file=out)
     return 1 if bad else 0
 
 
@@ -103,7 +103,7 @@ def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000
         if as_json:
             print(json.dumps({"par": None, "commands": [], "optimal": True, "expanded": 0, "seconds": 0}), file=out)
         else:
-            print(f"{path}: the goals cannot be reached", file=out)
+            print(visible(f"{path}: the goals cannot be reached"), file=out)
         return 1
     data = plan.as_json()
     if "optimal_turns" in world.meta:
@@ -120,12 +120,12 @@ def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000
         print(f"par {plan.par} ({plural(plan.expanded, 'state')} expanded, {plan.seconds:.3f} s)"
               + (f", for seed {world.seed} (it fixes every draw from the world's tables)" if drawn else ""), file=out)
         if voiced:
-            print(f"assuming cooperative voices ({', '.join(voiced)}): each calls its tools as soon as it is"
-                  " spoken to and their conditions hold", file=out)
+            print(visible(f"assuming cooperative voices ({', '.join(voiced)}): each calls its tools as soon as it is"
+                          " spoken to and their conditions hold"), file=out)
         if "optimal_turns" in world.meta:
-            print(f"upstream optimal_turns {world.meta['optimal_turns']}", file=out)
+            print(visible(f"upstream optimal_turns {world.meta['optimal_turns']}"), file=out)
         for i, c in enumerate(plan.commands, 1):
-            print(f"{i:3}. {c}", file=out)
+            print(visible(f"{i:3}. {c}"), file=out)
     return 0
 
 
@@ -158,12 +158,12 @@ def _bounded(world, path: str, limit: PlannerLimit, as_json: bool, out: IO, dead
     else:
         low = f"{lower}" if lower is not None else "?"
         said = f"par is between {low} and {upper}" if upper is not None else f"par is at least {low}"
-        print(f"{path}: {said} (the exact search stopped at its budget after {plural(limit.expanded, 'state')} expanded;"
-              " raise --budget for the exact value)", file=out)
+        print(visible(f"{path}: {said} (the exact search stopped at its budget after {plural(limit.expanded, 'state')} expanded;"
+                      " raise --budget for the exact value)"), file=out)
         if plan is not None:
             print(f"best plan found ({plural(plan.par, 'turn')}):", file=out)
             for i, c in enumerate(plan.commands, 1):
-                print(f"{i:3}. {c}", file=out)
+                print(visible(f"{i:3}. {c}"), file=out)
     return 0 if upper is not None and upper == lower else 3
 
 
@@ -194,5 +194,5 @@ def _load_or_report(path: str, out: IO):
         return load_world(path)
     except SourceErrors as exc:
         for e in exc.errors:
-            print(e, file=out)
+            print(visible(str(e)), file=out)
         return None

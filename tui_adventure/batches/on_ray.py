@@ -129,7 +129,7 @@ def _merge_run(target: Path, data: bytes) -> None:
     try:
         run = read_json(target)
     except RecordsError:
-        target.write_bytes(data)
+        write_atomic(target, data)
         return
     for game, about in json.loads(data.decode("utf-8")).get("games", {}).items():
         run.setdefault("games", {}).setdefault(game, about)

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from ..catalog import expand
-from ..engine.text import plural
+from ..engine.text import plural, visible
 from ..players import learned_note, make_player
 from ..players.base import ModelBacked
 from .episodes import Summary, run_all
@@ -72,25 +72,25 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
 
     empty = next((p for p in paths if Path(p).is_dir() and not world_files([p])), None)
     if empty is not None:   # a mistyped folder played nothing and exited 0, as if all were done
-        print(f"adventure run: {empty}: a folder with no world files (*.yaml) in it", file=sys.stderr)
+        print(visible(f"adventure run: {empty}: a folder with no world files (*.yaml) in it"), file=sys.stderr)
         return 2
     files = [f for f in world_files(paths) if in_shard(shard_key(f), spec, shard)]
     try:   # a player that cannot be made (an unknown model, a missing SDK) fails the run at once
         probe = make_player(spec, None, mode)
     except (ValueError, OSError) as exc:
-        print(f"adventure run: {exc}", file=sys.stderr)
+        print(visible(f"adventure run: {exc}"), file=sys.stderr)
         return 2
     from ..engine.names import UnsafeName, check_name
 
     try:   # else every episode errors alike, and the summary says to run again
         check_name(name or probe.name, "the run name (--name, or the model's name)")
     except UnsafeName as exc:   # 1, as repl refuses the same name (and as the run ended before)
-        print(f"adventure run: {exc}", file=sys.stderr)
+        print(visible(f"adventure run: {exc}"), file=sys.stderr)
         return 1
     write_plan(Path(records), name or probe.name, len(files), shard)
     for warning in (shared_local_server(probe, jobs * procs), learned_note(probe)):
         if warning:
-            print(warning, file=sys.stderr)
+            print(visible(warning), file=sys.stderr)
     # SIGTERM (timeout, systemd, Slurm) ends a run as Ctrl-C does: the same interrupt, so asyncio cancels the
     # episodes in flight, their turns reach the disk and the workers of --procs are ended
     stopped: list[int] = []
@@ -129,7 +129,7 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
                 bar.update(task, advance=1, success=f"{s.succeeded}/{s.played}")
 
             def log(self, text: str) -> None:
-                bar.console.print(text)
+                bar.console.print(visible(text), markup=False)
 
         try:
             if ray is not None:   # Ray tasks (on_ray.py); --procs is then the CPUs of a local instance
@@ -139,7 +139,7 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
                     summary = run_on_ray(files, spec, records, jobs, ray, Reporter(), mode=mode, name=name,
                                          max_turns=max_turns, cpus=procs if procs > 1 else None)
                 except RayUnavailable as exc:
-                    print(f"adventure run: {exc}", file=sys.stderr)
+                    print(visible(f"adventure run: {exc}"), file=sys.stderr)
                     return 2
             elif procs > 1:
                 summary = run_in_processes(files, spec, records, jobs, procs, Reporter(), mode=mode, name=name,
@@ -149,8 +149,8 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
         except (KeyboardInterrupt, asyncio.CancelledError) as exc:
             if isinstance(exc, asyncio.CancelledError) and not stopped:
                 raise
-            bar.console.print(f"{'stopped' if stopped else 'interrupted'}: finished episodes are kept;"
-                              " run again to resume")
+            bar.console.print(visible(f"{'stopped' if stopped else 'interrupted'}: finished episodes are kept;"
+                                      " run again to resume"))
             return 143 if stopped else 130
         finally:
             if main:
@@ -158,15 +158,15 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
     busy = f", {summary.busy} left to another run on the same records" if summary.busy else ""
     full = (f" ({summary.context_full} ended when the model's context was full: played, scored as aborted)"
             if summary.context_full else "")
-    print(f"played {summary.played}{full}, skipped {summary.skipped} (already done), "
-          f"succeeded {summary.succeeded}, {errors_said(summary)}{busy}; records in {records}/")
+    print(visible(f"played {summary.played}{full}, skipped {summary.skipped} (already done), "
+                  f"succeeded {summary.succeeded}, {errors_said(summary)}{busy}; records in {records}/"))
     for refusal in sorted(set(summary.refused)):   # one a run's folder, however many episodes it refused
-        print(f"  {refusal}")
+        print(visible(f"  {refusal}"))
     for mistake in sorted(summary.broken)[:SHOWN_BROKEN]:
-        print(f"  {mistake}")
+        print(visible(f"  {mistake}"))
     if len(summary.broken) > SHOWN_BROKEN:
-        print(f"  and {plural(len(summary.broken) - SHOWN_BROKEN, 'more world')} that did not load"
-              " (adventure check FILE names every mistake in one)")
+        print(visible(f"  and {plural(len(summary.broken) - SHOWN_BROKEN, 'more world')} that did not load"
+                      " (adventure check FILE names every mistake in one)"))
     return 1 if summary.errors else 0
 
 

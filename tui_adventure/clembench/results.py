@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from ..engine.metrics import ABORTED, MAIN_SCORE
-from ..engine.snapshot import write_atomic
+from ..engine.snapshot import OutputRefused, check_output, write_atomic
 from ..engine.text import plural
 from .csv_out import Ours, write_csv
 from .records import RecordsError, layout_parts, read_json
@@ -158,6 +158,11 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> list[Path]:
     if not has_episodes(root):
         raise NoEpisodes(f"no episodes under {root}: give a records root (records, a run's --records)"
                          " or one run's folder in it (records/oracle)")
+    for name in FILES:   # a pipe, a device or a symlink in the way: refused before any is written
+        try:
+            check_output(root / name)
+        except OutputRefused as exc:
+            raise OutputRefused(exc.filename, exc.what, "remove it: eval writes its tables there") from None
     notes = notes if notes is not None else []
     rows = collect(root, notes)
     left_out = unscored(root)

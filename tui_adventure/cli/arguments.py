@@ -150,7 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
                          " (docs/clembench/RECORDS.md, Inside clembench)")
     q.add_argument("worlds", nargs="+", metavar="WORLD")
     q.add_argument("--out", required=True, metavar="DIR")
-    q.add_argument("--name", metavar="NAME", help="the game's name and folder (default: tuiadventure)")
+    q.add_argument("--name", metavar="NAME", help="the game's name and folder (default: tuiadventure): ASCII"
+                   " letters, digits and _ . - + : @, at most 128 characters, not starting with . or -")
     q = kinds.add_parser("pddl", help="domain.pddl + problem.pddl of a world (docs/pddl.md)")
     q.add_argument("world")
     q.add_argument("--out", required=True, metavar="DIR")

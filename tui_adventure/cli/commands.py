@@ -6,13 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..engine.text import plural
+from ..engine.text import plural, visible
 
 
 def _generate_problem(args, out: Path) -> str | None:
     """What is wrong with the arguments both flavours share, or None."""
-    if out.exists() and not out.is_dir():
-        return f"--out {out} is a file, not a folder"
     from ..generate import KnobError, check_seeds
 
     if not 1 <= args.count <= 100_000:
@@ -27,12 +25,14 @@ def _generate_problem(args, out: Path) -> str | None:
 def generate(args) -> int:
     import time
 
+    from ..engine.snapshot import check_output
     from ..generate import DEFAULT_SECONDS, Knobs, KnobError, generate, parse_par
 
     out = Path(args.out)
+    check_output(out, folder=True)   # a file, a pipe or a symlink: one line from main, exit 1
     problem = _generate_problem(args, out)
     if problem:
-        print(f"adventure generate: {problem}", file=sys.stderr)
+        print(visible(f"adventure generate: {problem}"), file=sys.stderr)
         return 2
     if args.flavour == "clembench":
         return _generate_clembench(args, out)
@@ -47,7 +47,7 @@ def generate(args) -> int:
     except ValueError as exc:
         seconds, states = None, str(exc)
     if states is not None:
-        print(f"adventure generate: --budget {args.budget}: give seconds (60, 60s, 5m)", file=sys.stderr)
+        print(visible(f"adventure generate: --budget {args.budget}: give seconds (60, 60s, 5m)"), file=sys.stderr)
         return 2
     knobs = Knobs(rooms=8 if args.rooms is None else args.rooms, objects=20 if args.objects is None else args.objects,
                   goals=3 if args.goals is None else args.goals, doors=args.doors, locked=args.locked,
@@ -57,38 +57,40 @@ def generate(args) -> int:
 
     def said(path, world) -> None:
         f = world.features
-        print(f"{path}: par {world.par}, {plural(f['locks_on_path'], 'lock')} on the way (depth {f['lock_depth']}),"
-              f" branching {f['branching']}, {plural(f['states_expanded'], 'state')} expanded")
+        print(visible(f"{path}: par {world.par}, {plural(f['locks_on_path'], 'lock')} on the way (depth {f['lock_depth']}),"
+                      f" branching {f['branching']}, {plural(f['states_expanded'], 'state')} expanded"))
 
     try:
         written = generate(args.count, args.seed, knobs, out, parse_par(args.par), progress=said, seconds=seconds,
-                           note=lambda text: print(text, file=sys.stderr, flush=True))
+                           note=lambda text: print(visible(text), file=sys.stderr, flush=True))
     except KnobError as exc:
-        print(f"adventure generate: {exc}", file=sys.stderr)
+        print(visible(f"adventure generate: {exc}"), file=sys.stderr)
         return 2
-    print(f"wrote {plural(len(written), 'world')} to {out}/ in {time.perf_counter() - started:.1f} s")
+    print(visible(f"wrote {plural(len(written), 'world')} to {out}/ in {time.perf_counter() - started:.1f} s"))
     return 0
 
 
 def export_trajectories(root: str, out: str | None) -> int:
     import io
 
-    from ..engine.snapshot import write_atomic
+    from ..engine.snapshot import check_output, write_atomic
     from ..export.trajectories import export
 
     if not Path(root).is_dir():
-        print(f"adventure export: {root} is not a folder of records", file=sys.stderr)
+        print(visible(f"adventure export: {root} is not a folder of records"), file=sys.stderr)
         return 1
-    if out is not None and Path(out).is_dir():
-        print(f"adventure export: --out {out} is a folder; name the .jsonl file to write", file=sys.stderr)
+    if out is not None and Path(out).is_dir() and not Path(out).is_symlink():
+        print(visible(f"adventure export: --out {out} is a folder; name the .jsonl file to write"), file=sys.stderr)
         return 1
+    if out is not None:
+        check_output(out)   # a pipe, a device or a symlink: one line from main, before any work
     buf = io.StringIO() if out is not None else sys.stdout
     report = export(root, buf)
     if out is not None:
         write_atomic(Path(out), buf.getvalue().encode("utf-8"))
     left = ", ".join(f"{n} {why}" for why, n in sorted(report.left_out.items()))
-    print(f"{plural(report.written, 'trajectory', 'trajectories')} from {plural(report.episodes, 'episode')} exported{f' ({left} left out)' if left else ''}"
-          f"{f' to {out}' if out else ''}", file=sys.stderr)
+    print(visible(f"{plural(report.written, 'trajectory', 'trajectories')} from {plural(report.episodes, 'episode')} exported{f' ({left} left out)' if left else ''}"
+                  f"{f' to {out}' if out else ''}"), file=sys.stderr)
     return 0
 
 
@@ -102,9 +104,9 @@ def import_textworld(args) -> int:
     try:
         imported = import_game(args.instances, args.out, args.solution)
     except TextWorldError as exc:
-        print(f"adventure import textworld: {exc}", file=sys.stderr)
+        print(visible(f"adventure import textworld: {exc}"), file=sys.stderr)
         return 1
-    print("\n".join(report(imported)))
+    print(visible("\n".join(report(imported))))
     return 0
 
 
@@ -117,9 +119,9 @@ def import_labyrinth(args) -> int:
     try:
         target, _text = import_scene(args.instances, args.out)
     except LabyrinthError as exc:
-        print(f"adventure import labyrinth: {exc}", file=sys.stderr)
+        print(visible(f"adventure import labyrinth: {exc}"), file=sys.stderr)
         return 1
-    print(f"wrote {target}: a skeleton; adventure check {target} points at each TODO to turn into facts")
+    print(visible(f"wrote {target}: a skeleton; adventure check {target} points at each TODO to turn into facts"))
     return 0
 
 
@@ -133,24 +135,24 @@ def _generate_clembench(args, out: Path) -> int:
              "--theme": args.theme, "--split": args.split, "--budget": args.budget}
     classic = [flag for flag, value in given.items() if value is not None]
     if classic:
-        print(f"adventure generate: {', '.join(classic)}: classic knobs; the clembench flavour uses upstream's"
-              " home domain as it is (--rooms, --goals, --variant, --inventory-limit and --par shape it; its"
-              " vocabulary is too small for held-out splits)", file=sys.stderr)
+        print(visible(f"adventure generate: {', '.join(classic)}: classic knobs; the clembench flavour uses upstream's"
+                      " home domain as it is (--rooms, --goals, --variant, --inventory-limit and --par shape it; its"
+                      " vocabulary is too small for held-out splits)"), file=sys.stderr)
         return 2
     knobs = ClemKnobs(rooms=6 if args.rooms is None else args.rooms, goals=3 if args.goals is None else args.goals,
                       variant=args.variant or "basic", inventory_limit=args.inventory_limit)
     started = time.perf_counter()
 
     def said(game_id, adv) -> None:
-        print(f"instance {game_id} (seed {adv.seed}): par {adv.par}, {plural(adv.expanded, 'state')} expanded")
+        print(visible(f"instance {game_id} (seed {adv.seed}): par {adv.par}, {plural(adv.expanded, 'state')} expanded"))
 
     try:
         written = generate_flavour("clembench", args.count, args.seed, knobs, out, parse_par(args.par), said)
     except KnobError as exc:
-        print(f"adventure generate: {exc}", file=sys.stderr)
+        print(visible(f"adventure generate: {exc}"), file=sys.stderr)
         return 2
-    print(f"wrote {out}/instances.json and {plural(len(written), 'world file')} in {out}/ in"
-          f" {time.perf_counter() - started:.1f} s")
+    print(visible(f"wrote {out}/instances.json and {plural(len(written), 'world file')} in {out}/ in"
+                  f" {time.perf_counter() - started:.1f} s"))
     return 0
 
 
@@ -167,7 +169,7 @@ def probe(args) -> int:
     try:
         report = asyncio.run(probe(args.url, args.model, key, args.timeout))
     except (Unreachable, ValueError) as exc:
-        print(f"adventure models probe: {exc}", file=sys.stderr)
+        print(visible(f"adventure models probe: {exc}"), file=sys.stderr)
         return 2
-    print(report.text())
+    print(visible(report.text()))
     return 0

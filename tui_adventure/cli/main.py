@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ..engine.text import visible
 from . import commands
 from .arguments import build_parser
 
@@ -16,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:   # a file or folder this user may not write or read: the place and the reason
         if exc.filename is None or isinstance(exc, BrokenPipeError):
             raise
-        print(f"adventure {args.command}: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        print(visible(f"adventure {args.command}: {exc.filename}: {exc.strerror or exc}"), file=sys.stderr)
         return 1
 
 
@@ -30,8 +31,8 @@ def _main(args) -> int:
         where = Path(records)
         blocker = next((p for p in (where, *where.parents) if p.exists() and not p.is_dir()), None)
         if blocker is not None:
-            print(f"adventure {args.command}: --records {records}: {blocker} is a file, not a folder;"
-                  " name a folder (it is created when missing)", file=sys.stderr)
+            print(visible(f"adventure {args.command}: --records {records}: {blocker} is a file, not a folder;"
+                          " name a folder (it is created when missing)"), file=sys.stderr)
             return 2
 
     if args.command == "check":
@@ -40,7 +41,7 @@ def _main(args) -> int:
         try:
             budget = headless.parse_budget(args.budget)
         except ValueError as exc:
-            print(f"adventure solve: {exc}", file=sys.stderr)
+            print(visible(f"adventure solve: {exc}"), file=sys.stderr)
             return 2
         return headless.solve(args.world, args.json, budget=budget)
     if args.command == "script":
@@ -78,7 +79,7 @@ def _main(args) -> int:
         try:
             shard = parse_shard(args.shard)
         except ValueError as exc:
-            print(f"adventure run: {exc}", file=sys.stderr)
+            print(visible(f"adventure run: {exc}"), file=sys.stderr)
             return 2
         if not 1 <= args.procs <= 256 or args.jobs < 1:
             print("adventure run: --procs must be from 1 to 256 and --jobs at least 1", file=sys.stderr)
@@ -92,16 +93,16 @@ def _main(args) -> int:
     if args.command in ("score", "eval") and not os.path.isdir(args.root):
         # score walked nothing and said it wrote 0; eval made the folder and wrote empty tables in it
         why = "does not exist" if not os.path.lexists(args.root) else "is not a folder"
-        print(f"adventure {args.command}: {args.root} {why}: give a records folder (a run's --records,"
-              " default records)", file=sys.stderr)
+        print(visible(f"adventure {args.command}: {args.root} {why}: give a records folder (a run's --records,"
+                      " default records)"), file=sys.stderr)
         return 1
     if args.command == "score":
         from ..gamemaster.scoring import score_root
 
         report = score_root(args.root)
-        print(report.summary(args.root))
+        print(visible(report.summary(args.root)))
         for directory, why in report.unreadable:
-            print(f"  {directory}: not scored, {why}", file=sys.stderr)
+            print(visible(f"  {directory}: not scored, {why}"), file=sys.stderr)
         return 1 if report.unreadable else 0
     if args.command == "eval":
         from ..clembench.results import NoEpisodes, evaluate
@@ -110,12 +111,12 @@ def _main(args) -> int:
         try:
             written = evaluate(args.root, notes)
         except NoEpisodes as exc:
-            print(f"adventure eval: {exc}", file=sys.stderr)
+            print(visible(f"adventure eval: {exc}"), file=sys.stderr)
             return 1
         for path in written:
-            print(f"wrote {path}")
+            print(visible(f"wrote {path}"))
         for note in notes:
-            print(f"  {note}")
+            print(visible(f"  {note}"))
         return 0
     if args.command == "import" and args.format == "textworld":
         return commands.import_textworld(args)
@@ -127,20 +128,25 @@ def _main(args) -> int:
             return 2
         from ..clembench.instances import import_instances
         from ..clembench.packaged import INSTANCES
+        from ..engine.snapshot import OutputRefused, check_output
         from ..engine.yamlpos import SourceErrors
 
         source = args.instances or INSTANCES
         try:
+            check_output(args.out, folder=True)
             written = import_instances(source, args.out)
+        except OutputRefused as exc:
+            print(visible(f"adventure import: {exc.filename}: {exc.strerror}"), file=sys.stderr)
+            return 1
         except OSError as exc:
-            print(f"adventure import: {source}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
+            print(visible(f"adventure import: {source}: cannot read it ({exc.strerror or exc})"), file=sys.stderr)
             return 1
         except (ValueError, KeyError, TypeError, AttributeError, SourceErrors) as exc:
             what = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
-            print(f"adventure import: {source}: not a clembench instances file ({what}); nothing was"
-                  " written past the last good instance", file=sys.stderr)
+            print(visible(f"adventure import: {source}: not a clembench instances file ({what}); nothing was"
+                          " written past the last good instance"), file=sys.stderr)
             return 1
-        print(f"wrote {len(written)} world files under {args.out}")
+        print(visible(f"wrote {len(written)} world files under {args.out}"))
         return 0
     if args.command == "export" and args.format == "clemgame":
         from ..export.clemgame import export as export_clemgame
@@ -158,13 +164,13 @@ def _main(args) -> int:
         try:
             from ..agents.serve import ServeError, configure, serve
         except ImportError as exc:
-            print(f"adventure serve: needs the [serve] extra: pip install 'tui-adventure[serve]' ({exc})",
+            print(visible(f"adventure serve: needs the [serve] extra: pip install 'tui-adventure[serve]' ({exc})"),
                   file=sys.stderr)
             return 2
         try:
             config = configure(args.world, args.worlds, args.max_sessions, args.idle_timeout, args.infos)
         except ServeError as exc:
-            print(f"adventure serve: {exc}", file=sys.stderr)
+            print(visible(f"adventure serve: {exc}"), file=sys.stderr)
             return 2
         return serve(config, args.host, args.port)
     if args.command == "watch":

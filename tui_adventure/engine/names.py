@@ -21,7 +21,7 @@ class UnsafeName(ValueError):
 
 
 def is_safe_name(name) -> bool:
-    return isinstance(name, str) and bool(_NAME_RE.match(name)) and ".." not in name
+    return isinstance(name, str) and bool(_NAME_RE.fullmatch(name)) and ".." not in name
 
 
 def check_name(name, what: str) -> str:

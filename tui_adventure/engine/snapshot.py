@@ -22,7 +22,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import errno
 import os
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -164,6 +166,43 @@ def _encode(doc: dict) -> bytes:
         return (json.dumps(doc, ensure_ascii=True, indent=1) + "\n").encode("ascii")
 
 
+class OutputRefused(OSError):
+    """A path the user named to write to that is not a regular file (or folder): a pipe, a device,
+    a socket or a symlink. ``filename`` is the path, ``strerror`` what it is and the fix, so
+    ``f"{exc.filename}: {exc.strerror}"`` is the one line to show; ``what`` is what it is alone."""
+
+    def __init__(self, path, what: str, fix: str) -> None:
+        super().__init__(errno.EEXIST, f"{what}; {fix}", str(path))
+        self.what = what
+
+
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"), (stat.S_ISREG, "a file"))
+
+
+def check_output(path, folder: bool = False) -> None:
+    """Refuse, with ``OutputRefused``, to write where ``path`` is anything but a regular file (a folder
+    when ``folder``) or nothing yet. Writing replaces a file by renaming a new one over it, which
+    would put a regular file in place of a FIFO, a device node or a symlink (and its target would
+    keep its old content): those are refused instead. Only the last part of the path is looked at
+    (``os.lstat``); the folders above it may be symlinks."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    if (stat.S_ISDIR if folder else stat.S_ISREG)(mode):
+        return
+    if stat.S_ISLNK(mode):
+        raise OutputRefused(path, "is a symlink", f"name the {'folder' if folder else 'file'} it points to,"
+                            " or a new path")
+    kind = next((name for test, name in _KINDS if test(mode)), "something else")
+    if folder:
+        raise OutputRefused(path, f"is {kind}, not a folder", "name a folder (it is created when missing)")
+    if stat.S_ISDIR(mode):
+        raise OutputRefused(path, "is a folder", "name the file to write in it")
+    raise OutputRefused(path, f"is {kind}, not a regular file", "name a regular file or a new path")
+
+
 _TMP_SERIAL = itertools.count()   # atomic under the GIL: threads writing in one folder never share a name
 
 
@@ -189,9 +228,12 @@ def write_atomic(path: Path, data: bytes, durable: bool = True, sync_dir: bool =
     The rename alone is enough when the process dies (kill -9): the kernel
     keeps what was written. ``durable`` adds the fsyncs that also survive a
     power cut; files rewritten every turn skip them and get them at the end.
-    The file gets the mode ``open()`` would give it (0666 less the umask).
+    The file gets the mode ``open()`` would give it (0666 less the umask). Only a regular file is
+    replaced: anything else at ``path`` (a pipe, a device, a symlink) raises ``OutputRefused``
+    (``check_output``) and is left as it was.
     """
     path = Path(path)
+    check_output(path)
     try:
         fd, tmp = _open_tmp(path)
     except PermissionError as exc:   # named by the file asked for, not the hidden temporary one

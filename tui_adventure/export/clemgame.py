@@ -14,8 +14,9 @@ from typing import IO
 
 from ..catalog import expand, open_world
 from ..clemgame.instances import NotAnInstance, instances_document
-from ..engine.names import UnsafeName, check_name, inside
-from ..engine.snapshot import write_atomic
+from ..engine.names import UnsafeName, inside, is_safe_name
+from ..engine.snapshot import check_output, write_atomic
+from ..engine.text import visible
 from .cli import exported
 
 DEFAULT_NAME = "tuiadventure"
@@ -32,9 +33,19 @@ from tui_adventure.clemgame.master import (AdventureGameBenchmark, AdventureGame
 '''
 
 
+SHOWN_CHARS = 40   # of a refused name, in its one-line error
+GAME_NAME_RULE = ("ASCII letters, digits and _ . - + : @, at most 128 characters, not starting with . or -"
+                  " and without ..")   # engine.names' rule
+
+
 def check_game_name(name: str) -> str:
-    """``name`` if clemcore can find and select a game by it and it is a safe folder name; else UnsafeName."""
-    check_name(name, "--name")
+    """``name`` if clemcore can find and select a game by it and it is a safe folder name; else UnsafeName,
+    whose one line shows the name (cut, escaped) and says what a game name may be."""
+    if not name:
+        raise UnsafeName(f"--name is empty: a game name is {GAME_NAME_RULE} (without --name: {DEFAULT_NAME})")
+    if not is_safe_name(name):
+        shown = repr(name[:SHOWN_CHARS]) + (f"... ({len(name)} characters)" if len(name) > SHOWN_CHARS else "")
+        raise UnsafeName(f"--name {shown} cannot be a folder name: a game name is {GAME_NAME_RULE}")
     if name in SKIPPED_BY_CLEMCORE:
         raise UnsafeName(f"--name {name!r}: clemcore never looks for games in a folder of that name; choose another")
     try:
@@ -56,6 +67,7 @@ def write_clemgame(worlds: list, out: Path, name: str) -> list[Path]:
     document, order = instances_document(worlds)
     count = sum(len(e["game_instances"]) for e in document["experiments"])
     game = inside(out, name)
+    check_output(game, folder=True)   # a symlink there would take the game's files somewhere else
     files = [(game / "clemgame.json", spec(name, max(1, len(order)), count)),
              (game / "in" / "instances.json", document), (game / "master.py", MASTER)]
     for path, content in files:
@@ -65,13 +77,14 @@ def write_clemgame(worlds: list, out: Path, name: str) -> list[Path]:
     return [path for path, _ in files]
 
 
-def export(world_args: list[str], out: str, name: str | None, stdout: IO = sys.stdout,
-           stderr: IO = sys.stderr) -> int:
+def export(world_args: list[str], out: str, name: str | None, stdout: IO | None = None,
+           stderr: IO | None = None) -> int:
     """Write the game and say how to play it; one line on stderr and 1 for anything that stops it."""
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     named: list[str] = []
 
     def write(where: Path) -> list[Path]:
-        named.append(check_game_name(name or DEFAULT_NAME))
+        named.append(check_game_name(DEFAULT_NAME if name is None else name))
         worlds = [(arg, open_world(arg)) for arg in expand(world_args)]
         if not worlds:
             raise NotAnInstance("no worlds to export (an empty folder?)")
@@ -85,5 +98,5 @@ def export(world_args: list[str], out: str, name: str | None, stdout: IO = sys.s
     code = exported(out, write, refusal, stdout, stderr)
     if code == 0:
         where = Path(out)
-        print(f"play it from {where}: cd {where} && clem run -g {named[0]} -m MODEL (mock: our oracle)", file=stdout)
+        print(visible(f"play it from {where}: cd {where} && clem run -g {named[0]} -m MODEL (mock: our oracle)"), file=stdout)
     return code

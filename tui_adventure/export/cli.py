@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import IO, Callable
 
 from ..catalog import open_world
+from ..engine.snapshot import check_output
+from ..engine.text import visible
 from ..engine.yamlpos import SourceErrors
 from .pddl import Inexpressible, write_pddl
 
@@ -17,28 +19,26 @@ def exported(out: str, write: Callable[[Path], list[Path]], refusal: Callable[[V
     said as the loader says it, an export's own refusal (a ValueError) as ``refusal`` words it, the
     disk's with the folder; the paths written are printed. One line on stderr and 1 when it stops."""
     where = Path(out)
-    if where.exists() and not where.is_dir():
-        print(f"adventure export: --out {out} is a file, not a folder; name a folder (it is created when missing)",
-              file=stderr)
-        return 1
     try:
+        check_output(where, folder=True)
         paths = write(where)
     except SourceErrors as exc:
-        print(exc, file=stderr)
+        print(visible(str(exc)), file=stderr)
         return 1
     except ValueError as exc:
-        print(f"adventure export: {refusal(exc)}", file=stderr)
+        print(visible(f"adventure export: {refusal(exc)}"), file=stderr)
         return 1
     except OSError as exc:
-        print(f"adventure export: {out}: {exc.strerror or exc}", file=stderr)
+        print(visible(f"adventure export: {visible(exc.filename or out)}: {exc.strerror or exc}"), file=stderr)
         return 1
     for path in paths:
-        print(path, file=stdout)
+        print(visible(str(path)), file=stdout)
     return 0
 
 
-def export(world_arg: str, out: str, stdout: IO = sys.stdout, stderr: IO = sys.stderr) -> int:
+def export(world_arg: str, out: str, stdout: IO | None = None, stderr: IO | None = None) -> int:
     """Write the two files and print their paths."""
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     def refusal(exc: ValueError) -> str:
         if isinstance(exc, Inexpressible):
             return f"{world_arg}: cannot be written as PDDL: {exc}"

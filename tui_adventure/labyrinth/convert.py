@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from ..engine import names
-from ..engine.snapshot import write_atomic
+from ..engine.snapshot import OutputRefused, write_atomic
 from ..engine.sources import parse_json, read_source
 
 RESERVED = {"player", "inventory", "all", "everything", "it", "them"}
@@ -158,10 +158,12 @@ def import_scene(path: str | Path, out: str | Path | None = None) -> tuple[Path,
     except LabyrinthError as exc:
         raise LabyrinthError(f"{path}: {exc}") from None
     target = Path(out) if out else Path(path).with_suffix(".yaml")
-    if target.is_dir():
+    if target.is_dir() and not target.is_symlink():
         raise LabyrinthError(f"--out {target}: is a folder; name the world file to write")
     try:
         write_atomic(target, text.encode("utf-8"))
+    except OutputRefused as exc:
+        raise LabyrinthError(f"{target}: {exc.strerror}") from None
     except OSError as exc:
         raise LabyrinthError(f"{target}: cannot write it ({exc.strerror or exc})") from None
     return target, text

@@ -19,7 +19,7 @@ from textual.widgets import Footer, Header, Input, OptionList, Static, TabbedCon
 from textual.widgets.option_list import Option
 
 from ..keyboard.session import Session
-from ..engine.text import plural
+from ..engine.text import plural, visible
 
 
 TABS = ("tab-facts", "tab-commands", "tab-plan", "tab-goals", "tab-events", "tab-turns")
@@ -80,9 +80,9 @@ class DebugScreen(Screen[str | None]):
             fail = f"  fail: {turn.fail['phase']}/{turn.fail['type']}" if turn.fail else ""
             events.append(f"turn {turn.index}: {turn.command or turn.reply!r}{fail}")
             events.extend(f"    {kind}: {content}" for kind, content in turn.events)
-        self.query_one("#events", Static).update(Text("\n".join(events) or "(no turns yet)"))
+        self.query_one("#events", Static).update(Text(visible("\n".join(events)) or "(no turns yet)"))
         turns = [Option("0: the start", id="0")]
-        turns += [Option(Text(f"{t.index}: {t.command if t.command is not None else t.reply}"), id=str(t.index))
+        turns += [Option(Text(visible(f"{t.index}: {t.command if t.command is not None else t.reply}")), id=str(t.index))
                   for t in s.episode.turns]
         self.query_one("#turns", OptionList).add_options(turns)
         self.search_plan()
@@ -165,7 +165,7 @@ class DebugScreen(Screen[str | None]):
         turns = self.query_one("#turns", OptionList)
         for i, label in enumerate(labels, 1):
             try:
-                turns.replace_option_prompt(str(i), Text(label))
+                turns.replace_option_prompt(str(i), Text(visible(label)))
             except Exception:   # the list changed meanwhile (a jump back): leave it
                 return
 

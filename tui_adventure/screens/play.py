@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from ..engine.text import visible
 from ..gamemaster.episode import PlayerFailed
 from ..keyboard.model_turns import is_model_turn, model_turn
 from ..keyboard.session import Session
@@ -74,7 +75,7 @@ class PlayScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = self.session.world.title
+        self.title = visible(self.session.world.title)
         line = self.query_one(CommandLine)
         line.history = self.session.history.lines
         line.completer = self.session.complete
@@ -139,7 +140,7 @@ class PlayScreen(Screen):
                 extra["latency"] = f"{self.latency:.2f} s"
         data.extra = extra
         self.query_one(SidePanels).data = data
-        self.sub_title = data.player   # the turn is in the Score panel: a long title must not be cut for it
+        self.sub_title = visible(data.player)   # the turn is in the Score panel: a long title must not be cut for it
         # the planner runs in a thread but holds the GIL: start it once this turn is on screen
         self.call_after_refresh(self.start_progress)
 
@@ -253,7 +254,7 @@ class PlayScreen(Screen):
             t.stream("")
             self.paused = True
             t.note(f"[{exc}; the episode is recorded as an error]")
-            self.notify(str(exc), title="Player failed", severity="error", timeout=8, markup=False)
+            self.notify(visible(str(exc)), title="Player failed", severity="error", timeout=8, markup=False)
             self.refresh_panels()
             return False
         t.stream("")

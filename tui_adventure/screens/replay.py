@@ -18,6 +18,7 @@ import dataclasses
 import os
 from pathlib import Path
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -26,6 +27,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..clembench.records import VIEW_LIMIT, RecordsError, read_episode, read_json, replies_of
+from ..engine.text import visible
 from ..keyboard.model_turns import is_model_turn, model_turn
 from ..players.recorded import recorded_reply
 from ..keyboard.session import Session
@@ -84,12 +86,12 @@ class ReplayScreen(Screen):
 
     async def on_mount(self) -> None:
         rec = self.recorded
-        self.title = f"{'following' if self.follow else 'replay'}: {rec.world.title}"
-        self.sub_title = f"{rec.player} · {rec.directory.parent.name}/{rec.directory.name}"
+        self.title = visible(f"{'following' if self.follow else 'replay'}: {rec.world.title}")
+        self.sub_title = visible(f"{rec.player} · {rec.directory.parent.name}/{rec.directory.name}")
         try:
             self.calls = _calls(self.directory) if self.follow or _has_requests(self.directory) else {}
         except RecordsError as exc:   # the turns still replay; what the model wrote and cost is lost
-            self.notify(str(exc), title="The requests cannot be read", severity="warning", markup=False)
+            self.notify(visible(str(exc)), title="The requests cannot be read", severity="warning", markup=False)
         self._start()
         await self._extend(rec.replies)
         self.show(len(self.frames) - 1 if self.follow else 0)
@@ -184,7 +186,7 @@ class ReplayScreen(Screen):
 
     def _unreadable(self, problem: str) -> None:
         self._reading = False
-        self.query_one("#replay-status", Static).update(f"cannot read the episode's records: {problem}")
+        self.query_one("#replay-status", Static).update(Text(visible(f"cannot read the episode's records: {problem}")))
 
     async def _landed(self, key: tuple, replies: list[str], calls: dict) -> None:
         self._reading = False
@@ -197,7 +199,7 @@ class ReplayScreen(Screen):
         await self._extend(replies)
         if any(key[1:]):   # completed.json or error.json: the replay it now is
             self.follow = False
-            self.title = f"replay: {self.recorded.world.title}"
+            self.title = visible(f"replay: {self.recorded.world.title}")
             self.notify("The episode ended: this is now its replay", timeout=4, markup=False)
         self.show(len(self.frames) - 1 if newest else self.at)
 

@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from ..gamemaster.episode import Turn
 from ..keyboard.model_turns import figures, request_messages
-from ..engine.text import plural
+from ..engine.text import plural, visible
 
 
 class RequestScreen(ModalScreen[None]):
@@ -33,14 +33,14 @@ class RequestScreen(ModalScreen[None]):
         body = VerticalScroll(id="request-body")
         body.border_title = f"The messages sent for turn {self.turn.index}"   # a turn does not say which model
         # Text, not a string: a border title is read as markup, and the finish reason is the server's words
-        body.border_subtitle = Text(f"Escape closes · {plural(len(messages), 'message')} · {figures(answer)}")
+        body.border_subtitle = Text(visible(f"Escape closes · {plural(len(messages), 'message')} · {figures(answer)}"))
         with body:
             if not messages:
                 yield Static(Text("(the player kept no record of the request)", style="italic"))
             for i, (heading, text) in enumerate(messages, 1):
-                shown = Text(f"{i}. {heading}", style="bold")
+                shown = Text(visible(f"{i}. {heading}"), style="bold")
                 shown.append("\n")
-                shown.append(text or "(no content)", style="" if text else "dim italic")
+                shown.append(visible(text) if text else "(no content)", style="" if text else "dim italic")
                 yield Static(shown, classes="request-message")
 
     def on_mount(self) -> None:

@@ -17,6 +17,8 @@ from textual.containers import Center, Horizontal, Middle, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Markdown, Static
 
+from ..engine.text import visible
+
 
 class IntermissionScreen(Screen[None]):
     BINDINGS = [Binding("enter", "ready", "Ready", id="study.ready"),
@@ -35,8 +37,8 @@ class IntermissionScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Middle():
             with Center():
-                body = Text(self.heading + "\n\n", style="bold")
-                body.append(self.text)
+                body = Text(visible(self.heading) + "\n\n", style="bold")
+                body.append(visible(self.text))
                 if self.final:
                     body.append(f"\n\n{self.closing}", style="dim")
                 yield Static(body, id="intermission")
@@ -59,8 +61,8 @@ class ConsentScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="consent-text"):
-            yield Static(Text(self.heading, style="bold"))
-            yield Markdown(self.text, open_links=False)
+            yield Static(Text(visible(self.heading), style="bold"))
+            yield Markdown(visible(self.text), open_links=False)
         with Horizontal(id="consent-choice"):
             yield Button("I agree", id="agree", variant="success")
             yield Button("I do not agree", id="decline", variant="error")

@@ -24,6 +24,7 @@ from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from ..clembench.records import RecordsError
+from ..engine.text import visible
 from ..watch.board import Board, Picture
 from ..watch.cache import SummaryCache
 from ..watch.tree import RecordsTree
@@ -72,9 +73,9 @@ class WatchScreen(Screen):
 
     def on_mount(self) -> None:
         self.title = "watch"
-        self.sub_title = str(self.records_root)
+        self.sub_title = visible(str(self.records_root))
         self.query_one("#alerts", Static).display = False
-        self.query_one("#watch-status", Static).update(f"reading {self.records_root} ...")
+        self.query_one("#watch-status", Static).update(Text(visible(f"reading {self.records_root} ...")))
         self.query_one("#episodes", LineTable).focus()
         self.scan()
 
@@ -134,14 +135,14 @@ class WatchScreen(Screen):
         try:
             screen = ReplayScreen(path, follow=True)
         except (RecordsError, OSError) as exc:
-            self.notify(str(exc), title="Cannot open this episode", severity="warning", markup=False)
+            self.notify(visible(str(exc)), title="Cannot open this episode", severity="warning", markup=False)
             return
         self.app.push_screen(screen)
 
     @on(LineTable.Selected, "#runs")
     def narrow_to_run(self, event: LineTable.Selected) -> None:
         words = [w for w in self.filter_text.split() if not w.startswith("run:")]
-        self.query_one("#filter", Input).value = " ".join([f"run:{event.key}", *words])
+        self.query_one("#filter", Input).value = " ".join([f"run:{visible(event.key)}", *words])
         self.query_one("#episodes", LineTable).focus()
 
     @on(Input.Changed, "#filter")

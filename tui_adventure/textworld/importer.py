@@ -13,7 +13,7 @@ from pathlib import Path
 from ..engine.game import Game
 from ..engine.loading import load_world_text
 from ..engine.planning import Planner, PlannerLimit
-from ..engine.snapshot import write_atomic
+from ..engine.snapshot import OutputRefused, check_output, write_atomic
 from ..engine.yamlpos import SourceErrors
 from .convert import Converted, TextWorldError, convert, game_json_path, load_game, make_id
 from ..engine.text import plural
@@ -36,6 +36,7 @@ def _targets(game_path: Path, out: str | Path | None, solution: str | Path | Non
     if out is None:
         world_path = game_path.with_suffix(".yaml")
     elif Path(out).is_dir():
+        _check_target(Path(out), folder=True)
         world_path = Path(out) / game_path.with_suffix(".yaml").name
     else:
         world_path = Path(out)
@@ -43,12 +44,20 @@ def _targets(game_path: Path, out: str | Path | None, solution: str | Path | Non
     for target, what in ((world_path, "the world"), (solution_path, "the walkthrough")):
         if target.resolve() == game_path.resolve():
             raise TextWorldError(f"{target}: is the game file itself; write {what} elsewhere")
-        if target.is_dir():
+        if target.is_dir() and not target.is_symlink():
             raise TextWorldError(f"{target}: is a folder; name a file for {what}")
+        _check_target(target)
     if world_path.resolve() == solution_path.resolve():
         raise TextWorldError(f"{world_path}: the world and its walkthrough would overwrite each other;"
                              " give --solution another file")
     return world_path, solution_path
+
+
+def _check_target(path: Path, folder: bool = False) -> None:
+    try:
+        check_output(path, folder)
+    except OutputRefused as exc:
+        raise TextWorldError(f"{exc.filename}: {exc.strerror}") from None
 
 
 def import_game(game: str | Path, out: str | Path | None = None, solution: str | Path | None = None,

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import islice
 
+from ..engine.text import visible
 from .runs import alerts, run_rows, tally
 from .tree import RecordsTree
 from .view import EPISODE_COLUMNS, LIMIT, RUN_COLUMNS, Columns, episode_cells, parse_filter, run_cells, sort_key
@@ -21,6 +22,8 @@ from .view import EPISODE_COLUMNS, LIMIT, RUN_COLUMNS, Columns, episode_cells, p
 
 @dataclass(frozen=True)
 class Picture:
+    """Every string here is text for a terminal: what came from the records passed ``visible``."""
+
     alerts: tuple[str, ...]
     runs_header: str
     runs: tuple[tuple[str, str], ...]        # (run, its line)
@@ -75,5 +78,5 @@ class Board:
         runs_header, runs = self.run_columns.lines(
             [(row.name, run_cells(row)) for row in run_rows(tree.runs, live, self._tally)])
         episodes_header, episodes = self.episode_columns.lines([(ep.path, episode_cells(ep)) for ep in shown])
-        return Picture(tuple(alerts(tree.runs, live)), runs_header, runs, episodes_header, episodes, matched,
-                       "  ·  ".join(parts))
+        return Picture(tuple(visible(line) for line in alerts(tree.runs, live)), runs_header, runs,
+                       episodes_header, episodes, matched, visible("  ·  ".join(parts)))

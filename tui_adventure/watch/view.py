@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..engine.text import visible
 from .episodes import STATUSES, STUCK_TURNS, EpisodeInfo
 from .runs import RunRow, describe
 
@@ -38,7 +39,8 @@ class Filter:
         return not (self.runs or self.worlds or self.statuses or self.words) and self.stuck is None
 
     def keeps(self, ep: EpisodeInfo) -> bool:
-        run, world = ep.run.lower(), ep.world.lower()
+        """Matched against the row as drawn (``visible``), so a run's name put in the filter finds it."""
+        run, world = visible(ep.run).lower(), visible(ep.world).lower()
         if self.runs and not any(r in run for r in self.runs):
             return False
         if self.worlds and not any(w in world for w in self.worlds):
@@ -48,7 +50,7 @@ class Filter:
         if self.stuck is not None and not ep.stuck(self.stuck):
             return False
         if self.words:
-            text = f"{run} {world} {ep.status} {ep.last_command.lower()} {ep.problem.lower()}"
+            text = visible(f"{run} {world} {ep.status} {ep.last_command.lower()} {ep.problem.lower()}")
             return all(w in text for w in self.words)
         return True
 
@@ -99,17 +101,21 @@ def select(episodes, flt: Filter, sort: str, limit: int = LIMIT) -> tuple[list[E
 
 
 def episode_cells(ep: EpisodeInfo) -> tuple[str, ...]:
+    """The row's cells as text for a terminal: names, commands and errors come from the records, and
+    a control character in them is shown (``visible``), never sent to the terminal."""
     goals = f"{ep.goals}/{ep.goal_count}" if ep.goal_count else str(ep.goals)
     score = "-" if ep.main_score is None else f"{ep.main_score:.0f}"
-    return (ep.run, ep.world, ep.status, str(ep.turns), goals, score, ep.last_command, describe(ep))
+    return (visible(ep.run), visible(ep.world), ep.status, str(ep.turns), goals, score, visible(ep.last_command),
+            visible(describe(ep)))
 
 
 def run_cells(row: RunRow) -> tuple[str, ...]:
+    """The run's cells as text for a terminal (``visible``, as ``episode_cells``)."""
     left = "?" if row.left is None else str(row.left)
     per_minute = "-" if row.per_minute is None else f"{row.per_minute:.0f}"
     errored = str(row.errored) + (f" (+{row.stopped} stopped)" if row.stopped else "")
-    return (row.name, row.mode, str(row.done), str(row.running), errored, left, row.success, row.mean_turns,
-            row.main_score, per_minute, row.last_error[:120])
+    return (visible(row.name), visible(row.mode), str(row.done), str(row.running), errored, left, row.success,
+            row.mean_turns, row.main_score, per_minute, visible(row.last_error[:120]))
 
 
 class Columns:

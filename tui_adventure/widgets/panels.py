@@ -10,6 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import ProgressBar, Static
 
+from ..engine.text import visible
 from ..keyboard.figures import Panels, par_label
 
 
@@ -50,16 +51,16 @@ class Panel(Static):
 
 class RoomPanel(Panel):
     def render_data(self, d: Panels) -> Text:
-        t = Text(d.room, style="bold")
+        t = Text(visible(d.room), style="bold")
         if d.exits:
             t.append("\nExits: ")
-            t.append(", ".join(d.exits))
+            t.append(visible(", ".join(d.exits)))
         return t
 
 
 class InventoryPanel(Panel):
     def render_data(self, d: Panels) -> Text:
-        return Text("\n".join(d.inventory) if d.inventory else "(empty)")
+        return Text(visible("\n".join(d.inventory)) if d.inventory else "(empty)")
 
 
 class GoalsPanel(Panel):
@@ -69,10 +70,10 @@ class GoalsPanel(Panel):
             if i:
                 t.append("\n")
             if d.goals_achieved is None:   # blind: the goals as the prompt states them, never ticked
-                t.append(f"- {goal}")
+                t.append(visible(f"- {goal}"))
                 continue
             t.append("[x] " if ok else "[ ] ", style="bold" if ok else "dim")
-            t.append(goal, style="" if ok else "dim")
+            t.append(visible(goal), style="" if ok else "dim")
         return t
 
 
@@ -116,7 +117,7 @@ class ScorePanel(Vertical):
                      f"Ratio {_num(d.turn_ratio, '{:.2f}')}  Invalid {d.invalid}"]
         if d.ended:
             lines.append(d.outcome)
-        text = Text("\n".join(lines))
+        text = Text(visible("\n".join(lines)))   # the outcome may quote a server's error
         if text != self._shown:
             self._shape = show(self.query_one("#score-text", Static), text, self._shape)
             self._shown = text
@@ -127,9 +128,9 @@ class ScorePanel(Vertical):
 
 class PlayerPanel(Panel):
     def render_data(self, d: Panels) -> Text:
-        t = Text(d.player, style="bold")
+        t = Text(visible(d.player), style="bold")
         for k, v in d.extra.items():
-            t.append(f"\n{k}: {v}")
+            t.append(visible(f"\n{k}: {v}"))
         return t
 
 

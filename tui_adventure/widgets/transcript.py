@@ -15,6 +15,8 @@ from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widgets import RichLog, Static
 
+from ..engine.text import visible
+
 
 class TranscriptLog(RichLog, can_focus=False):
     # A line written grows the log's virtual height, which by default lays the whole screen out again
@@ -59,6 +61,8 @@ class Transcript(Vertical, can_focus=False):
         yield Static("", id="live")
 
     def _write(self, text: str, style: str = "") -> None:
+        """Every entry is text for a terminal: a control character in it is shown, not obeyed (``visible``)."""
+        text = visible(text)
         self.lines.append(text)
         self.entries.append([text, style, self.turn])
         self.query_one(TranscriptLog).write(_shown(text, style), scroll_end=self.follow)
@@ -118,7 +122,7 @@ class Transcript(Vertical, can_focus=False):
 
     def stream(self, text: str) -> None:
         live = self.query_one("#live", Static)
-        live.update(Text(text, style="italic"))
+        live.update(Text(visible(text), style="italic"))
         live.display = bool(text)
 
     def clear(self) -> None:
