@@ -1,4 +1,4 @@
-"""The command-line contract of DESIGN.md: scripts and checks depend on these shapes."""
+"""The command-line contract (docs/cli.md): scripts and checks depend on these shapes."""
 
 import json
 import os

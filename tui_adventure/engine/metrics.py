@@ -10,8 +10,7 @@ views exist and every function says which it follows:
   own formulas, NaN where upstream writes NaN, so ``clem eval`` and our
   ``adventure eval`` agree on upstream's records and ours.
 
-The numbers shown live and written to records (see DESIGN.md, "Metrics shown
-live and recorded"):
+The numbers shown live and written to records:
 
 - ``turns``: turns played (the winning or ``done`` turn included)
 - ``achieved_goal_ratio``: goals achieved at the end / goals (1.0 for a world without goals)

@@ -1,6 +1,6 @@
 """A scene of the Labyrinth game-manager project as a world skeleton for the author to finish.
 
-The Labyrinth's scenes (``GAMEPLAY_FORMAT.md`` of that project: NPCs with
+The Labyrinth's scenes (the game-manager project's gameplay format: NPCs with
 persona, goal, trait and flaw; environment objects; random tables; success
 and failure conditions in prose; players with inventories) have no map and
 no rules: a language model is their game master. What carries over as data
