@@ -18,13 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from tui_adventure.clembench.instances import import_instances
+from tui_adventure.instances.convert import import_instances
 from tui_adventure.engine.game import Game
-from tui_adventure.clembench.instances import load_world_file as load_world
+from tui_adventure.instances.convert import load_world_file as load_world
 from tui_adventure.engine.planning import Planner
 
 ROOT = Path(__file__).resolve().parent.parent
-from tui_adventure.clembench.packaged import INSTANCES as DEFAULT  # noqa: E402  (the copy that ships)
+from tui_adventure.instances.packaged import INSTANCES as DEFAULT  # noqa: E402  (the copy that ships)
 
 
 def main() -> None:

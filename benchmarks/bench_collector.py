@@ -37,7 +37,7 @@ SETTINGS = ("default", "thresholds", "freeze", "off")
 
 def walk(pair: str, setting: str, rounds: int, steps: int) -> dict:
     from bench_vs_twx import CAP, our_world, random_agent, timed
-    from tui_adventure.agents.env import AdventureEnv
+    from tui_adventure.envs.env import AdventureEnv
 
     env = AdventureEnv(world=our_world(pair), infos=("admissible_commands",), max_turns=CAP)
     random_agent(env, random.Random(99), 2_000)

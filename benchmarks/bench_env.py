@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from tui_adventure.agents.env import AdventureEnv
+from tui_adventure.envs.env import AdventureEnv
 from tui_adventure.catalog import open_world
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.planning import Planner

@@ -89,7 +89,7 @@ os._exit(0)
 
 RESETS = """
 import gc, os, sys
-from tui_adventure.agents.env import AdventureEnv
+from tui_adventure.envs.env import AdventureEnv
 env = AdventureEnv(generate=dict(rooms=6, objects=12, goals=2), infos=(), max_turns=100)
 env.reset(seed=1)
 for _ in range(5):
@@ -105,7 +105,7 @@ WALK = """
 import os, random, sys
 sys.path.insert(0, sys.argv[4])
 from bench_vs_twx import CAP, generated_world, random_agent
-from tui_adventure.agents.env import AdventureEnv
+from tui_adventure.envs.env import AdventureEnv
 from tui_adventure.catalog import open_world
 which, rounds, steps, replay = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[5] == "1"
 world = generated_world() if which == "generated" else open_world(which)

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-from tui_adventure.clembench.packaged import INSTANCES  # noqa: E402  (the copy that ships)
+from tui_adventure.instances.packaged import INSTANCES  # noqa: E402  (the copy that ships)
 
 
 def start_server(delay: float, turns: int) -> tuple[subprocess.Popen, int]:
@@ -36,7 +36,7 @@ def start_server(delay: float, turns: int) -> tuple[subprocess.Popen, int]:
 
 
 def world_files(out: Path, n: int) -> list[Path]:
-    from tui_adventure.clembench.instances import import_instances
+    from tui_adventure.instances.convert import import_instances
 
     files = sorted(import_instances(INSTANCES, out))
     if len(files) < n:

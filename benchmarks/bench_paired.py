@@ -13,7 +13,7 @@ import random
 import sys
 import time
 
-from tui_adventure.clembench.paired import paired
+from tui_adventure.evaluation.paired import paired
 
 
 def tree(models: int, participants: int, experiments: int) -> list[tuple]:

@@ -78,7 +78,7 @@ import sys
 import time
 from pathlib import Path
 
-from tui_adventure.agents.env import AdventureEnv
+from tui_adventure.envs.env import AdventureEnv
 from tui_adventure.catalog import open_world
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading import load_world_text

@@ -4,7 +4,7 @@ import json
 from functools import lru_cache
 
 from conftest import jsonl
-from tui_adventure.clembench.packaged import INSTANCES
+from tui_adventure.instances.packaged import INSTANCES
 
 
 @lru_cache(maxsize=None)
@@ -15,7 +15,7 @@ def instances() -> dict:
 
 @lru_cache(maxsize=None)
 def world(experiment: str, game_id: int):
-    from tui_adventure.clembench.instances import load_definitions, world_from_instance
+    from tui_adventure.instances.convert import load_definitions, world_from_instance
 
     inst = instances()[(experiment, game_id)]
     return world_from_instance(inst, experiment, load_definitions(INSTANCES, inst))
@@ -27,7 +27,7 @@ def traces(name: str = "sample_traces.jsonl") -> list[dict]:
 
 def replay(trace: dict):
     """Our observations, goals and fails for a trace's commands, ready to compare."""
-    from tui_adventure.clembench.canonical import canonical
+    from tui_adventure.instances.canonical import canonical
     from tui_adventure.engine.game import Game
 
     game = Game(world(trace["experiment"], trace["game_id"]))

@@ -35,7 +35,7 @@ def episodes(root: Path) -> set[str]:
 
 
 def replies(folder: Path) -> list[str]:
-    from tui_adventure.clembench.records import read_json, replies_of
+    from tui_adventure.records.files import read_json, replies_of
 
     return replies_of(read_json(folder / "interactions.json"))
 

@@ -58,7 +58,7 @@ def __dir__() -> list[str]:
 def _register_gym_ids() -> None:
     """``gymnasium.make("tui_adventure/World-v0")`` after ``import tui_adventure`` (the [gym] extra)."""
     try:
-        from .agents.registration import register_when_imported
+        from .envs.registration import register_when_imported
 
         register_when_imported()
     except Exception:   # a broken optional install must not break the package

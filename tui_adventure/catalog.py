@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .clembench import packaged
-from .clembench.instances import load_world_file as load_world
+from .instances import packaged
+from .instances.convert import load_world_file as load_world
 from .engine.world import World
 from .engine.yamlpos import SourceError, SourceErrors, did_you_mean
 from .engine.text import plural

@@ -96,7 +96,7 @@ def replay(args) -> int:
     from pathlib import Path
 
     from .catalog import open_world
-    from .clembench.records import VIEW_LIMIT, RecordsError, read_episode
+    from .records.files import VIEW_LIMIT, RecordsError, read_episode
     from .engine.yamlpos import SourceErrors
 
     try:
@@ -119,7 +119,7 @@ def replay(args) -> int:
 def study(args) -> int:
     """``adventure study``: the study file and the participant are checked before anything opens; the
     participant then plays their queue in the app (or the REPL), resuming where they left off."""
-    from .clembench.records import Busy
+    from .records.files import Busy
     from .engine.yamlpos import SourceErrors
     from .study import StudyRun, check_participant, load_study
     from .study.spec import thaw_study

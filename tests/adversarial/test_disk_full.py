@@ -11,8 +11,8 @@ from tui_adventure.keyboard.session import open_session
 
 
 def test_a_full_disk_mid_session_loses_nothing(tmp_path, monkeypatch):
-    import tui_adventure.clembench.recorder as recorder
-    import tui_adventure.clembench.records as records
+    import tui_adventure.records.recorder as recorder
+    import tui_adventure.records.files as records
 
     session = open_session(WORLDS / "house.yaml", records=tmp_path / "r", saves=tmp_path / "s")
     real = records.write_atomic

@@ -114,7 +114,7 @@ def test_a_study_generate_block_is_held_to_the_same_budget(tmp_path, monkeypatch
 ])
 def test_the_gym_checks_its_arguments_in_the_constructor(kwargs, error, said):
     pytest.importorskip("gymnasium")
-    from tui_adventure.agents.env import AdventureEnv
+    from tui_adventure.envs.env import AdventureEnv
 
     with pytest.raises(error, match=said.replace("(", r"\(").replace(")", r"\)").replace("'", "'")) as err:
         AdventureEnv(**kwargs)
@@ -123,7 +123,7 @@ def test_the_gym_checks_its_arguments_in_the_constructor(kwargs, error, said):
 
 def test_the_gym_keeps_a_turn_limit_it_was_given():
     pytest.importorskip("gymnasium")
-    from tui_adventure.agents.env import AdventureEnv
+    from tui_adventure.envs.env import AdventureEnv
 
     env = AdventureEnv(world=str(TEST_WORLDS / "mini.yaml"), max_turns=2)
     env.reset()

@@ -40,7 +40,7 @@ async def test_a_trickling_stream_is_cut_by_the_models_timeout(config, server, t
 
 
 async def _play_streamed(world, player, root):
-    from tui_adventure.clembench.recorder import Recorder
+    from tui_adventure.records.recorder import Recorder
     from tui_adventure.players import recorder_options
     from tui_adventure.gamemaster.episode import Episode, play_turn
 
@@ -73,7 +73,7 @@ async def test_the_key_never_reaches_the_records_whatever_field_echoes_it(config
 
 
 def test_scrub_redacts_the_key_by_value_in_any_field():
-    from tui_adventure.clembench.records import scrub
+    from tui_adventure.records.files import scrub
 
     raw = {"choices": [{"message": {"content": "ok"}}], "debug": {"echo": f"Bearer {KEY}"}, "api_key": KEY}
     assert json.dumps(scrub(raw, (KEY,))).count(KEY) == 0

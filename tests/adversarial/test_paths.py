@@ -81,7 +81,7 @@ def test_a_run_name_that_leaves_the_records_is_refused(sandbox, name):
 
 def test_an_instances_file_with_a_hostile_experiment_writes_nothing_outside(sandbox):
     work, victim = sandbox
-    from tui_adventure.clembench.packaged import INSTANCES
+    from tui_adventure.instances.packaged import INSTANCES
 
     data = json.loads(INSTANCES.read_text())
     data["experiments"] = data["experiments"][:1]

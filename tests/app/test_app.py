@@ -369,7 +369,7 @@ async def test_replay_of_an_imported_clembench_episode(tmp_path):
     from clem_helpers import INSTANCES
 
     from tui_adventure.batches.episodes import run_all
-    from tui_adventure.clembench.instances import import_instances
+    from tui_adventure.instances.convert import import_instances
 
     written = import_instances(INSTANCES, tmp_path / "imp")
     world = next(p for p in written if p.name == "instance_00000.yaml" and "basic_easy" in str(p))

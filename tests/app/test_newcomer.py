@@ -156,7 +156,7 @@ def test_a_lock_held_is_busy_and_released_without_a_file():
     import tempfile
     from pathlib import Path
 
-    from tui_adventure.clembench.records import LOCK, Busy, FolderLock
+    from tui_adventure.records.files import LOCK, Busy, FolderLock
 
     with tempfile.TemporaryDirectory() as d:
         held = FolderLock(Path(d), "this episode").acquire()

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from clem_helpers import world
-from tui_adventure.clembench.canonical import canonical
+from tui_adventure.instances.canonical import canonical
 from tui_adventure.engine.game import Game
 
 from conftest import DATA

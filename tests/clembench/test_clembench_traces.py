@@ -3,7 +3,7 @@
 import pytest
 
 from clem_helpers import replay, traces
-from tui_adventure.clembench.canonical import canonical
+from tui_adventure.instances.canonical import canonical
 
 TRACES = traces()
 

@@ -38,7 +38,7 @@ def test_recorded_episodes_are_accepted_by_clemcore(tmp_path):
 def test_a_run_file_rewritten_by_another_process_is_read_again(tmp_path):
     """Every episode's start asks run.json which run its folder holds; the answer is kept while the
     file is unchanged, and a file another process replaced (or removed) is read again."""
-    from tui_adventure.clembench.records import run_json, write_json
+    from tui_adventure.records.files import run_json, write_json
 
     path = tmp_path / "run.json"
     assert run_json(path) == {}

@@ -13,7 +13,7 @@ import pytest
 
 from browser import browser_page
 from conftest import WORLDS, adventure
-from tui_adventure.clembench.charts import nice_ticks, tick_label
+from tui_adventure.evaluation.charts import nice_ticks, tick_label
 
 CSVS = ("results.csv", "raw.csv", "comparison.csv", "pairs.csv", "paired.csv")
 PAIRED_HEADER = ["model", "humans", "metric", "experiment", "n_instances", "model_mean", "human_mean", "difference",

@@ -91,9 +91,9 @@ def test_an_imported_world_file_is_found_by_the_records_pointer(tmp_path):
     import yaml
 
     from clem_helpers import INSTANCES, instances
-    from tui_adventure.clembench.instances import document, load_definitions
+    from tui_adventure.instances.convert import document, load_definitions
     from tui_adventure.gamemaster.scoring import score_tree
-    from tui_adventure.clembench.instances import load_world_file as load_world
+    from tui_adventure.instances.convert import load_world_file as load_world
     from tui_adventure.players import make_player
 
     inst = instances()[("home_deliver_three_basic_hard", 2)]

@@ -132,7 +132,7 @@ def test_clem_run_with_mock_is_our_oracle_and_wins_every_instance(played):
 
 
 def test_clem_runs_records_replay_and_score_the_same_with_adventure(played, tmp_path):
-    from tui_adventure.clembench.records import read_episode
+    from tui_adventure.records.files import read_episode
     from tui_adventure.gamemaster.scoring import score_tree
 
     copy = tmp_path / "mock"

@@ -7,7 +7,7 @@ import pytest
 
 from clemcore_check import scores_layout
 from conftest import TEST_WORLDS, WORLDS, adventure
-from tui_adventure.clembench.records import read_episode, write_json
+from tui_adventure.records.files import read_episode, write_json
 from tui_adventure.gamemaster.scoring import score_tree
 
 

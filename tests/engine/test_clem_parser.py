@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tui_adventure.engine.parsers.clem_parser import ClemParser, ParsedAction, ParseFailure
 
 from conftest import jsonl
-from tui_adventure.clembench.packaged import HOME
+from tui_adventure.instances.packaged import HOME
 
 RES = HOME / "resources"
 

@@ -21,7 +21,7 @@ from tui_adventure.catalog import open_world
 CHILD = r"""
 import gc, json, random, sys, weakref
 from collections import Counter
-from tui_adventure.agents.env import AdventureEnv
+from tui_adventure.envs.env import AdventureEnv
 from tui_adventure.catalog import open_world
 from tui_adventure.engine.facts import State
 from tui_adventure.engine.game import Game
@@ -147,7 +147,7 @@ def test_a_style_kept_without_its_world_says_so():
 def test_worlds_alive_when_python_exits_leave_quietly():
     script = ("from tui_adventure.catalog import open_world\n"
               "from tui_adventure.engine.game import Game\n"
-              "from tui_adventure.agents.env import AdventureEnv\n"
+              "from tui_adventure.envs.env import AdventureEnv\n"
               "kept = [open_world('house'), open_world('clembench/home_deliver_three_basic_easy/0')]\n"
               "game = Game(kept[0]); game.step('go up')\n"
               "env = AdventureEnv(generate={'rooms': 4, 'objects': 4, 'goals': 1}, max_turns=10)\n"

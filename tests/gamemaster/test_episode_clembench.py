@@ -7,7 +7,7 @@ import pytest
 
 from clem_helpers import world
 from conftest import jsonl
-from tui_adventure.clembench.canonical import canonical
+from tui_adventure.instances.canonical import canonical
 from tui_adventure.gamemaster.episode import Episode
 
 CASES = jsonl("sample_episodes.jsonl")
@@ -56,7 +56,7 @@ def _without_timestamps(obj):
 
 def _record(world_, replies, root, undo_after=None, detour=()):
     """Play ``replies`` (with ``detour`` played after reply ``undo_after`` and taken back), recording."""
-    from tui_adventure.clembench.recorder import Recorder
+    from tui_adventure.records.recorder import Recorder
 
     episode = Episode(world_)
     recorder = Recorder(root, world_, "human", backend="_player_human")

@@ -27,8 +27,8 @@ import pytest
 
 from clem_helpers import world
 from conftest import ROOT
-from tui_adventure.clembench.canonical import canonical
-from tui_adventure.clembench.recorder import Recorder
+from tui_adventure.instances.canonical import canonical
+from tui_adventure.records.recorder import Recorder
 from tui_adventure.gamemaster.scoring import score_interactions
 from tui_adventure.gamemaster.episode import Episode
 

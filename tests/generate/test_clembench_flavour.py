@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import adventure
-from tui_adventure.clembench.instances import load_world_file, world_from_instance
-from tui_adventure.clembench.packaged import INSTANCES, names_for
+from tui_adventure.instances.convert import load_world_file, world_from_instance
+from tui_adventure.instances.packaged import INSTANCES, names_for
 from tui_adventure.engine.facts import parse_fact
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.planning.planner import Planner

@@ -16,7 +16,7 @@ from conftest import TEST_WORLDS
 from fake_llm_server import Drop, DropMidStream, Malformed, Stall, Status, ToolCalls
 from model_env import MODEL_KEY, in_loop, write_json
 from tui_adventure.batches.episodes import play_episode, run_all
-from tui_adventure.clembench.recorder import Recorder
+from tui_adventure.records.recorder import Recorder
 from tui_adventure.gamemaster.scoring import score_tree
 from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn
 from tui_adventure.players import make_player
@@ -249,7 +249,7 @@ async def test_a_disk_failing_at_an_episodes_end_is_reported_and_played_again(co
     no completed.json, so the next run plays it again."""
     import errno
 
-    import tui_adventure.clembench.recorder as recorder
+    import tui_adventure.records.recorder as recorder
 
     real = recorder.write_atomic
 

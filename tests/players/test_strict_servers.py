@@ -19,8 +19,8 @@ from fake_llm_server import Raw, Status, ToolCalls
 from model_env import in_loop
 from tui_adventure.batches.episodes import run_all
 from tui_adventure.batches.run import shared_local_server
-from tui_adventure.clembench.recorder import Recorder
-from tui_adventure.clembench.results import evaluate
+from tui_adventure.records.recorder import Recorder
+from tui_adventure.evaluation.results import evaluate
 from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn
 from tui_adventure.gamemaster.scoring import score_tree
 from tui_adventure.players import make_player, recorder_options

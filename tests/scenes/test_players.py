@@ -54,7 +54,7 @@ def test_pettingzoos_own_api_and_seed_tests_pass(world):
     import warnings
 
     from pettingzoo.test import api_test, seed_test
-    from tui_adventure.agents.multi import decode, env
+    from tui_adventure.envs.multi import decode, env
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # its advice on agent names and Box actions, not failures
@@ -87,7 +87,7 @@ def test_records_name_each_player_as_clemcores_multi_player_games_do(tmp_path):
     assert adventure("score", str(tmp_path / "r"), cwd=tmp_path).returncode == 0
     scores = json.loads((episode / "scores.json").read_text())
     assert len(scores["turn scores"]) == len(movers)
-    from tui_adventure.clembench.records import read_episode
+    from tui_adventure.records.files import read_episode
 
     recorded = read_episode(episode)   # what replay and score read back: every player's replies, in turn order
     assert len(recorded.replies) == len(movers)
@@ -101,7 +101,7 @@ def test_records_name_each_player_as_clemcores_multi_player_games_do(tmp_path):
 
 def test_the_pettingzoo_environment_runs_the_turns():
     pytest.importorskip("pettingzoo")
-    from tui_adventure.agents.multi import env
+    from tui_adventure.envs.multi import env
 
     aec = env(str(TWO))
     aec.reset(seed=1)

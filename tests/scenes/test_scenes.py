@@ -147,7 +147,7 @@ def test_check_and_solve_on_a_scene_world():
 
 def test_the_gym_environment_terminates_a_lost_game():
     gymnasium = pytest.importorskip("gymnasium")
-    from tui_adventure.agents.env import AdventureEnv
+    from tui_adventure.envs.env import AdventureEnv
 
     env = AdventureEnv(world=str(BRIDGE))
     env.reset(seed=0)

@@ -64,7 +64,7 @@ def test_the_end_of_a_pipe_at_the_consent_question_keeps_nothing(tmp_path, study
 
 
 def test_one_sitting_per_participant(tmp_path, study):
-    from tui_adventure.clembench.records import Busy
+    from tui_adventure.records.files import Busy
 
     first = StudyRun(study, "twin", tmp_path / "records").hold()
     with pytest.raises(Busy, match="already playing Consent first"):

@@ -218,7 +218,7 @@ def test_a_study_file_that_is_a_fifo_or_an_alias_bomb_is_refused_at_once(tmp_pat
 
 
 def test_the_same_participant_in_two_places_at_once_is_refused(tmp_path):
-    from tui_adventure.clembench.records import Busy
+    from tui_adventure.records.files import Busy
 
     study = load_study(study_file(tmp_path))
     first = StudyRun(study, "twin", tmp_path / "records")

@@ -192,7 +192,7 @@ def test_ended_episodes_are_read_once_across_openings(played, tmp_path, monkeypa
 
 def test_a_root_holding_only_what_eval_wrote_is_watched_as_a_batch_about_to_start(played, tmp_path):
     """Its comparison.csv and pairs.csv were taken for stray files: "holds no clemcore records, only files"."""
-    from tui_adventure.clembench.results import evaluate
+    from tui_adventure.evaluation.results import evaluate
     from tui_adventure.gamemaster.scoring import score_root
 
     root = tmp_path / "records"

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..catalog import open_world as load_world
-from ..clembench.recorder import Recorder
-from ..clembench.records import Busy, OtherRun, RecordsError
+from ..records.recorder import Recorder
+from ..records.files import Busy, OtherRun, RecordsError
 from ..engine.text import plural
 from ..engine.yamlpos import SourceErrors
 from ..gamemaster.episode import ContextExhausted, Episode, play_turn

@@ -23,9 +23,9 @@ from pathlib import Path
 
 from .episodes import Summary, play_episode
 from ..catalog import native_worlds, open_world
-from ..clembench.instances import world_from_document
-from ..clembench.recorder import Recorder
-from ..clembench.records import LOCK, OtherRun, RecordsError, read_json
+from ..instances.convert import world_from_document
+from ..records.recorder import Recorder
+from ..records.files import LOCK, OtherRun, RecordsError, read_json
 from ..engine.loading import load_world_text
 from ..engine.snapshot import write_atomic
 from ..engine.sources import read_source

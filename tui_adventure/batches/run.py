@@ -53,7 +53,7 @@ def shared_local_server(player, jobs: int) -> str | None:
 def write_plan(records: Path, run_name: str, episodes: int, shard: tuple[int, int] | None) -> None:
     """How many episodes this batch (or shard) will play in its run, for ``adventure watch``'s "left".
     A plan that cannot be written costs the watcher a column, never the batch."""
-    from ..clembench.records import now, plan_file, write_json
+    from ..records.files import now, plan_file, write_json
     from ..engine.names import check_name, inside
 
     try:

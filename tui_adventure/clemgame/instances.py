@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..catalog import open_world
-from ..clembench.recorder import instance_of
+from ..records.recorder import instance_of
 from ..engine.names import check_name
 from ..engine.text import plural
 from ..engine.world import World

@@ -25,7 +25,7 @@ from clemcore.clemgame import GameBenchmark, GameInstanceGenerator, Player
 from clemcore.clemgame.legacy.scorer import GameScorer
 from clemcore.clemgame.master import DialogueGameMaster
 
-from ..clembench.recorder import adventure_info
+from ..records.recorder import adventure_info
 from ..gamemaster.episode import Episode
 from ..gamemaster.scoring import score_interactions
 from ..players.programmatic import OraclePlayer

@@ -105,7 +105,7 @@ def _main(args) -> int:
             print(visible(f"  {directory}: not scored, {why}"), file=sys.stderr)
         return 1 if report.unreadable else 0
     if args.command == "eval":
-        from ..clembench.results import NoEpisodes, evaluate
+        from ..evaluation.results import NoEpisodes, evaluate
 
         notes: list[str] = []
         try:
@@ -126,8 +126,8 @@ def _main(args) -> int:
         if args.out is None or args.solution is not None:
             print("adventure import clembench: give --out DIR (and no --solution)", file=sys.stderr)
             return 2
-        from ..clembench.instances import import_instances
-        from ..clembench.packaged import INSTANCES
+        from ..instances.convert import import_instances
+        from ..instances.packaged import INSTANCES
         from ..engine.snapshot import OutputRefused, check_output
         from ..engine.yamlpos import SourceErrors
 
@@ -162,7 +162,7 @@ def _main(args) -> int:
         return commands.probe(args)
     if args.command == "serve":
         try:
-            from ..agents.serve import ServeError, configure, serve
+            from ..envs.serve import ServeError, configure, serve
         except ImportError as exc:
             print(visible(f"adventure serve: needs the [serve] extra: pip install 'tui-adventure[serve]' ({exc})"),
                   file=sys.stderr)

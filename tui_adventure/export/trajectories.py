@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from ..clembench.records import RecordsError, layout_parts, nan_to_none, read_episode, read_json
-from ..clembench.scorer import episode_status
+from ..records.files import RecordsError, layout_parts, nan_to_none, read_episode, read_json
+from ..records.scorer import episode_status
 
 
 @dataclass

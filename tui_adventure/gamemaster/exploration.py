@@ -23,7 +23,7 @@ without those quirks.
 
 from __future__ import annotations
 
-from ..clembench.feedback import INVENTORY, PLAYER, itemcount
+from ..instances.feedback import INVENTORY, PLAYER, itemcount
 
 # (epistemic, pragmatic) of upstream's action definitions (basic_actions_v2*.json)
 CLEM_FLAGS = {"open": (True, True), "close": (False, False), "take": (False, True), "put": (False, True),

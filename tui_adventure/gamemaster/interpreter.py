@@ -8,7 +8,7 @@ included, as upstream does (see ``exploration.py`` for the bookkeeping).
 
 from __future__ import annotations
 
-from ..clembench.feedback import fail_arg
+from ..instances.feedback import fail_arg
 from ..engine.game import Game, StepResult
 from .exploration import INVENTORY, Exploration
 

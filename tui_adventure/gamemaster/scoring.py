@@ -1,6 +1,6 @@
 """Scores with per-turn progress: clembench's scorer, handed the game master's replay.
 
-The scorer (``clembench/scorer.py``) reads records as ``clem score`` does and
+The scorer (``records/scorer.py``) reads records as ``clem score`` does and
 sits below the game master; the progress rate of each turn needs the replies
 played again under the episode's own rules, which only the game master knows.
 This module joins the two, so ``adventure score`` and the tests use one entry.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..clembench import scorer
-from ..clembench.scorer import ScoreReport, WorldFinder, episode_status, world_finder  # noqa: F401  (one entry)
+from ..records import scorer
+from ..records.scorer import ScoreReport, WorldFinder, episode_status, world_finder  # noqa: F401  (one entry)
 from .episode import Episode
 
 

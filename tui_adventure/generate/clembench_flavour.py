@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..clembench.instances import import_instances, world_from_instance
-from ..clembench.packaged import HOME, names_for
+from ..instances.convert import import_instances, world_from_instance
+from ..instances.packaged import HOME, names_for
 from ..engine.planning import Planner, PlannerLimit
 from ..engine.snapshot import write_atomic
 from .classic import KnobError

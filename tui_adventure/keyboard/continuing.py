@@ -10,18 +10,41 @@ fresh episode whatever the last one was.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
-from ..clembench.records import RecordsError
-from ..clembench.resume import last_episode, read_back, unfinished
+from ..records.files import RecordsError
+from ..records.recorder import Recorder
+from ..records.resume import last_episode, read_back, unfinished
+from ..engine.game import Game
 from ..engine.text import plural
+from ..engine.world import World
 from ..gamemaster.episode import Episode
-
-if TYPE_CHECKING:   # pragma: no cover
-    from .session import Session
+from ..gamemaster.voices import Voices
 
 
-def continue_last(session: "Session", options: dict) -> bool:
+class Continuing(Protocol):
+    """What continuing reads and sets of a person's session (``keyboard.session.Session`` is the one)."""
+
+    world: World
+    records: Path | None
+    record_name: str
+    voices: Voices | None
+    episode: Episode
+    recorder: Recorder | None
+    seconds_before: float
+    continued: str
+    visited: set[str]
+
+    @property
+    def game(self) -> Game: ...
+
+    def foreign(self, run_dir: Path) -> bool: ...
+
+    def begin(self) -> None: ...
+
+
+def continue_last(session: Continuing, options: dict) -> bool:
     """Continue the run's last episode of the session's world if it is unfinished (True), its state
     rebuilt from its records; ``session.continued`` says what happened either way. A world with
     model-voiced characters cannot be replayed without asking its voices again: it starts afresh."""
@@ -43,7 +66,7 @@ def continue_last(session: "Session", options: dict) -> bool:
         return False
     session.recorder = recorder
     session.seconds_before = float(recorder.meta_extra.get("seconds") or 0.0)
-    session._begin()
+    session.begin()
     session.visited |= seen
     n = len(session.episode.turns)
     session.continued = (f"[continuing your unfinished game: turn {n + 1}, after {plural(n, 'turn')} played before"

@@ -10,15 +10,45 @@ only what a model could count for itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Awaitable, Callable
+from pathlib import Path
+from typing import Awaitable, Callable, Protocol
 
 from ..engine.snapshot import SaveError, list_saves, save_file_name, save_game
 from .figures import par_label
 from ..gamemaster.episode import Turn
 from ..engine.text import plural
+from ..engine.game import Game
+from ..engine.world import World
+from ..gamemaster.episode import Episode
+from .completion import Words
+from .figures import Panels, Visibility
 
-if TYPE_CHECKING:   # pragma: no cover
-    from .session import Session
+
+class Playing(Protocol):
+    """What a meta-command reads and calls of the session it runs in (``keyboard.session.Session`` is the one)."""
+
+    world: World
+    episode: Episode
+    saves: Path
+    show: Visibility
+    words: Words
+
+    @property
+    def game(self) -> Game: ...
+
+    def look(self) -> str: ...
+
+    def example_commands(self) -> str: ...
+
+    def undo(self, n: int = 1, kind: str = "undo") -> int: ...
+
+    def restart(self, kind: str = "restart") -> None: ...
+
+    async def restore(self, name: str) -> None: ...
+
+    def metrics_so_far(self, par: int | None): ...
+
+    def panels(self, progress: bool = False) -> Panels: ...
 
 META_COMMANDS = {
     "undo": "undo [N]: take back the last turn (or N turns)",
@@ -44,7 +74,7 @@ class Feedback:
     turn: Turn | None = None
 
 
-def _undo(session: "Session", arg: str) -> Feedback:
+def _undo(session: Playing, arg: str) -> Feedback:
     try:
         n = int(arg) if arg else 1
     except ValueError:
@@ -55,12 +85,12 @@ def _undo(session: "Session", arg: str) -> Feedback:
     return Feedback("meta", f"[undid {plural(done, 'turn')}]\n{session.look()}")
 
 
-def _restart(session: "Session", arg: str) -> Feedback:
+def _restart(session: Playing, arg: str) -> Feedback:
     session.restart()
     return Feedback("restart", f"[restarted]\n{session.episode.game.first_observation()}")
 
 
-def _save(session: "Session", arg: str) -> Feedback:
+def _save(session: Playing, arg: str) -> Feedback:
     name = arg or "quicksave"
     saves = list_saves(session.saves, session.world)
     replaced = any(s.name == name for s in saves)
@@ -82,7 +112,7 @@ def _own_save(arg: str) -> str:
     return arg
 
 
-async def _restore(session: "Session", arg: str) -> Feedback:
+async def _restore(session: Playing, arg: str) -> Feedback:
     if arg:
         _own_save(arg)
     else:
@@ -94,14 +124,14 @@ async def _restore(session: "Session", arg: str) -> Feedback:
     return Feedback("meta", f"[restored {arg}: turn {len(session.episode.turns)}]\n{session.look()}")
 
 
-def _saves(session: "Session", arg: str) -> Feedback:
+def _saves(session: Playing, arg: str) -> Feedback:
     saves = list_saves(session.saves, session.world)
     if not saves:
         return Feedback("meta", f"No saves of this world in {session.saves}/.")
     return Feedback("meta", "\n".join(f"{s.name}  (turn {s.turn}, {s.saved_at})" for s in saves))
 
 
-def _help(session: "Session", arg: str) -> Feedback:
+def _help(session: Playing, arg: str) -> Feedback:
     verbs = ", ".join(session.words.help_verbs)
     lines = [f"Type a command and press Enter, e.g. {session.example_commands()}.",
              f"Verbs: {verbs}.", "", "Meta-commands (no game time):"]
@@ -115,7 +145,7 @@ def _help(session: "Session", arg: str) -> Feedback:
     return Feedback("meta", "\n".join(lines))
 
 
-def _score(session: "Session", arg: str) -> Feedback:
+def _score(session: Playing, arg: str) -> Feedback:
     p = session.panels(progress=True)
     if not (session.show.score or session.show.par):
         return Feedback("meta", "\n".join([f"Turns: {p.turns}", "Goals:"] + [f"  {g}" for g, _ in p.goals]))
@@ -134,11 +164,11 @@ def _score(session: "Session", arg: str) -> Feedback:
     return Feedback("meta", "\n".join(lines))
 
 
-def _quit(session: "Session", arg: str) -> Feedback:
+def _quit(session: Playing, arg: str) -> Feedback:
     return Feedback("quit", "")
 
 
-async def run(session: "Session", word: str, arg: str = "") -> Feedback:
+async def run(session: Playing, word: str, arg: str = "") -> Feedback:
     """The meta-command ``word``; its error (a bad save name...) as an error Feedback, never raised."""
     if word in UNDOING and not session.show.undo:
         return Feedback("error", f"{word} is not available here: a model player cannot {word} either.")
@@ -150,6 +180,6 @@ async def run(session: "Session", word: str, arg: str = "") -> Feedback:
         return Feedback("error", str(exc))
 
 
-COMMANDS: dict[str, Callable[["Session", str], Feedback | Awaitable[Feedback]]] = {
+COMMANDS: dict[str, Callable[[Playing, str], Feedback | Awaitable[Feedback]]] = {
     "undo": _undo, "restart": _restart, "save": _save, "restore": _restore, "saves": _saves,
     "help": _help, "score": _score, "quit": _quit}

@@ -19,12 +19,13 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from ..clembench.recorder import Recorder
-from ..clembench.records import foreign_to
+from ..records.recorder import Recorder
+from ..records.files import foreign_to
 from ..engine.metrics import moves, moves_over_par, turn_ratio
 from .figures import RESEARCHER, Panels, ProgressFigures, Visibility
 from ..gamemaster.voices import Voices
 from .completion import Words
+from .continuing import continue_last
 from . import meta_commands
 from .meta_commands import META_COMMANDS, Feedback
 from .history import History, world_key
@@ -80,13 +81,11 @@ class Session:
         self.episode = Episode(self.world, voices=self.voices)
         self.recorder = None
         self.seconds_before = 0.0
-        self._begin()
+        self.begin()
         if self.records is None:
             return
         spec = recorder_options(self.player, self.episode)
         if resume:
-            from .continuing import continue_last
-
             if continue_last(self, spec):
                 return
         recorder = Recorder(self.records, self.world, self.record_name, **spec)
@@ -104,7 +103,7 @@ class Session:
         """``run_dir`` is another study's participant's (``foreign_to``): never continued nor written here."""
         return foreign_to(run_dir, self.record_meta.get("study"))
 
-    def _begin(self) -> None:
+    def begin(self) -> None:
         """The episode's clocks and the rooms seen so far start now."""
         self.visited = {self.world.style.player_room(self.game.state)}
         self.started = time.monotonic()
@@ -295,7 +294,7 @@ class Session:
             self.new_episode()
             return
         self.episode = Episode(self.world, voices=self.voices)
-        self._begin()
+        self.begin()
         self.recorder.restart(self.episode, kind)
 
     async def restore(self, name: str) -> None:

@@ -6,7 +6,7 @@ import json
 import random
 from pathlib import Path
 
-from ..clembench.records import read_episode
+from ..records.files import read_episode
 from ..engine.planning import Planner
 from .base import as_reply
 from .reply import Reply

@@ -26,7 +26,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from ..clembench.records import VIEW_LIMIT, RecordsError, read_episode, read_json, replies_of
+from ..records.files import VIEW_LIMIT, RecordsError, read_episode, read_json, replies_of
 from ..engine.text import visible
 from ..keyboard.model_turns import is_model_turn, model_turn
 from ..players.recorded import recorded_reply

@@ -23,7 +23,7 @@ from textual.containers import Vertical
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
-from ..clembench.records import RecordsError
+from ..records.files import RecordsError
 from ..engine.text import visible
 from ..watch.board import Board, Picture
 from ..watch.cache import SummaryCache

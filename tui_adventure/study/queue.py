@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..clembench.records import DISCARDED, Busy, FolderLock, mark_study, studies_in, study_of
-from ..clembench.recorder import Recorder
+from ..records.files import DISCARDED, Busy, FolderLock, mark_study, studies_in, study_of
+from ..records.recorder import Recorder
 from ..engine.names import inside
 from ..engine.snapshot import write_atomic
 from ..keyboard.history import History

@@ -15,7 +15,7 @@ import json
 import os
 from pathlib import Path
 
-from ..clembench.records import RecordsError, read_json
+from ..records.files import RecordsError, read_json
 from ..engine.snapshot import write_atomic
 from ..keyboard.history import state_dir
 from .episodes import EpisodeInfo

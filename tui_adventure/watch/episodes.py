@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..clembench.records import RecordsError, is_player
-from ..clembench.scorer import score_interactions
+from ..records.files import RecordsError, is_player
+from ..records.scorer import score_interactions
 from ..engine import metrics as m
 
 # What an episode is doing, as its files say.

@@ -27,8 +27,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..clembench.records import MB, PLAN, VIEW_LIMIT, RecordsError, read_json, run_json
-from ..clembench.results import FILES as EVAL_FILES
+from ..records.files import MB, PLAN, VIEW_LIMIT, RecordsError, read_json, run_json
+from ..evaluation.results import FILES as EVAL_FILES
 from .cache import SummaryCache
 from .episodes import (
     DAMAGED, ENDED, ENDED_UNREAD, ERROR, LIVE, RUNNING, STARTING, STOPPED, EpisodeInfo, error_message, outcome,

@@ -32,7 +32,7 @@ from typing import Callable
 from ..engine import metrics as m
 from ..engine.metrics import ProgressTracker
 from ..engine.snapshot import OutputRefused
-from .records import is_player, read_json, world_pointer, write_json
+from .files import is_player, read_json, world_pointer, write_json
 
 FAIL_TYPES = ["lark_exception", "malformed_command", "undefined_action_verb", "undefined_action",
               "undefined_repr_str", "manipulating_room", "undefined_argument_type", "taking_from_inventory",
@@ -232,14 +232,14 @@ def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:
     cache: dict = {}
 
     def load(path: str):
-        from .instances import load_world_file
+        from ..instances.convert import load_world_file
 
         if path not in cache:
             cache[path] = load_world_file(path)
         return cache[path]
 
     def find(instance_dir: Path, instance: dict):
-        from . import packaged
+        from ..instances import packaged
 
         try:
             where = world_pointer(instance_dir)
@@ -250,7 +250,7 @@ def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:
                     cache[where] = packaged.world(where)
                 return cache[where]
             if "initial_state" in instance:
-                from .instances import load_definitions, world_from_instance
+                from ..instances.convert import load_definitions, world_from_instance
 
                 experiment = instance_dir.parent.name
                 key = (experiment, instance.get("game_id"))

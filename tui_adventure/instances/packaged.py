@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..engine.world import World
 from ..engine.yamlpos import SourceError, SourceErrors, did_you_mean
-from .instances import load_definitions, world_from_instance
+from .convert import load_definitions, world_from_instance
 
 HOME = Path(__file__).resolve().parent.parent / "data" / "clembench" / "adventuregame"
 INSTANCES = HOME / "in" / "instances.json"

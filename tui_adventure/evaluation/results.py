@@ -19,7 +19,7 @@ from ..engine.metrics import ABORTED, MAIN_SCORE
 from ..engine.snapshot import OutputRefused, check_output, write_atomic
 from ..engine.text import plural
 from .csv_out import Ours, write_csv
-from .records import RecordsError, layout_parts, read_json
+from ..records.files import RecordsError, layout_parts, read_json
 
 
 EPISODE_FILES = ("instance.json", "interactions.json", "scores.json")   # any one marks an episode's folder

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..engine.names import check_name, inside
 from ..engine.snapshot import write_atomic
-from .records import (
+from .files import (
     CLEM_VERSION, DISCARDED, MARKERS, POINTER, Busy, FolderLock, OtherRun, RecordsError, dumps_compact, encode_json,
     now, real_path, run_json, scrub, write_json,
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 
-ENTRY = "tui_adventure.agents.env:AdventureEnv"
+ENTRY = "tui_adventure.envs.env:AdventureEnv"
 NATIVE = ("tutorial", "house", "manor")
 
 
@@ -25,7 +25,7 @@ def register_ids() -> None:
     gymnasium.register("tui_adventure/World-v0", entry_point=ENTRY)
     for name in NATIVE:
         gymnasium.register(f"tui_adventure/{name}-v0", entry_point=ENTRY, kwargs={"world": name})
-    from ..clembench import packaged
+    from ..instances import packaged
 
     for name in packaged.names("clembench"):   # clembench/<experiment>/<id> -> tui_adventure/clembench.<experiment>.<id>-v0
         gymnasium.register(f"tui_adventure/{name.replace('/', '.')}-v0", entry_point=ENTRY, kwargs={"world": name})

@@ -309,8 +309,8 @@ def read_episode(directory: str | Path, world=None, limit: int | None = None) ->
     knows better than the records where it was played, ``False`` when only the replies are wanted;
     ``limit``: the most bytes of its interactions.json to parse (a screen passes ``VIEW_LIMIT``).
     ``RecordsError`` says what is wrong and what to do."""
-    from . import packaged
-    from .instances import load_world_file
+    from ..instances import packaged
+    from ..instances.convert import load_world_file
     from ..engine.yamlpos import SourceErrors
 
     directory = Path(directory)

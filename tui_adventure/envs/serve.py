@@ -48,7 +48,7 @@ from openenv.core.env_server.types import Action, EnvironmentMetadata, Observati
 from pydantic import Field
 
 from ..catalog import native_worlds, open_world
-from ..clembench import packaged
+from ..instances import packaged
 from ..engine.world import World
 from ..engine.yamlpos import SourceErrors
 from .env import ACTION_CHARS, INFOS, REWARDS, RULES, AdventureEnv

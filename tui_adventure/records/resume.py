@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .recorder import Recorder
-from .records import DISCARDED, RecordsError, dumps_compact, encode_json, now, read_json, replies_of
+from .files import DISCARDED, RecordsError, dumps_compact, encode_json, now, read_json, replies_of
 
 RESUMED = "session_resumed"   # the game-master event that opens the first turn after a pause
 

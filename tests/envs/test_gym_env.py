@@ -10,7 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import tui_adventure  # noqa: F401  (registers the ids)
-from tui_adventure.agents.env import AdventureEnv
+from tui_adventure.envs.env import AdventureEnv
 from tui_adventure.engine.planning.planner import Planner
 
 

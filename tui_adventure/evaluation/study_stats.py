@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..engine.metrics import MAIN_SCORE, SUCCESS
 from .comparison import is_human, number
-from .records import RecordsError, layout_parts, read_json
+from ..records.files import RecordsError, layout_parts, read_json
 
 
 @dataclass(frozen=True)

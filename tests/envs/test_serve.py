@@ -34,7 +34,7 @@ def openenv():
     except ImportError:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "openenv-core>=0.3"], check=True, timeout=900)
         importlib.invalidate_caches()
-    return importlib.import_module("tui_adventure.agents.serve")
+    return importlib.import_module("tui_adventure.envs.serve")
 
 
 def _free_port() -> int:
@@ -97,7 +97,7 @@ def servers(openenv, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def house():
-    from tui_adventure.agents.env import AdventureEnv
+    from tui_adventure.envs.env import AdventureEnv
     from tui_adventure.catalog import open_world
     from tui_adventure.engine.planning.planner import Planner
 

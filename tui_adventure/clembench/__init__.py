@@ -1,1 +1,0 @@
-"""Everything about clembench's file formats: instances, records, scores, results."""
