@@ -25,7 +25,7 @@ import pytest
 from conftest import ROOT
 from needs import module
 
-pytestmark = pytest.mark.serve
+pytestmark = [pytest.mark.serve, pytest.mark.xdist_group("serve")]   # one worker starts the servers once
 
 
 @pytest.fixture(scope="session")
