@@ -37,7 +37,8 @@ def adventure(*args, stdin="", cwd=None, env=None, timeout=120, subprocess=False
     whose PYTHONPATH differs from this process's) starts ``python -m tui_adventure.cli`` instead:
     for what needs a process of its own (signals, kills, ttys, the module entry point, an install).
     Per-user state (history) goes under ``cwd/home`` when a ``cwd`` is given, else where the autouse
-    fixture below points it, so no test touches the real home.
+    fixture below points it, so no test touches the real home. ``timeout`` bounds a subprocess; an
+    in-process call is bounded by the test's own timeout (pytest-timeout).
     """
     environ = {**os.environ, **({"TUI_ADVENTURE_HOME": str(Path(cwd) / "home")} if cwd is not None else {}),
                **(env or {})}
