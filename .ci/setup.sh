@@ -6,7 +6,7 @@
 #   - Debian's chromium (what is served to browsers) and tmux (the app in a real terminal):
 #     apt-get when run as root where apt-get is (as CI runs); otherwise it says what to install.
 # The tests install nothing themselves: a missing package or program fails, naming this script.
-# Idempotent: a second run takes seconds. Usage, from a clone, in a venv:
+# Idempotent: a second run installs nothing new. Usage, from a clone, in a venv:
 #   python3 -m venv .venv && . .venv/bin/activate && bash .ci/setup.sh && pytest
 set -euo pipefail
 cd "$(dirname "$0")/.."
