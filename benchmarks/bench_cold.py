@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-from tui_adventure.clembench import packaged
+from tui_adventure.instances import packaged
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading import load_world
 

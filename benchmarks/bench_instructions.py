@@ -62,7 +62,7 @@ from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world
 path, solution, n, play, read = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5] == "1"
 if path == "clembench":   # every packaged instance, its optimal commands
-    from tui_adventure.clembench import packaged
+    from tui_adventure.instances import packaged
     names = packaged.names()
     runs = [(lambda name=name: packaged.world(name), packaged.experiments()[name.split("/")[1]][int(name.split("/")[2])]["optimal_commands"])
             for name in names]
@@ -181,7 +181,7 @@ def main() -> None:
         print(f"mean: {sum(counts) / len(counts):,.0f} instructions a generate= reset (6 rooms, collector off)")
         return
     if args.world == "clembench":
-        from tui_adventure.clembench import packaged
+        from tui_adventure.instances import packaged
 
         path = solution = Path("clembench")
         steps = sum(len(packaged.experiments()[n.split("/")[1]][int(n.split("/")[2])]["optimal_commands"])

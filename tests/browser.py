@@ -1,14 +1,14 @@
 """A real headless browser for what tui-adventure serves: Debian's ``chromium`` driven by playwright.
 
 playwright's own browser download is never used (``playwright install`` is not run anywhere): the
-browser is the system's, which ``system_programs.program`` installs with apt-get when it is missing.
+browser is the system's (``.ci/setup.sh`` installs it); ``needs.program`` fails when it is missing.
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 
-from system_programs import program
+from needs import program
 
 
 def chromium(playwright):

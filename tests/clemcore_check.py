@@ -36,7 +36,7 @@ from types import ModuleType
 CLEMCORE_VERSION = "3.7.2"
 INSTALL_HINT = (
     "clemcore {v} is needed to check records against the real clem tools. "
-    "Install the light route into the test venv with:  bash .ci/clemcore.sh  "
+    "Install the light route into the test venv with:  bash .ci/clemcore.sh  (or everything: bash .ci/setup.sh) "
     "(= python -m pip install --no-deps clemcore=={v} && python -m pip install "
     "'pandas>=2.3,<3' tqdm pyyaml nltk markdown pylatex ordered-set retry)"
 ).format(v=CLEMCORE_VERSION)

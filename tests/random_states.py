@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from conftest import TEST_WORLDS, WORLDS
-from tui_adventure.clembench import packaged
+from tui_adventure.instances import packaged
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world, load_world_text
 from tui_adventure.engine.planning.planner import Planner

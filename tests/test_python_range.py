@@ -32,7 +32,8 @@ import pytest
 from conftest import ROOT, adventure
 from model_env import MODEL_ENV
 
-pytestmark = pytest.mark.slow
+# one worker builds each cached venv and runs what uses it; a fresh venv takes minutes
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("python_range"), pytest.mark.timeout(2400)]
 
 OLDEST = tuple(int(x) for x in re.search(r'requires-python = ">=(\d+)\.(\d+)"',
                                          (ROOT / "pyproject.toml").read_text()).groups())

@@ -1,7 +1,6 @@
 """``adventure run --ray local``: Ray tasks play what a local run plays, and a killed worker's episode is
-played again from scratch. Ray is installed on first use (about 15 s with a warm network; CI runs this)."""
+played again from scratch. Ray (the [ray] extra) comes from .ci/setup.sh; without it these fail."""
 
-import importlib.util
 import json
 import os
 import shutil
@@ -15,19 +14,14 @@ import pytest
 
 from conftest import ROOT, adventure
 from fake_llm_server import FakeLLMServer, done_after
+from needs import module
 
-RAY_REQUIREMENT = "ray>=2.9"
 EXPERIMENT = "clembench/home_deliver_three_basic_easy"
 
 
 @pytest.fixture(scope="session")
 def ray_installed() -> None:
-    if importlib.util.find_spec("ray") is None:
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                               RAY_REQUIREMENT], capture_output=True, text=True, timeout=900)
-        if done.returncode != 0:
-            pytest.fail(f"pip install {RAY_REQUIREMENT} failed:\n{done.stdout}{done.stderr}")
-        importlib.invalidate_caches()
+    module("ray", "ray")
 
 
 def episodes(root: Path) -> set[str]:

@@ -99,8 +99,8 @@ def test_a_plain_install_carries_its_data(tmp_path):
     where = subprocess.run([sys.executable, "-c", "import tui_adventure; print(tui_adventure.__file__)"],
                            capture_output=True, text=True, env=env, cwd=tmp_path)
     assert Path(where.stdout.strip()).is_relative_to(target)
-    listing = adventure("list", cwd=tmp_path, env=env)
+    listing = adventure("list", cwd=tmp_path, env=env, subprocess=True)
     assert listing.returncode == 0 and "128 instances" in listing.stdout
-    solved = adventure("solve", f"{BASIC_EASY}/3", "--json", cwd=tmp_path, env=env)
+    solved = adventure("solve", f"{BASIC_EASY}/3", "--json", cwd=tmp_path, env=env, subprocess=True)
     assert solved.returncode == 0 and json.loads(solved.stdout)["optimal"]
-    assert adventure("check", "manor", cwd=tmp_path, env=env).returncode == 0
+    assert adventure("check", "manor", cwd=tmp_path, env=env, subprocess=True).returncode == 0

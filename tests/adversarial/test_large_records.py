@@ -13,7 +13,7 @@ import pytest
 
 from conftest import TEST_WORLDS
 
-from tui_adventure.clembench import records
+from tui_adventure.records import files as records
 from tui_adventure.cli import main
 from tui_adventure.watch.episodes import ENDED_UNREAD, ERROR, RUNNING
 from tui_adventure.watch.tree import RecordsTree

@@ -3,7 +3,6 @@ reply is cut, the key never reaches the records whatever field carries it, and a
 key file is a message, not a traceback."""
 
 import json
-import time
 
 import pytest
 
@@ -28,15 +27,14 @@ def mini():
     return load_world(TEST_WORLDS / "mini.yaml")
 
 
+@pytest.mark.timeout(300)   # a hang guard; what ends the stream is the model's timeout, named in the error
 @in_loop
 async def test_a_trickling_stream_is_cut_by_the_models_timeout(config, server, tmp_path):
     server.script(*[Trickle("> " + "look " * 200, delay=0.5)] * 4)   # each read in time, the whole never
     world = mini()
     player = make_player("fake-gpt", world, "text", timeout=1.0, max_retries=0, retry_delay=0.01)
-    t0 = time.monotonic()
     with pytest.raises(PlayerFailed, match="took longer than the 1 s"):
         await _play_streamed(world, player, tmp_path / "r")
-    assert time.monotonic() - t0 < 15
 
 
 async def _play_streamed(world, player, root):

@@ -1,7 +1,6 @@
 """The app through a real terminal: start, type a command, Tab, quit (tmux drives it).
 
-tmux is installed when the machine lacks it (``system_programs.program``),
-so this fails rather than skips where it cannot be.
+tmux comes from ``.ci/setup.sh``; where it is missing this fails (``needs.program``), never skips.
 """
 
 import json
@@ -11,7 +10,7 @@ import sys
 import time
 
 from conftest import ROOT
-from system_programs import program
+from needs import program
 
 
 def tmux(*args):

@@ -10,6 +10,9 @@ from conftest import adventure
 
 from clem_helpers import INSTANCES, instances
 
+# its module fixture is costly: one worker makes it once for every test here
+pytestmark = pytest.mark.xdist_group("clembench_import")
+
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):

@@ -15,6 +15,9 @@ from browser import browser_page
 from conftest import WORLDS, adventure
 from tui_adventure.evaluation.charts import nice_ticks, tick_label
 
+# its module fixture is costly: one worker makes it once for every test here
+pytestmark = pytest.mark.xdist_group("results_page")
+
 CSVS = ("results.csv", "raw.csv", "comparison.csv", "pairs.csv", "paired.csv")
 PAIRED_HEADER = ["model", "humans", "metric", "experiment", "n_instances", "model_mean", "human_mean", "difference",
                  "low", "high"]

@@ -25,7 +25,9 @@ from conftest import ROOT, TEST_WORLDS, adventure
 from fake_llm_server import FakeLLMServer
 from model_env import MODEL_ENV
 
-pytestmark = [pytest.mark.slow, pytest.mark.clemcore_full]
+# one worker builds the cached venv and runs every test that uses it; a fresh venv takes minutes
+pytestmark = [pytest.mark.slow, pytest.mark.clemcore_full, pytest.mark.xdist_group("clemcore_full"),
+              pytest.mark.timeout(2400)]
 
 CLEMCORE = "clemcore==3.7.2"
 BASIC_EASY = "clembench/home_deliver_three_basic_easy"

@@ -9,7 +9,7 @@ must agree with the whole scope in every state, odd ones included.
 import random
 from pathlib import Path
 
-from tui_adventure.clembench import packaged
+from tui_adventure.instances import packaged
 from tui_adventure.engine.facts import State
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world, load_world_text

@@ -1,14 +1,13 @@
 """PDDL out: what is refused, and Fast Downward's optimal plans as long as our par.
 
-The ``fd`` tests install up-fast-downward (Fast Downward's binaries on PyPI)
-on first use, as CI has nothing installed by hand, then hold every world to
+The ``fd`` tests use up-fast-downward (Fast Downward's binaries on PyPI, the
+``[fd]`` extra, which ``.ci/setup.sh`` installs; without it they fail) to hold every world to
 two things: Fast Downward's optimal plan is exactly as long as our par, and it
 replays step by step in our engine (so the PDDL allows nothing our rules do not).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import subprocess
 import sys
@@ -18,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from conftest import TEST_WORLDS, adventure
+from needs import module
 from tui_adventure.catalog import open_world
 from tui_adventure.engine.loading.loader import load_world_text
 from tui_adventure.engine.planning.planner import Planner, PlannerLimit
 from tui_adventure.export.pddl import Inexpressible, to_pddl, write_pddl
 
-FD_REQUIREMENT = "up-fast-downward>=1.0"   # the `fd` extra of pyproject.toml
 # LM-cut refuses axioms (our `visible`, `encloses`, and the ones Fast Downward makes of negated
 # quantifiers); h_max takes them and conditional effects, and stays admissible
 FD_SEARCH = "astar(hmax())"
@@ -231,15 +230,8 @@ def test_random_worlds_load_and_mostly_solve(tmp_path):
 # -- against Fast Downward ------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def fast_downward() -> Path:
-    """Fast Downward's driver script, installing up-fast-downward when missing (about a minute)."""
-    spec = importlib.util.find_spec("up_fast_downward")   # its __init__ needs unified-planning: never imported
-    if spec is None:
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                               FD_REQUIREMENT], capture_output=True, text=True, timeout=900)
-        if done.returncode != 0:
-            pytest.fail(f"pip install {FD_REQUIREMENT} failed:\n{done.stdout}{done.stderr}")
-        importlib.invalidate_caches()
-        spec = importlib.util.find_spec("up_fast_downward")
+    """Fast Downward's driver script, from up-fast-downward (the [fd] extra)."""
+    spec = module("up_fast_downward", "fd")   # found, never imported: its __init__ needs unified-planning
     return Path(list(spec.submodule_search_locations)[0]) / "downward" / "fast-downward.py"
 
 

@@ -146,17 +146,35 @@ def test_a_world_action_that_moves_things_turns_the_heuristic_off():
     assert Planner(world).solve().par == Planner(world, prune=False, shortcuts=False).bfs().par
 
 
-def test_a_search_over_its_time_budget_gives_up_promptly():
-    import time
+class Clock:
+    """The planner's clock, faked: each read moves it on by ``tick`` seconds; it counts the reads, and
+    those made after ``budget`` had passed (the planner gives up at its first such read)."""
 
+    def __init__(self, tick: float, budget: float) -> None:
+        self.tick, self.budget = tick, budget
+        self.now = 0.0
+        self.reads = self.late = 0
+
+    def perf_counter(self) -> float:
+        self.reads += 1
+        self.late += self.now > self.budget
+        value, self.now = self.now, self.now + self.tick
+        return value
+
+
+def test_a_search_over_its_time_budget_gives_up_promptly(monkeypatch):
+    """The budget is read after every state expanded, and the search stops at the first read past it."""
     from conftest import WORLDS
+    from tui_adventure.engine.planning import planner as planner_module
     from tui_adventure.engine.planning.planner import PlannerLimit
 
     world = load_world_text((WORLDS / "manor.yaml").read_text(), "manor.yaml")
-    t0 = time.perf_counter()
-    with pytest.raises(PlannerLimit, match="within 0.3 s"):
+    clock = Clock(tick=0.01, budget=0.3)
+    monkeypatch.setattr(planner_module, "time", clock)
+    with pytest.raises(PlannerLimit, match="within 0.3 s") as limit:
         Planner(world, shortcuts=False, max_seconds=0.3).solve()
-    assert time.perf_counter() - t0 < 3
+    assert clock.late == 1                                   # no work after the first read past the budget
+    assert 0 < limit.value.expanded <= clock.reads <= 32     # a read at least once a state expanded
 
 
 @pytest.mark.slow
@@ -196,10 +214,10 @@ def test_a_search_that_gives_up_says_how_short_a_plan_cannot_be():
 
 
 @pytest.mark.slow
-def test_a_time_budget_holds_on_a_world_whose_estimates_are_costly():
-    """64 rooms, 120 things, 8 goals: one exact estimate once took 7 s, so a 1 s budget took 25."""
-    import time
-
+def test_a_time_budget_holds_on_a_world_whose_estimates_are_costly(monkeypatch):
+    """64 rooms, 120 things, 8 goals: one exact estimate once took 7 s, so a 1 s budget took 25.
+    The budget is read after every estimate, and the search stops at the first read past it."""
+    from tui_adventure.engine.planning import planner as planner_module
     from tui_adventure.engine.planning.planner import PlannerLimit
     from tui_adventure.generate import Knobs
     from tui_adventure.generate.classic import draft, dump
@@ -207,10 +225,15 @@ def test_a_time_budget_holds_on_a_world_whose_estimates_are_costly():
     knobs = Knobs(rooms=64, objects=120, goals=8, doors=21, locked=10).resolved()
     world = load_world_text(dump(draft(knobs, 0).doc), "w64.yaml")
     planner = Planner(world, max_seconds=1.0, max_nodes=10**9)
-    started = time.perf_counter()
+    estimates = []
+    estimate = planner.h
+    planner.h = lambda st: estimates.append(st) or estimate(st)
+    clock = Clock(tick=0.05, budget=1.0)
+    monkeypatch.setattr(planner_module, "time", clock)
     with pytest.raises(PlannerLimit) as limit:
         planner.solve()
-    assert time.perf_counter() - started < 4.0   # the budget, and at most one estimate's work past it
+    assert clock.late == 1                     # no estimate after the first read past the budget
+    assert len(estimates) <= clock.reads      # a read at least once an estimate
     assert limit.value.lower_bound >= 30
 
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from conftest import TEST_WORLDS, WORLDS
-from tui_adventure.clembench import packaged
+from tui_adventure.instances import packaged
 from tui_adventure.engine.game import _PLAYED, DONE, ENDED, GOAL_SCORE, TEXT, Game
 from tui_adventure.engine.loading.loader import load_world, load_world_text
 from tui_adventure.engine.planning.planner import Planner

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_adventure.clembench import packaged
+from tui_adventure.instances import packaged
 from tui_adventure.engine.facts import State
 from tui_adventure.engine.loading.loader import load_world
 from tui_adventure.engine.rules.logic import parse_condition, parse_effects

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_adventure.clembench import packaged
+from tui_adventure.instances import packaged
 from tui_adventure.engine.game import Game, StepResult
 from tui_adventure.engine.loading.loader import load_world
 

@@ -18,6 +18,9 @@ from conftest import ROOT
 
 from tui_adventure.catalog import open_world
 
+# its module fixture is costly (a process playing every world): one worker makes it once for every test here
+pytestmark = pytest.mark.xdist_group("world_freed")
+
 CHILD = r"""
 import gc, json, random, sys, weakref
 from collections import Counter

@@ -1,7 +1,7 @@
 """``adventure serve`` as a client meets it: a real server process on 127.0.0.1, OpenEnv's own client.
 
-CI starts with nothing installed by hand, so the ``[serve]`` extra's OpenEnv is
-installed here when missing (once per test session). The servers start
+The ``[serve]`` extra's OpenEnv comes from ``.ci/setup.sh``; without it these fail, naming that
+command. The servers start
 together (importing OpenEnv takes seconds) and each test talks to one of them
 over the network, as any client would.
 """
@@ -23,17 +23,14 @@ import urllib.request
 import pytest
 
 from conftest import ROOT
+from needs import module
 
-pytestmark = pytest.mark.serve
+pytestmark = [pytest.mark.serve, pytest.mark.xdist_group("serve")]   # one worker starts the servers once
 
 
 @pytest.fixture(scope="session")
 def openenv():
-    try:
-        importlib.import_module("openenv")
-    except ImportError:
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "openenv-core>=0.3"], check=True, timeout=900)
-        importlib.invalidate_caches()
+    module("openenv", "serve")
     return importlib.import_module("tui_adventure.envs.serve")
 
 

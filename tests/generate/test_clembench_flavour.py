@@ -48,8 +48,8 @@ def replay_ours(experiment: str, inst: dict) -> int | None:
 
 def test_the_same_command_gives_the_same_bytes_in_any_process(in_tmp):
     args = ["generate", "--flavour", "clembench", "--count", "6", "--seed", "11", "--variant", "both"]
-    one = adventure(*args, "--out", "a", env={"PYTHONHASHSEED": "1"})
-    two = adventure(*args, "--out", "b", env={"PYTHONHASHSEED": "2"})
+    one = adventure(*args, "--out", "a", env={"PYTHONHASHSEED": "1"}, subprocess=True)
+    two = adventure(*args, "--out", "b", env={"PYTHONHASHSEED": "2"}, subprocess=True)
     assert one.returncode == two.returncode == 0, one.stderr
     a = sorted(p.relative_to(in_tmp / "a") for p in (in_tmp / "a").rglob("*") if p.is_file())
     b = sorted(p.relative_to(in_tmp / "b") for p in (in_tmp / "b").rglob("*") if p.is_file())

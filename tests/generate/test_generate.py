@@ -17,8 +17,8 @@ from tui_adventure.generate.vocab import THEMES, split_of
 def test_the_same_command_gives_the_same_bytes_in_any_process(in_tmp):
     args = ["generate", "--count", "4", "--seed", "7", "--rooms", "10", "--objects", "24", "--goals", "3",
             "--theme", "castle"]
-    one = adventure(*args, "--out", "a", env={"PYTHONHASHSEED": "1"})
-    two = adventure(*args, "--out", "b", env={"PYTHONHASHSEED": "2"})
+    one = adventure(*args, "--out", "a", env={"PYTHONHASHSEED": "1"}, subprocess=True)
+    two = adventure(*args, "--out", "b", env={"PYTHONHASHSEED": "2"}, subprocess=True)
     assert one.returncode == two.returncode == 0, one.stderr
     a, b = sorted((in_tmp / "a").iterdir()), sorted((in_tmp / "b").iterdir())
     assert [p.name for p in a] == [p.name for p in b] and len(a) == 4

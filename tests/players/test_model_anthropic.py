@@ -5,7 +5,9 @@ import json
 
 import pytest
 
-pytest.importorskip("anthropic")
+from needs import module  # noqa: E402
+
+module("anthropic", "anthropic")   # the [anthropic] extra: fails, never skips, without it
 
 from clem_helpers import world as clem_world  # noqa: E402
 from clemcore_check import evaluate, require_clemcore, transcribe_all  # noqa: E402

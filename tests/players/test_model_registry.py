@@ -2,6 +2,7 @@
 
 import pytest
 
+from clemcore_check import require_clemcore
 from model_env import clean_config, write_json
 from tui_adventure.players import make_player, registry
 
@@ -122,9 +123,8 @@ def test_keys_never_show(dirs):
 
 
 def test_clemcores_own_registry_is_the_last_resort(dirs, monkeypatch):
+    require_clemcore()
     packaged = registry.clemcore_registry()
-    if packaged is None:
-        pytest.skip("clemcore is not installed")
     import json
 
     entry = next(e for e in json.loads(packaged.read_text()) if e.get("backend") == "openai")

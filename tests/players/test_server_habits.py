@@ -29,8 +29,9 @@ def entry(cwd, **extra):
                                               **extra}])
 
 
-def play(front, cwd, mode="text", records="records"):
-    out = adventure(front, MINI, "--player", "fake-gpt", "--mode", mode, "--records", records, cwd=cwd)
+def play(front, cwd, mode="text", records="records", subprocess=False):
+    out = adventure(front, MINI, "--player", "fake-gpt", "--mode", mode, "--records", records, cwd=cwd,
+                    subprocess=subprocess)
     assert "Traceback" not in out.stderr, out.stderr
     return out
 
@@ -153,7 +154,7 @@ def test_learned_forms_are_kept_between_runs_said_and_expire(config, server):
     assert play("run", config, "tool", "first").returncode == 0
     assert [r.body["tool_choice"] for r in server.requests] == ["required", NAMED_ACT]
     del server.requests[:]
-    second = play("run", config, "tool", "second")
+    second = play("run", config, "tool", "second", subprocess=True)   # a new process reads the cache file
     assert [r.body["tool_choice"] for r in server.requests] == [NAMED_ACT]   # no refusal paid again
     assert "asking as learned on" in second.stderr and str(cache_path()) in second.stderr
     assert calls(config, "second")[0]["raw_response_obj"]["clem_player"]["request_options"]["learned"]
@@ -162,14 +163,14 @@ def test_learned_forms_are_kept_between_runs_said_and_expire(config, server):
     spec = run["player_models"]["0"]["model_spec"]
     spec["tool_choice"] = spec.pop("tool_choice_asked")
     run_file.write_text(json.dumps(run))
-    again = play("run", config, "tool", "first")          # resumed: asked alike, so not another run
+    again = play("run", config, "tool", "first", subprocess=True)   # resumed: asked alike, not another run
     assert again.returncode == 0 and "skipped 1 (already done)" in again.stdout, again.stdout + again.stderr
     kept = json.loads(cache_path().read_text())
     for value in kept.values():
         value["at"] = time.time() - 8 * 86400   # past the expiry: asked afresh
     cache_path().write_text(json.dumps(kept))
     del server.requests[:]
-    third = play("run", config, "tool", "third")
+    third = play("run", config, "tool", "third", subprocess=True)
     assert [r.body["tool_choice"] for r in server.requests] == ["required", NAMED_ACT]
     assert "asking as learned" not in third.stderr
 
@@ -227,7 +228,7 @@ def test_what_the_probe_found_is_what_the_next_run_asks(config, server):
     server.responder = lambda request: ToolCalls([("act", {"command": "done"})]) if request.body.get("tools") else "ok"
     assert adventure("models", "probe", server.url, "--model", "qwen-test", cwd=config).returncode == 0
     del server.requests[:]
-    out = play("run", config, "tool")
+    out = play("run", config, "tool", subprocess=True)   # a new process reads the cache file
     assert out.returncode == 0 and "asking as learned on" in out.stderr
     assert [r.body["tool_choice"] for r in server.requests] == [NAMED_ACT]
 

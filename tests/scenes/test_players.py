@@ -7,6 +7,7 @@ import json
 import pytest
 
 from conftest import TEST_WORLDS, adventure
+from needs import module
 
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world, load_world_text
@@ -50,7 +51,7 @@ def test_a_seat_per_player_in_any_mix(tmp_path):
 
 @pytest.mark.parametrize("world", [TWO, "labyrinth"])
 def test_pettingzoos_own_api_and_seed_tests_pass(world):
-    pytest.importorskip("pettingzoo")
+    module("pettingzoo", "gym")
     import warnings
 
     from pettingzoo.test import api_test, seed_test
@@ -100,7 +101,7 @@ def test_records_name_each_player_as_clemcores_multi_player_games_do(tmp_path):
 
 
 def test_the_pettingzoo_environment_runs_the_turns():
-    pytest.importorskip("pettingzoo")
+    module("pettingzoo", "gym")
     from tui_adventure.envs.multi import env
 
     aec = env(str(TWO))

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from conftest import TEST_WORLDS, adventure
+from needs import module
 
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world, load_world_text
@@ -146,7 +147,9 @@ def test_check_and_solve_on_a_scene_world():
 
 
 def test_the_gym_environment_terminates_a_lost_game():
-    gymnasium = pytest.importorskip("gymnasium")
+    module("gymnasium", "gym")
+    import gymnasium
+
     from tui_adventure.envs.env import AdventureEnv
 
     env = AdventureEnv(world=str(BRIDGE))

@@ -1,4 +1,4 @@
-"""What the browser tests share: the [web] extra, a served study on a free port, the terminal in a page.
+"""What the browser tests share: the [web] extra checked, a served study on a free port, the terminal in a page.
 
 The page's terminal is xterm.js drawing on a canvas, which has no text to read. xterm.js keeps an
 accessibility tree of its rows (a ``div`` per row) when ``screenReaderMode`` is on: the test turns it
@@ -8,7 +8,6 @@ reads the rows xterm.js itself parsed from the app's output.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import socket
 import subprocess
@@ -18,21 +17,15 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-import pytest
+from needs import module
 
-WEB_REQUIREMENT = "textual-serve>=1.1.3,<1.2"   # the [web] extra, as pyproject.toml pins it
 XTERM_OPTIONS = "allowProposedApi:!0,"
 BOX = r"[\u2500-\u259f]"   # box drawing and block elements: borders, scroll bars, the input's frame
 
 
-def install_web_extra() -> None:
-    """CI starts with nothing installed by hand: the [web] extra is installed when missing."""
-    if importlib.util.find_spec("textual_serve") is None:
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                               WEB_REQUIREMENT], capture_output=True, text=True, timeout=900)
-        if done.returncode != 0:
-            pytest.fail(f"pip install {WEB_REQUIREMENT} failed:\n{done.stdout}{done.stderr}")
-        importlib.invalidate_caches()
+def web_extra() -> None:
+    """The [web] extra (textual-serve, from .ci/setup.sh) is there; the test fails, naming it, when not."""
+    module("textual_serve", "web")
 
 
 def free_port() -> int:

@@ -1,7 +1,7 @@
 """``adventure study --serve`` and ``adventure play --serve`` as participants meet them: a real server
 process, Debian's headless Chromium typing into the page, the records afterwards.
 
-The [web] extra (textual-serve) is installed when missing, once per test session.
+The [web] extra (textual-serve) comes from .ci/setup.sh; without it these fail.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from browser import chromium
 from conftest import WORLDS, adventure
-from .served import Served, Terminal, install_web_extra
+from .served import Served, Terminal, web_extra
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +37,7 @@ PROLIFIC = "?PROLIFIC_PID=5f1a2b3c4d&STUDY_ID=st01&SESSION_ID=se01"
 
 @pytest.fixture(scope="module")
 def web():
-    install_web_extra()
+    web_extra()
 
 
 @pytest.fixture

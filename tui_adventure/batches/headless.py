@@ -21,8 +21,10 @@ from ..engine.yamlpos import SourceError, SourceErrors
 CHECK_NODE_LIMIT = 200_000  # enough for worlds far larger than manor; bounds memory too
 
 
-def check(paths: list[str], out: IO = sys.stdout, err: IO = sys.stderr) -> int:
-    """Validate worlds; every error as ``file:line:col: message``; 1 if any file is bad."""
+def check(paths: list[str], out: IO | None = None, err: IO | None = None) -> int:
+    """Validate worlds; every error as ``file:line:col: message``; 1 if any file is bad.
+    ``out`` and ``err`` default to the current ``sys.stdout`` and ``sys.stderr``."""
+    out, err = out or sys.stdout, err or sys.stderr
     bad = False
     for path in paths:
         try:
@@ -87,9 +89,11 @@ def parse_budget(text: str | None) -> tuple[float | None, int | None]:
     raise ValueError(f"--budget {text!r}: give seconds (30, 30s, 2m) or states expanded (500000 states, 500k states)")
 
 
-def solve(path: str, as_json: bool, out: IO = sys.stdout, max_nodes: int = 3_000_000,
+def solve(path: str, as_json: bool, out: IO | None = None, max_nodes: int = 3_000_000,
           budget: tuple[float | None, int | None] = (None, None)) -> int:
-    """par and its plan; past the budget, the bounds proven so far and the best plan found (exit 3)."""
+    """par and its plan; past the budget, the bounds proven so far and the best plan found (exit 3).
+    ``out`` defaults to the current ``sys.stdout``."""
+    out = out or sys.stdout
     world = _load_or_report(path, out)
     if world is None:
         return 1
@@ -167,8 +171,10 @@ def _bounded(world, path: str, limit: PlannerLimit, as_json: bool, out: IO, dead
     return 0 if upper is not None and upper == lower else 3
 
 
-def script(path: str, commands: Iterable[str], jsonl: bool, out: IO = sys.stdout) -> int:
-    """Apply every command in order, at the engine level: no turn limit, no stop on a win or done."""
+def script(path: str, commands: Iterable[str], jsonl: bool, out: IO | None = None) -> int:
+    """Apply every command in order, at the engine level: no turn limit, no stop on a win or done.
+    ``out`` defaults to the current ``sys.stdout``."""
+    out = out or sys.stdout
     world = _load_or_report(path, out)
     if world is None:
         return 1

@@ -151,11 +151,11 @@ def _main(args) -> int:
     if args.command == "export" and args.format == "clemgame":
         from ..export.clemgame import export as export_clemgame
 
-        return export_clemgame(args.worlds, args.out, args.name)
+        return export_clemgame(args.worlds, args.out, args.name, sys.stdout, sys.stderr)
     if args.command == "export" and args.format == "pddl":
         from ..export.cli import export
 
-        return export(args.world, args.out)
+        return export(args.world, args.out, sys.stdout, sys.stderr)
     if args.command == "export":
         return commands.export_trajectories(args.root, args.out)
     if args.command == "models":

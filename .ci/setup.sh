@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Everything the test suite needs, installed once into the active venv and the machine:
+#   - this project (editable) with the extras the tests use: test, web, gym, serve (OpenEnv),
+#     anthropic, fd (Fast Downward), ray;
+#   - clemcore 3.7.2's light route (.ci/clemcore.sh), which checks the records;
+#   - Debian's chromium (what is served to browsers) and tmux (the app in a real terminal):
+#     apt-get when run as root where apt-get is (as CI runs); otherwise it says what to install.
+# The tests install nothing themselves: a missing package or program fails, naming this script.
+# Idempotent: a second run installs nothing new. Usage, from a clone, in a venv:
+#   python3 -m venv .venv && . .venv/bin/activate && bash .ci/setup.sh && pytest
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python}"
+
+"$PY" -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)' || {
+    echo "setup.sh installs into the active venv and none is active: python3 -m venv .venv && . .venv/bin/activate" >&2
+    exit 1
+}
+
+# programs pip cannot install
+missing=()
+command -v tmux >/dev/null || missing+=(tmux)
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
+if ((${#missing[@]})); then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+        echo "setup.sh: the tests also need ${missing[*]}; install as root: apt-get install ${missing[*]}" >&2
+        echo "(or your system's packages of the same names); the tests that drive them fail until then" >&2
+    fi
+fi
+
+# the project and every extra the tests use, then clemcore's light route
+"$PY" -m pip install -q --disable-pip-version-check -e '.[test,web,gym,serve,anthropic,fd,ray]'
+PYTHON="$PY" bash .ci/clemcore.sh
+echo "setup.sh: done; run the tests with: pytest"
