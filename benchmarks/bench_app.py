@@ -72,7 +72,7 @@ async def in_process(runs: int) -> list[float]:
     app = make_app(ROOT / "worlds" / "house.yaml", records=f"{tmp}/records", saves=f"{tmp}/saves")
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
-        for i in range(runs):
+        for _ in range(runs):
             for line in ("go north", "go south"):
                 t0 = time.perf_counter()
                 await screen.on_command_line_entered(CommandLine.Entered(line))

@@ -90,7 +90,7 @@ def ours_cold(name: str, commands: list[str], read: bool = False) -> tuple[float
     for c in commands:
         r = game.step(c)
         if read:
-            r.observation
+            _ = r.observation
     return time.process_time() - t, load
 
 
@@ -126,7 +126,7 @@ def house(seconds: float) -> dict[str, float]:
             for c in solution:
                 r = game.step(c)
                 if read:
-                    r.observation
+                    _ = r.observation
             spent += time.process_time() - t
             n += len(solution)
         out[label] = n / spent

@@ -47,7 +47,7 @@ def walk(pair: str, setting: str, rounds: int, steps: int) -> dict:
         gc.disable()
     rates, shares, wall_all, steps_all, collector_all = [], [], 0.0, 0, 0.0
     for r in range(rounds):
-        n, wall, _cpu, collector = timed(lambda: random_agent(env, random.Random(r), steps))
+        n, wall, _cpu, collector = timed(lambda r=r: random_agent(env, random.Random(r), steps))
         rates.append(n / wall)
         shares.append(collector / wall)
         wall_all += wall

@@ -64,8 +64,9 @@ path, solution, n, play, read = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.
 if path == "clembench":   # every packaged instance, its optimal commands
     from tui_adventure.instances import packaged
     names = packaged.names()
-    runs = [(lambda name=name: packaged.world(name), packaged.experiments()[name.split("/")[1]][int(name.split("/")[2])]["optimal_commands"])
-            for name in names]
+    experiments = packaged.experiments()
+    runs = [(lambda name=name: packaged.world(name),
+             experiments[name.split("/")[1]][int(name.split("/")[2])]["optimal_commands"]) for name in names]
 else:
     commands = [c.strip() for c in open(solution, encoding="utf-8").read().split("\\n") if c.strip()]
     runs = [(lambda: load_world(path), commands)]

@@ -111,7 +111,7 @@ def pages(url: str, runs: int) -> list[tuple[float, float]]:
             page.add_init_script(WATCH % json.dumps(MARKERS))
             page.goto(f"{url}?participant=page{i}")
 
-            def at(marker: str) -> float:
+            def at(marker: str, page=page) -> float:
                 page.wait_for_function(f"window.__seen && {json.dumps(marker)} in window.__seen", timeout=60_000)
                 return page.evaluate(f"window.__seen[{json.dumps(marker)}]")
 

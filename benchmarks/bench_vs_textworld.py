@@ -133,7 +133,7 @@ def compare_admissible(z8: Path, world, conv) -> list[str]:
     try:
         state = env.reset()
         pairs = [(None, None)] + list(zip(conv.tw_commands, conv.commands))
-        for i, (tw_cmd, our_cmd) in enumerate(pairs):
+        for tw_cmd, our_cmd in pairs:
             if tw_cmd is not None:
                 state, _, _ = env.step(tw_cmd)
                 game.step(our_cmd)

@@ -17,6 +17,7 @@ def _python_blocks(path) -> list[str]:
 
 def test_every_public_name_resolves_and_is_documented():
     api = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    assert set(tui_adventure.__all__) == {"__version__", *tui_adventure._PUBLIC}
     for name in tui_adventure.__all__:
         assert getattr(tui_adventure, name) is not None
         assert name == "__version__" or f"`{name}" in api, f"docs/api.md does not describe {name}"

@@ -31,7 +31,7 @@ _PUBLIC = {
     "Plan": "tui_adventure.engine.planning",
 }
 
-__all__ = ["__version__", *_PUBLIC]
+__all__ = ["Game", "Plan", "SourceErrors", "StepResult", "World", "__version__", "load_world", "open_world", "solve_world"]
 
 if TYPE_CHECKING:
     from .catalog import open_world

@@ -57,7 +57,8 @@ async def until(pilot, check, timeout=30.0, what="the condition"):
         if check():
             return
         await asyncio.sleep(0.05)
-    raise AssertionError(f"{what} never held; the screen showed {rows(pilot.app) if isinstance(pilot.app.screen, WatchScreen) else pilot.app.screen}")
+    shown = rows(pilot.app) if isinstance(pilot.app.screen, WatchScreen) else pilot.app.screen
+    raise AssertionError(f"{what} never held; the screen showed {shown}")
 
 
 @pytest.mark.slow

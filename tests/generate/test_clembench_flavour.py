@@ -181,7 +181,7 @@ def test_world_files_check_import_and_play(in_tmp):
     doc = json.loads((in_tmp / "g" / "instances.json").read_text())
     made = json.loads((in_tmp / "g" / "generated.json").read_text())
     assert made["generator"] == "tui-adventure clembench" and made["knobs"]["inventory_limit"] == 2
-    for path, (experiment, inst) in zip(files, instances_of(doc)):
+    for path, (_experiment, inst) in zip(files, instances_of(doc)):
         world = load_world_file(path)
         assert world.meta["instance"] == inst and world.meta["optimal_turns"] == inst["optimal_turns"]
         assert world.ruleset.name == "adventuregame_invlimit"

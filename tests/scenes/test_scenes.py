@@ -90,7 +90,7 @@ def test_timed_events_and_losing_keep_par_exact_against_bfs(at):
     try:
         astar = Planner(world).solve()
     except Exception as exc:   # pragma: no cover - shown if it happens
-        raise AssertionError(exc)
+        raise AssertionError(exc) from exc
     bfs = Planner(world, shortcuts=False).bfs()
     assert (astar is None) == (bfs is None)
     if astar is not None:

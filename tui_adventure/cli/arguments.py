@@ -184,7 +184,8 @@ def _serve_options(p: argparse.ArgumentParser, help_text: str) -> None:
     p.add_argument("--port", type=int, default=8000, help="with --serve (default 8000)")
     p.add_argument("--max-sessions", type=int, default=8, metavar="N", help="with --serve: browsers playing at once")
     p.add_argument("--spares", type=int, default=None, metavar="N", help="with --serve: processes kept started"
-                   " ahead of visitors, the app loaded (default 2, at most --max-sessions; as many as will arrive within a minute for a crowd)")
+                   " ahead of visitors, the app loaded (default 2, at most --max-sessions; as many as will arrive"
+                   " within a minute for a crowd)")
     p.add_argument("--idle-timeout", type=float, default=600, metavar="SECONDS",
                    help="with --serve: end a session nothing was typed in for this long (0: never; default 600;"
                         " the participant resumes by reloading)")

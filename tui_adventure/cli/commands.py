@@ -89,7 +89,8 @@ def export_trajectories(root: str, out: str | None) -> int:
     if out is not None:
         write_atomic(Path(out), buf.getvalue().encode("utf-8"))
     left = ", ".join(f"{n} {why}" for why, n in sorted(report.left_out.items()))
-    print(visible(f"{plural(report.written, 'trajectory', 'trajectories')} from {plural(report.episodes, 'episode')} exported{f' ({left} left out)' if left else ''}"
+    written = plural(report.written, 'trajectory', 'trajectories')
+    print(visible(f"{written} from {plural(report.episodes, 'episode')} exported{f' ({left} left out)' if left else ''}"
                   f"{f' to {out}' if out else ''}"), file=sys.stderr)
     return 0
 

@@ -52,7 +52,7 @@ class AdventureAEC(AECEnv):
 
     def reset(self, seed=None, options=None):
         if seed is not None:
-            for agent in self.possible_agents:
+            for _ in self.possible_agents:
                 self._act_space.seed(seed)
         self.game = Game(self.world)
         self.agents = list(self.possible_agents)

@@ -28,7 +28,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.rules import Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When, conjuncts, fresh, parse_condition, parse_effects, substitute
+from ..engine.rules import (Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When,
+                            conjuncts, fresh, parse_condition, parse_effects, substitute)
 from ..engine.planning import planning_view
 from ..engine.snapshot import write_atomic
 from ..engine.styles.classic import ClassicStyle

@@ -43,7 +43,8 @@ class Generated:
 
 def generated_world(knobs: Knobs, seed: int, solve: bool = True, seconds: float | None = DEFAULT_SECONDS):
     """The World of ``generate_world(knobs, seed)`` built from its document, no YAML written and read
-    back, nor the document checked as a file is (a trainer's env makes one per reset: ``built.py``). ``solve=False`` leaves par (and the max_turns made from
+    back, nor the document checked as a file is (a trainer's env makes one per reset: ``built.py``).
+    ``solve=False`` leaves par (and the max_turns made from
     it, and the difficulty features) out: no planner search, the first draft, which is winnable by
     construction (``generate_world`` redraws only when its planner gives up, on worlds far larger)."""
     knobs = _resolved(knobs)

@@ -362,7 +362,8 @@ def _goal_text(goals: list[str], objects: dict, rooms: dict) -> str:
     for g in goals:
         pred, args = g.split("(", 1)
         x, y = [a.strip() for a in args.rstrip(")").split(",")]
-        parts.append(f"{'put' if pred != 'at' else 'bring'} the {name(x)} {'into' if pred == 'in' else 'onto' if pred == 'on' else 'to'} the {name(y)}")
+        where = 'into' if pred == 'in' else 'onto' if pred == 'on' else 'to'
+        parts.append(f"{'put' if pred != 'at' else 'bring'} the {name(x)} {where} the {name(y)}")
     return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
 
 

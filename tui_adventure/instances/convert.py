@@ -160,7 +160,8 @@ def document(inst: dict, experiment: str, names: dict) -> tuple[str, dict]:
                   if not world.entities[x].hidden]
         exits = [name(e.target) for e in style.exits(st, room)]
         lines.append(f"{name(room)}: {', '.join(things) or 'nothing'}; exits to {', '.join(exits) or 'nowhere'}.")
-    lines.append(f"The instance's optimal_commands ({plural(inst.get('optimal_turns'), 'turn')}): {'; '.join(inst.get('optimal_commands', []))}.")
+    optimal = "; ".join(inst.get("optimal_commands", []))
+    lines.append(f"The instance's optimal_commands ({plural(inst.get('optimal_turns'), 'turn')}): {optimal}.")
     header = "\n".join(f"# {line}" for line in lines)
     doc = {
         "game": "adventuregame",

@@ -1,0 +1,25 @@
+"""The linters in pyproject.toml pass: ruff over the package, tests and benchmarks, and deptry (every
+import the package makes is declared by the extra that brings it)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import ROOT
+from needs import module
+
+
+def _run(tool: str, *args: str) -> subprocess.CompletedProcess:
+    module(tool, "test")
+    return subprocess.run([sys.executable, "-m", tool, *args], cwd=ROOT, capture_output=True, text=True, timeout=240)
+
+
+def test_ruff_finds_nothing():
+    done = _run("ruff", "check", "--no-cache", "tui_adventure", "tests", "benchmarks")
+    assert done.returncode == 0, done.stdout[-4000:]
+
+
+def test_every_import_is_declared():
+    done = _run("deptry", ".")
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
