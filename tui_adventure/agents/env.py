@@ -96,9 +96,12 @@ class AdventureEnv(gym.Env):
         self._first_for: World | None = None   # the world whose first observation _first_obs is
         self._generate = dict(generate) if generate is not None else None
         self._knobs = None   # the generate= knobs, read once (the first world's making checks them)
+        # the world this env drew (generate=) and has handed out to no one (get_state, fork): it closes
+        # it when it draws the next one, or at close(), so its memory comes back at once (World.close)
+        self._made: World | None = None
         self._world = open_world(world) if isinstance(world, str) else world
         if self._world is None:
-            self._world = self._generated(0)
+            self._world = self._made = self._generated(0)
         self.action_space = spaces.Text(ACTION_CHARS, min_length=0, charset=ACTION_CHARSET)
         self._chars = ""
         self._fit_space(self._world)
@@ -156,6 +159,8 @@ class AdventureEnv(gym.Env):
         elif self._generate is not None:   # a world drawn from the seeded generator: the seed fixes it
             self._world = self._generated(int(self.np_random.integers(0, 2 ** 31 - 1)))
             self._fit_space(self._world)
+            self._close_made()
+            self._made = self._world
         if seed is not None:
             self.observation_space.seed(seed)
         if self._fitted and self.world is not self._world:
@@ -214,6 +219,20 @@ class AdventureEnv(gym.Env):
             self._last_obs = obs
         return self._last_obs, reward, terminated, truncated, info
 
+    def close(self) -> None:
+        """Let go of the world this env drew with ``generate=``, if it handed it to no one."""
+        self._close_made()
+        super().close()
+
+    def _close_made(self) -> None:
+        made, self._made = self._made, None
+        if made is not None:
+            if self._tracker is not None and self._tracker.world is made:
+                self._tracker = None
+            if self._commands is not None and self._commands.world is made:
+                self._commands = None
+            made.close()
+
     def render(self):
         if self.render_mode == "ansi":
             return self._last_obs
@@ -221,6 +240,7 @@ class AdventureEnv(gym.Env):
 
     # -- branching --------------------------------------------------------------------------
     def get_state(self) -> EnvState:
+        self._made = None   # the snapshot holds the world: it is no longer this env's alone to close
         g = self.game
         return EnvState(self.world, (g.state, g.turn, g.pending, tuple(g.last), g.achieved, g.finished),
                         self.episode.interpreter.snapshot() if self.episode is not None else None,
@@ -244,6 +264,7 @@ class AdventureEnv(gym.Env):
         """A new environment at this one's state, for rollouts from here (as clemcore's branching runner
         does): the world is shared, nothing else."""
         other = copy.copy(self)
+        other._made = None   # the world is shared: neither closes it
         other._np_random = copy.deepcopy(self.np_random)
         other._load(self.world)
         other._tracker = self._tracker

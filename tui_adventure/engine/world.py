@@ -75,7 +75,7 @@ def _goal_text(fact: Fact, positive: bool) -> str:
 
 def _namers(entities: dict, order: dict) -> tuple:
     """A world's ``name_of``, ``type_of`` and ``sort_ids``: functions of its entities and their order
-    alone, not methods bound to it, so its actions, style and parser may keep them (see ``__del__``)."""
+    alone, which its actions, style and parser keep."""
     get = entities.get
     rank = order.get
 
@@ -157,21 +157,23 @@ class World:
 
             self.scene = Scene(self.scene_spec, self)
 
-    def __del__(self) -> None:
-        # A world's parts name it weakly (its style, its parser, its scene) and its actions are given its names by
-        # functions of its entities (_namers): nothing it holds holds it, so a world let go (a Gymnasium env's
-        # generate= reset, one per episode) is freed on the spot, not left with its few hundred compiled
-        # parts for the collector. What its style holds of itself (its builtins and text functions,
-        # bound to it, and the sight made of them) is untied here, so that goes at once too.
-        style = self.__dict__.get("style")
-        if style is not None:
-            style.untie()
+    def close(self) -> None:
+        """Let go of what this world made, for the one that made it and is done with it (the Gymnasium
+        env closes the worlds its ``generate=`` resets drew): the memos in its states' caches are
+        emptied and its style, parser, scene, compiler and actions let go, so its memory comes back at
+        once rather than at Python's next cyclic collection. The world is not to be played after."""
         actions = self.__dict__.get("actions")
-        if actions:   # the state caches its steps wrote to: a turn's record there names its next state, and
-            memo = actions[0].memo   # a walk comes back to a state, so they name each other (one memo a world)
+        if actions:   # one memo a world, shared by its actions: the state caches its steps wrote to
+            memo = actions[0].memo
             for cache in memo:
                 cache.clear()
             memo.clear()
+        self.initial.cache.clear()
+        style = self.__dict__.get("style")
+        if style is not None:
+            style.untie()
+        self.style = self.parser = self.scene = self.compiler = None
+        self.actions, self.action_by_id = [], {}
 
     def keep_memos(self, transitions: int) -> None:
         """Let the actions' and the parser's memos in the states' caches grow to ``transitions`` before

@@ -85,7 +85,7 @@ class CommandParser(WorldPart):
         kind, a function giving a hashable value that stands for all the style's reading of a word of
         that kind depends on in this world (``direction``: the passages' names); a world whose values for the
         kinds ``_read_once`` asks about are another's takes its commands of one word from that one's."""
-        self.part_of(world)   # weakly: see World.__del__
+        self.part_of(world)
         self.style = style
         # the patterns, laid out once per list of action definitions (``Layout``), bound to this world's
         lay = layout_of(world.actions)

@@ -446,7 +446,7 @@ def _defined(source: str, fname: str, ns: dict):
         code = _CODE[source] = _bound(source, list(ns) + list(_FIXED))
     ns.update(_FIXED)
     exec(code, ns)
-    return ns.pop(fname)   # not left in its own globals: a cycle, kept for the collector (see engine/parts.py)
+    return ns.pop(fname)   # not left in its own globals, which would hold it in a reference cycle
 
 
 _SOURCES: dict = {}   # (kind, rule, bound, the compiler's shape) -> [source, function name, recipe, kept alive,

@@ -377,33 +377,29 @@ class Action:
             if not cond(st, start):
                 return []
         out: list[dict] = []
-        params = self.order
-        n = len(params)
-        kinds = self.spec.params
-        allowed = self.allowed
-        slot_checks = self.slot_checks
-
-        def rec(k: int, env: dict) -> None:
-            if k == n:
-                out.append(dict(env))
-                return
-            p = params[k]
-            ok = allowed.get(p)
-            checks = slot_checks[k]
-            for value in domains[kinds[p]](st):
-                if ok is not None and value not in ok:
-                    continue
-                env[p] = value
-                for cond in checks:
-                    if not cond(st, env):
-                        break
-                else:
-                    rec(k + 1, env)
-            env.pop(p, None)
-
-        rec(0, start)
-        del rec   # empties its cell: a closure calling itself is a cycle, holding the state until the collector
+        _bindings(st, self.order, 0, start, [domains[self.spec.params[p]] for p in self.order], self.allowed,
+                  self.slot_checks, out)
         return out
+
+
+def _bindings(st, params, k: int, env: dict, domains: list, allowed: dict, slot_checks: list, out: list) -> None:
+    """Append to ``out`` every binding of ``params[k:]`` on top of ``env`` whose checks pass."""
+    if k == len(params):
+        out.append(dict(env))
+        return
+    p = params[k]
+    ok = allowed.get(p)
+    checks = slot_checks[k]
+    for value in domains[k](st):
+        if ok is not None and value not in ok:
+            continue
+        env[p] = value
+        for cond in checks:
+            if not cond(st, env):
+                break
+        else:
+            _bindings(st, params, k + 1, env, domains, allowed, slot_checks, out)
+    env.pop(p, None)
 
 
 # Definitions known to compile, by what decides it: the action's text, the world's macros (by

@@ -116,7 +116,7 @@ class Aftermath:
 
 
 class Scene(WorldPart):
-    """A ``SceneSpec`` compiled against its world (held weakly, as its style is: ``engine/parts.py``)."""
+    """A ``SceneSpec`` compiled against its world."""
 
     def __init__(self, spec: SceneSpec, world) -> None:
         self.spec = spec

@@ -30,7 +30,7 @@ class ClassicStyle(ClassicPlanning, StylePart):
     player_at = _AT_PLAYER   # see Style.player_at: player_room reads this entry
 
     def __init__(self, world) -> None:
-        self.part_of(world)   # weakly: see World.__del__
+        self.part_of(world)
         ents = world.entities
         self.passages = {}
         for f in world.initial_facts:

@@ -54,7 +54,7 @@ class ClembenchStyle(StylePart):
     player_at = _AT_PLAYER   # see Style.player_at: player_room reads this entry
 
     def __init__(self, world) -> None:
-        self.part_of(world)   # weakly: see World.__del__
+        self.part_of(world)
         facts = world.initial_facts
         self.type_of = {f[1]: f[2] for f in facts if f[0] in ("type", "room") and len(f) == 3}
         self.ids_of_type: dict[str, list[str]] = {}
@@ -409,7 +409,7 @@ class ClemCommandParser(WorldPart):
     """Upstream's parsing phase (``ClemParser``), resolved to this world's ids."""
 
     def __init__(self, world, style: ClembenchStyle) -> None:
-        self.part_of(world)   # weakly: see World.__del__
+        self.part_of(world)
         self.style = style
         meta = world.meta.get("clembench", {})
         grammar = world.ruleset.options.get("grammar", {})
