@@ -69,6 +69,8 @@ def _goal_text(fact: Fact, positive: bool) -> str:
     text = _GOAL_TEXT.get(key)
     if text is None:
         text = format_fact(fact) if positive else f"not {format_fact(fact)}"
+        if len(_GOAL_TEXT) >= MAX_FACTS // 2:
+            _GOAL_TEXT.clear()
         _GOAL_TEXT[key] = text
     return text
 
@@ -176,16 +178,12 @@ class World:
         self.actions, self.action_by_id = [], {}
 
     def keep_memos(self, transitions: int) -> None:
-        """Let the actions' and the parser's memos in the states' caches grow to ``transitions`` before
-        they are emptied (never below their defaults): for a caller that meets the same states again
-        and again and keeps them (``agents.env`` with the admissible commands)."""
+        """Let the actions' memos in the states' caches grow to ``transitions`` before they are emptied
+        (never below their default): for a caller that meets the same states again and again and keeps
+        them (``agents.env`` with the admissible commands)."""
         if self.actions:
             memo = self.actions[0].memo   # one per world, shared by its actions
             memo.limit = max(memo.limit, transitions)
-        from .parsers import CommandParser
-
-        if isinstance(self.parser, CommandParser):   # the clembench style's parser keeps no memo
-            self.parser.memo_limit = max(self.parser.memo_limit, transitions)
 
     # names -----------------------------------------------------------
     # name_of(eid), type_of(eid), sort_ids(ids): set at load (_namers)
