@@ -224,7 +224,7 @@ class ClembenchStyle(StylePart):
                 text = f"There is a passage to a {names[r]} here."
         else:
             text = f"There are passages to {_a_list([names[r] for r in self._in_order(exits)])} here."
-        if len(self._passages) >= 1024:   # worlds whose rules make and remove passages: a bound, not a leak
+        if len(self._passages) >= 1024:   # at most 1,024 exits' sentences
             self._passages.clear()
         self._passages[exits] = text
         return text
