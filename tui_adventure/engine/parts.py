@@ -1,8 +1,9 @@
-"""What a world's parts (its style, its parser, its scene) hold of it: the world itself.
+"""What a world's parts (its style, its parser, its scene) hold of it: what they read, not the world.
 
-A part holds its world for as long as the part is held, so a style or parser
-kept without its world keeps working. What a part reads on every step (the
-entities, their order, the world's namers) it also holds directly.
+A part holds what it reads of its world (the entities and their order, the
+namers, the initial state and facts, the intro), so it works for as long as
+anyone holds it, with or without its world; and since nothing a world holds
+names the world back, a world let go is freed by reference counts at once.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ class WorldPart:
     order: dict
 
     def part_of(self, world) -> None:
-        self.world = world
         self.entities, self.order = world.entities, world.order
         self.name_of, self.sort_ids = world.name_of, world.sort_ids
+        self.initial, self.initial_facts, self.intro = world.initial, world.initial_facts, world.intro
 
 
 class StylePart(WorldPart):

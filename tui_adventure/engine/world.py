@@ -143,16 +143,17 @@ class World:
         compiler = Compiler(builtins=self.style.builtins, macros=self.ruleset.macros,
                             domain=tuple(self.entities))
         self.compiler = compiler
+        functions = self.style.functions
         if self.scene_spec is not None:   # what characters say, for the scene's own actions
             from .scenes import scene_functions
 
-            self.style.functions = {**self.style.functions,
-                                    **scene_functions(self.scene_spec, self.entities, self.name_of)}
+            functions = {**functions, **scene_functions(self.scene_spec, self.entities, self.name_of)}
+        self.functions = functions   # the text functions its messages may call
         self.actions: list[Action] = compile_actions(
             self.ruleset.actions + self.extra_actions, compiler, self.name_of, self.type_of,
-            self.style.functions, self.initial, self.style.player_room, self.style.player_at, lazy=self.lazy)
+            functions, self.initial, self.style.player_room, self.style.player_at, lazy=self.lazy)
         self.action_by_id = {a.id: a for a in self.actions}
-        self.parser = self.style.make_parser()
+        self.parser = self.style.make_parser(self)
         self.scene = None
         if self.scene_spec is not None:
             from .scenes import Scene
