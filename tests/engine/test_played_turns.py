@@ -9,7 +9,7 @@ import pytest
 
 from conftest import TEST_WORLDS, WORLDS
 from tui_adventure.instances import packaged
-from tui_adventure.engine.game import _PLAYED, DONE, ENDED, GOAL_SCORE, TEXT, Game
+from tui_adventure.engine.game import _PLAYED, Game
 from tui_adventure.engine.loading.loader import load_world, load_world_text
 from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.generate import Knobs, generate_world
@@ -60,10 +60,10 @@ def test_a_played_turn_is_the_stepped_turn(name, make, solution):
             known = played.pending is None and (_PLAYED, command) in played.state.cache
             rec = played.play(command)
             replayed += known
-            assert str(rec[TEXT]) == result.observation
-            assert rec[DONE] == result.done
-            assert rec[GOAL_SCORE] == result.goal_score
-            assert rec[ENDED] == (result.fail is None and result.action == "done")
+            assert str(rec.text) == result.observation
+            assert rec.done == result.done
+            assert rec.goal_score == result.goal_score
+            assert rec.ended == (result.fail is None and result.action == "done")
             _same(stepped, played)
         if script is None:
             scripts[scripts.index(None)] = commands

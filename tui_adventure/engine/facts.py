@@ -449,7 +449,7 @@ def _shared(s: frozenset) -> frozenset:
     collector walks at every full collection (``_SETS.get(s) or _shared(s)`` where it is hot)."""
     hit = _SETS.get(s)
     if hit is None:
-        if len(_SETS) >= 100_000:   # entries of many worlds: a bound, not a leak
+        if len(_SETS) >= 100_000:   # at most 100,000 entries
             _SETS.clear()
         hit = _SETS[s] = s
     return hit
@@ -459,7 +459,7 @@ def _one(item) -> frozenset:
     """The one-item index entry {item}, made once: states share it as they share the empty one."""
     s = _ONES.get(item)
     if s is None:
-        if len(_ONES) >= 100_000:   # names of many worlds: a bound, not a leak
+        if len(_ONES) >= 100_000:   # at most 100,000 entries
             _ONES.clear()
         s = _ONES[item] = frozenset((item,))
     return s

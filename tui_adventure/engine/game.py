@@ -8,10 +8,12 @@ rules and scoring belong to the episode loop above it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .facts import State, format_fact
 from .parsers import CommandParser, Failure, Parsed, Question
 from .parsers.parser import PRONOUNS, normalise
+from .text import Later
 from .world import World
 
 
@@ -90,30 +92,30 @@ def _made(command: str, text, action: str, env: dict, fail: dict | None, done: b
     return result
 
 
-# A known turn (``Game.play``), a list: what a step from one state by one command did, for the same
-# step from that state again. NEXT may be replaced by an equal state (a caller's canonical one: see
-# agents.env); OBS and EXTRA are the caller's to fill (the observation as it hands it out, the next
-# state's admissible commands), since a record lives in the state's cache, as long as the step's memo.
-NEXT, TEXT, DONE, ENDED, NAMED, ADDED, REMOVED, ACHIEVED, ACHIEVED_TEXT, GOAL_SCORE, OBS, EXTRA = range(12)
-# a known turn's key in a state's cache is (_PLAYED, command): a key of atoms, which the cyclic collector
-# stops tracking, where a dict per state of its commands would be one more container it walks
+class Turn(NamedTuple):
+    """What one turn did, as ``Game.play`` returns it. A turn from a state by a command is the same every
+    time when no question is pending, no scene plays and the command names no pronoun (nor "take all"):
+    such a turn is kept in the state's cache, bounded as the actions' step memos are, and played again
+    from there."""
+
+    state: State                 # the state after the turn
+    text: object                 # the observation: a str, or a text.Later rendered when first read
+    done: bool                   # the action ends the game, or the turn won it
+    ended: bool                  # the command was ``done``
+    named: str | None            # the thing "it" names first after the turn, when the command named one
+    added: frozenset             # the facts the turn added
+    removed: frozenset           # and removed
+    achieved: frozenset          # the goals achieved after it
+    achieved_text: list          # their texts, sorted (never changed in place)
+    goal_score: int              # the change in the number of goals achieved
+
+
+# a known turn's key in a state's cache
 _PLAYED = object()
 
 # A turn's undo record, a tuple: (added, removed, pending, last, achieved, command); ``added`` and
 # ``removed`` are the step's change, ``pending``, ``last`` and ``achieved`` what they were before it.
 _ADDED, _REMOVED, _PENDING, _LAST, _ACHIEVED = range(5)
-
-
-_NO_PRONOUN: dict = {}   # command -> it names no pronoun (a known turn's record is kept only then)
-
-
-def _names_no_pronoun(command: str) -> bool:
-    """Whether ``command`` names no pronoun, remembered: a random walk's new turns are a few hundred
-    commands over and over, and reading their words again cost each new turn a regular expression and a split."""
-    if len(_NO_PRONOUN) >= 8_192:   # a bound, not a leak
-        _NO_PRONOUN.clear()
-    out = _NO_PRONOUN[command] = PRONOUNS.isdisjoint(normalise(command))
-    return out
 
 
 def _first(x: str, old: list) -> list:
@@ -138,6 +140,8 @@ class Game:
         self.last: list[str] = []      # what "it" means: this game's, not the shared parser's
         self.commands: list[str] = []
         self._log: list[tuple] = []   # one undo record a turn (see _ADDED)
+        self._single = True   # the last turn's change is one action's (see _change)
+        self._known = None    # (cache, key) of the known turn ``play`` played last, for ``settle``
         self.achieved = world.initial_achieved
         self._achieved_text = world.initial_achieved_text   # replaced, never changed in place
         self._goal_facts = world.goal_facts
@@ -332,57 +336,93 @@ class Game:
         fail = None if ok else {"phase": "resolution", "type": first_fail or "nothing"}
         return StepResult(command, "\n".join(lines), fail, action=action.id, args={slot: list(parsed.env[slot])})
 
-    def play(self, command: str) -> list:
+    def play(self, command: str) -> Turn:
         """``step``, for a caller that reads the turn's outcome and not a ``StepResult`` (a trainer's
         environment): the same change to the game (state, turn, "it", undo record, goals), returned as
-        a known-turn record (see ``NEXT``). A turn from a state by a command is the same every time
-        when no question is pending, no scene plays and the command names no pronoun (and is not
-        "take all"), so it is remembered in the state's cache and played again without a parse,
-        an action's step or a result made (a random walk's states and commands recur)."""
+        a ``Turn``; a turn that is the same every time (see ``Turn``) is played again from the state's
+        cache without a parse, an action's step or a result made."""
         if type(command) is not str:
             command = str(command)
+        self._known = None
         if self.pending is None:
-            rec = self.state.cache.get((_PLAYED, command))
+            key = (_PLAYED, command)
+            cache = self.state.cache
+            rec = cache.get(key)
             if rec is not None:
                 last = self.last
-                x = rec[NAMED]
+                x = rec.named
                 if x is not None and (not last or last[0] != x or len(last) > 3):
                     self.last = _first(x, last)
-                self._log.append((rec[ADDED], rec[REMOVED], None, last, self.achieved, command))
+                self._log.append((rec.added, rec.removed, None, last, self.achieved, command))
                 self.commands.append(command)
                 self.turn += 1
-                self.state = rec[NEXT]
-                self.achieved = achieved = rec[ACHIEVED]
-                self._achieved_text = rec[ACHIEVED_TEXT]
+                self.state = rec.state
+                self.achieved = achieved = rec.achieved
+                self._achieved_text = rec.achieved_text
+                self._known = (cache, key)
                 if not self.finished and len(achieved) == self._goal_count and self._goal_count:
                     self.finished = True   # the step that wins: done, this time
-                    return rec[:DONE] + [True] + rec[DONE + 1:]
+                    return rec._replace(done=True)
                 return rec
         pending, last, before = self.pending, self.last, self.state
         self._single = True
         result = self.step(command)
         action = self.world.action_by_id.get(result.action) if result.action is not None else None
         done = result.fail is None and action is not None and action.ends   # the action's own, not the win's
-        rec = [self.state, result.text, done, result.fail is None and result.action == "done", None,
-               *self._log[-1][:2], self.achieved, self._achieved_text, result.goal_score, None, None]
-        if (pending is None and self.pending is None and self._scene is None and action is not None
-                and self._single and type(self.parser) is CommandParser
-                and (_NO_PRONOUN.get(command) or _names_no_pronoun(command))):
-            named = self.last
-            if named is not last:
-                rec[NAMED] = named[0]
+        named = None
+        known = (pending is None and self.pending is None and self._scene is None and action is not None
+                 and self._single and type(self.parser) is CommandParser and self.parser.names_no_pronoun(command))
+        if known:
+            if self.last is not last:
+                named = self.last[0]
             elif last:   # unchanged: the action named no thing, or the first of "it" again
                 for p in action.thing_params:
                     x = result.args.get(p)
                     if isinstance(x, str):
-                        rec[NAMED] = x
+                        named = x
                         break
+        added, removed = self._log[-1][:2]
+        rec = Turn(self.state, result.text, done, result.fail is None and result.action == "done", named,
+                   added, removed, self.achieved, self._achieved_text, result.goal_score)
+        if known:
             # bounded as the step's memos are: the action's step wrote to (or read a memo in) this cache,
             # so the world's transition memo lists it and empties it with the rest past its limit
-            before.cache[(_PLAYED, command)] = rec
+            key = (_PLAYED, command)
+            before.cache[key] = rec
+            self._known = (before.cache, key)
         if result.done != done:
-            return rec[:DONE] + [result.done] + rec[DONE + 1:]
+            return rec._replace(done=result.done)
         return rec
+
+    def settle(self, canonical: State) -> None:
+        """Go on from ``canonical``, a state equal to the game's (the one a caller's memo met first, as
+        the Gymnasium env's admissible commands do): the last turn played, when kept, leads to it from
+        now on, and the state reached by this new way is let go."""
+        reached = self.state
+        if canonical is reached:
+            return
+        self.state = canonical
+        known, self._known = self._known, None
+        if known is not None:
+            cache, key = known
+            rec = cache.get(key)
+            if rec is not None and rec.state is reached:
+                cache[key] = rec._replace(state=canonical)
+                text = rec.text
+                if type(text) is Later and text.next is reached:   # the step's memo leads there too
+                    text.next = canonical
+
+    def snapshot(self) -> tuple:
+        """What ``restore`` needs to bring the game back to this moment (immutable)."""
+        return (self.state, self.turn, self.pending, tuple(self.last), self.achieved, self.finished)
+
+    def restore(self, moment: tuple) -> None:
+        """Back to a ``snapshot``'s moment (history before it is not kept: undo stops there)."""
+        st, turn, pending, last, achieved, finished = moment
+        self.set_state(st)
+        self.turn, self.pending, self.last = turn, pending, list(last)
+        self.achieved, self.finished = achieved, finished
+        self._achieved_text = sorted(str(g) for g in achieved)
 
     # time travel ---------------------------------------------------------
     def undo(self, turns: int = 1) -> int:

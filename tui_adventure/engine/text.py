@@ -106,7 +106,7 @@ def compile_template(template: str, names: Callable[[str], str], types: Callable
     plan = _PLANS.get(key)
     if plan is None:
         plan = _plan(template, known_vars)
-        if len(_PLANS) > 20_000:   # templates of many rulesets: a bound, not a leak
+        if len(_PLANS) > 20_000:   # at most 20,000 templates
             _PLANS.clear()
         _PLANS[key] = plan
     if type(plan) is str:

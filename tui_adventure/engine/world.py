@@ -69,13 +69,15 @@ def _goal_text(fact: Fact, positive: bool) -> str:
     text = _GOAL_TEXT.get(key)
     if text is None:
         text = format_fact(fact) if positive else f"not {format_fact(fact)}"
+        if len(_GOAL_TEXT) >= MAX_FACTS // 2:
+            _GOAL_TEXT.clear()
         _GOAL_TEXT[key] = text
     return text
 
 
 def _namers(entities: dict, order: dict) -> tuple:
     """A world's ``name_of``, ``type_of`` and ``sort_ids``: functions of its entities and their order
-    alone, not methods bound to it, so its actions, style and parser may keep them (see ``__del__``)."""
+    alone, which its actions, style and parser keep."""
     get = entities.get
     rank = order.get
 
@@ -141,49 +143,48 @@ class World:
         compiler = Compiler(builtins=self.style.builtins, macros=self.ruleset.macros,
                             domain=tuple(self.entities))
         self.compiler = compiler
+        functions = self.style.functions
         if self.scene_spec is not None:   # what characters say, for the scene's own actions
             from .scenes import scene_functions
 
-            self.style.functions = {**self.style.functions,
-                                    **scene_functions(self.scene_spec, self.entities, self.name_of)}
+            functions = {**functions, **scene_functions(self.scene_spec, self.entities, self.name_of)}
+        self.functions = functions   # the text functions its messages may call
         self.actions: list[Action] = compile_actions(
             self.ruleset.actions + self.extra_actions, compiler, self.name_of, self.type_of,
-            self.style.functions, self.initial, self.style.player_room, self.style.player_at, lazy=self.lazy)
+            functions, self.initial, self.style.player_room, self.style.player_at, lazy=self.lazy)
         self.action_by_id = {a.id: a for a in self.actions}
-        self.parser = self.style.make_parser()
+        self.parser = self.style.make_parser(self)
         self.scene = None
         if self.scene_spec is not None:
             from .scenes import Scene
 
             self.scene = Scene(self.scene_spec, self)
 
-    def __del__(self) -> None:
-        # A world's parts name it weakly (its style, its parser, its scene) and its actions are given its names by
-        # functions of its entities (_namers): nothing it holds holds it, so a world let go (a Gymnasium env's
-        # generate= reset, one per episode) is freed on the spot, not left with its few hundred compiled
-        # parts for the collector. What its style holds of itself (its builtins and text functions,
-        # bound to it, and the sight made of them) is untied here, so that goes at once too.
-        style = self.__dict__.get("style")
-        if style is not None:
-            style.untie()
+    def close(self) -> None:
+        """Let go of what this world made, for the one that made it and is done with it (the Gymnasium
+        env closes the worlds its ``generate=`` resets drew): the memos in its states' caches are
+        emptied and its style, parser, scene, compiler and actions let go, so its memory comes back at
+        once rather than at Python's next cyclic collection. The world is not to be played after."""
         actions = self.__dict__.get("actions")
-        if actions:   # the state caches its steps wrote to: a turn's record there names its next state, and
-            memo = actions[0].memo   # a walk comes back to a state, so they name each other (one memo a world)
+        if actions:   # one memo a world, shared by its actions: the state caches its steps wrote to
+            memo = actions[0].memo
             for cache in memo:
                 cache.clear()
             memo.clear()
+        self.initial.cache.clear()
+        style = self.__dict__.get("style")
+        if style is not None:
+            style.untie()
+        self.style = self.parser = self.scene = self.compiler = None
+        self.actions, self.action_by_id = [], {}
 
     def keep_memos(self, transitions: int) -> None:
-        """Let the actions' and the parser's memos in the states' caches grow to ``transitions`` before
-        they are emptied (never below their defaults): for a caller that meets the same states again
-        and again and keeps them (``agents.env`` with the admissible commands)."""
+        """Let the actions' memos in the states' caches grow to ``transitions`` before they are emptied
+        (never below their default): for a caller that meets the same states again and again and keeps
+        them (``agents.env`` with the admissible commands)."""
         if self.actions:
             memo = self.actions[0].memo   # one per world, shared by its actions
             memo.limit = max(memo.limit, transitions)
-        from .parsers import CommandParser
-
-        if isinstance(self.parser, CommandParser):   # the clembench style's parser keeps no memo
-            self.parser.memo_limit = max(self.parser.memo_limit, transitions)
 
     # names -----------------------------------------------------------
     # name_of(eid), type_of(eid), sort_ids(ids): set at load (_namers)

@@ -22,11 +22,10 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from ..catalog import open_world
-from ..engine.game import DONE, ENDED, EXTRA, GOAL_SCORE, NEXT, OBS, TEXT, Game
+from ..engine.game import Game
 from ..engine.loading import MAX_TURNS_LIMIT
 from ..engine.metrics import ProgressTracker
 from ..engine.planning.admissible import Admissible
-from ..engine.text import Later
 from ..engine.world import World
 from ..gamemaster.episode import Episode
 
@@ -47,7 +46,7 @@ ACTION_CHARSET = "".join(sorted(set(string.ascii_letters + string.digits + " ,.'
 class EnvState:
     """Everything an episode depends on at one moment (immutable, so saving it costs nothing)."""
     world: World
-    game: tuple           # (state, turn, pending question, "it", achieved goals, finished)
+    game: tuple           # Game.snapshot()
     episode: object       # the clembench-rules Episode's snapshot (None under the game's rules)
     ended: bool
     rng: dict             # np_random's bit generator state: sampling after a restore repeats
@@ -96,9 +95,12 @@ class AdventureEnv(gym.Env):
         self._first_for: World | None = None   # the world whose first observation _first_obs is
         self._generate = dict(generate) if generate is not None else None
         self._knobs = None   # the generate= knobs, read once (the first world's making checks them)
+        # the world this env drew (generate=) and has handed out to no one (get_state, fork): it closes
+        # it when it draws the next one, or at close(), so its memory comes back at once (World.close)
+        self._made: World | None = None
         self._world = open_world(world) if isinstance(world, str) else world
         if self._world is None:
-            self._world = self._generated(0)
+            self._world = self._made = self._generated(0)
         self.action_space = spaces.Text(ACTION_CHARS, min_length=0, charset=ACTION_CHARSET)
         self._chars = ""
         self._fit_space(self._world)
@@ -156,6 +158,8 @@ class AdventureEnv(gym.Env):
         elif self._generate is not None:   # a world drawn from the seeded generator: the seed fixes it
             self._world = self._generated(int(self.np_random.integers(0, 2 ** 31 - 1)))
             self._fit_space(self._world)
+            self._close_made()
+            self._made = self._world
         if seed is not None:
             self.observation_space.seed(seed)
         if self._fitted and self.world is not self._world:
@@ -184,18 +188,17 @@ class AdventureEnv(gym.Env):
             truncated = self.episode.turn_limit_reached
             goal_delta = turn.goal_score
             self._last_obs = self._fit(obs)
-            rec = None
+            text = None
         else:
-            # Game.play: the turn as step plays it, remembered per state and command (a random walk's
-            # turns recur); its record keeps the observation as handed out, and the next state's
-            # admissible commands with its canonical state (see _info), so a known turn is a lookup
+            # Game.play: the turn as step plays it, played again from the state's cache when known
             game = self.game
-            rec = game.play(action)
+            turn = game.play(action)
             lost = game.lost
             won = game.finished and lost is None
-            terminated = won or lost is not None or rec[ENDED]
+            terminated = won or lost is not None or turn.ended
             truncated = not terminated and game.turn >= self.max_turns
-            goal_delta = rec[GOAL_SCORE]
+            goal_delta = turn.goal_score
+            text = turn.text
         self._ended = terminated or truncated
         if self.reward_kind == "goal":
             reward = float(goal_delta)
@@ -203,16 +206,26 @@ class AdventureEnv(gym.Env):
             reward = 1.0 if won and terminated else 0.0
         else:
             reward = float(self._score() - before)
-        # the infos first: a turn that reaches a state met before by a new way makes the new state read
-        # through the known one (Admissible.lookup), whose cache holds its room's text already
-        info = self._info(goal_delta, rec)
-        if rec is not None:
-            obs = rec[OBS]
-            if obs is None:
-                text = rec[TEXT]
-                obs = rec[OBS] = self._fit(text if type(text) is str else str(text))
-            self._last_obs = obs
+        # the infos first: a state met before by a new way then reads through the known one
+        # (Game.settle), whose cache may hold its room's text already
+        info = self._info(goal_delta)
+        if text is not None:
+            self._last_obs = self._fit(text if type(text) is str else str(text))
         return self._last_obs, reward, terminated, truncated, info
+
+    def close(self) -> None:
+        """Let go of the world this env drew with ``generate=``, if it handed it to no one."""
+        self._close_made()
+        super().close()
+
+    def _close_made(self) -> None:
+        made, self._made = self._made, None
+        if made is not None:
+            if self._tracker is not None and self._tracker.world is made:
+                self._tracker = None
+            if self._commands is not None and self._commands.world is made:
+                self._commands = None
+            made.close()
 
     def render(self):
         if self.render_mode == "ansi":
@@ -221,8 +234,9 @@ class AdventureEnv(gym.Env):
 
     # -- branching --------------------------------------------------------------------------
     def get_state(self) -> EnvState:
+        self._made = None   # the snapshot holds the world: it is no longer this env's alone to close
         g = self.game
-        return EnvState(self.world, (g.state, g.turn, g.pending, tuple(g.last), g.achieved, g.finished),
+        return EnvState(self.world, g.snapshot(),
                         self.episode.interpreter.snapshot() if self.episode is not None else None,
                         self._ended, copy.deepcopy(self.np_random.bit_generator.state))
 
@@ -233,10 +247,7 @@ class AdventureEnv(gym.Env):
             self.episode = Episode(state.world, strict=True)
             self.episode.interpreter.restore(state.episode)
             self.game = self.episode.game
-        st, turn, pending, last, achieved, finished = state.game
-        self.game.set_state(st)
-        self.game.turn, self.game.pending, self.game.last = turn, pending, list(last)
-        self.game.achieved, self.game.finished = achieved, finished
+        self.game.restore(state.game)
         self._ended = state.ended
         self.np_random.bit_generator.state = copy.deepcopy(state.rng)
 
@@ -244,6 +255,7 @@ class AdventureEnv(gym.Env):
         """A new environment at this one's state, for rollouts from here (as clemcore's branching runner
         does): the world is shared, nothing else."""
         other = copy.copy(self)
+        other._made = None   # the world is shared: neither closes it
         other._np_random = copy.deepcopy(self.np_random)
         other._load(self.world)
         other._tracker = self._tracker
@@ -256,35 +268,22 @@ class AdventureEnv(gym.Env):
             return self.tracker.progress(self.game.state)
         return float(len(self.game.achieved))
 
-    def _info(self, goal_delta: int, rec: list | None = None) -> dict:
-        """``rec``: the known turn that led here (``Game.play``), which keeps the next state's admissible
-        commands once they are read, and the canonical state in place of its own."""
+    def _info(self, goal_delta: int) -> dict:
         g, want = self.game, self.infos
         info: dict = {}
         if not want:
             return info
         if self._admissible:
-            commands = rec[EXTRA] if rec is not None else None
-            if commands is None:
-                if self._commands is None or self._commands.world is not self.world:   # one per world, not per step
-                    # the memo alone, not a planner: a world drawn each episode (generate=) would build a
-                    # planner's heuristic and goal moves for nothing
-                    self._commands = Admissible(self.world)
-                    # states recur (the canonical ones below): their memos are worth keeping longer
-                    self.world.keep_memos(KEPT_TRANSITIONS)
-                # memoised on the state; the state a memo first met stands for the equal ones after it, so
-                # the game plays on from states whose actions' memos are filled (engine.admissible)
-                canonical, commands = self._commands.lookup(g.state)
-                if canonical is not g.state:
-                    copy_met, g.state = g.state, canonical
-                    text = rec[TEXT] if rec is not None else None
-                    if type(text) is Later and text.next is copy_met:
-                        # the step's memo leads there too: the copy, met by a new way, is then let go
-                        # (a third of a random walk's states), not kept for the collector to walk
-                        text.next = canonical
-                if rec is not None:   # the same turn again leads to the canonical state, its commands known
-                    rec[NEXT] = canonical
-                    rec[EXTRA] = commands
+            if self._commands is None or self._commands.world is not self.world:   # one per world, not per step
+                # the memo alone, not a planner: a world drawn each episode (generate=) would build a
+                # planner's heuristic and goal moves for nothing
+                self._commands = Admissible(self.world)
+                # states recur (the canonical ones below): their memos are worth keeping longer
+                self.world.keep_memos(KEPT_TRANSITIONS)
+            # memoised on the state; the state a memo first met stands for the equal ones after it, so
+            # the game plays on from states whose actions' memos are filled (engine.admissible)
+            canonical, commands = self._commands.lookup(g.state)
+            g.settle(canonical)
             if self._admissible_only:
                 return {"admissible_commands": list(commands)}
             if self._default_infos:   # every entry below, in INFOS's order, with no test per key

@@ -209,13 +209,13 @@ def generate(count: int, seed: int, knobs: Knobs, out: Path, par: tuple[int, int
     for i in range(count):
         s = seed + i
         name = f"{experiment_of(resolved, par)}_s{s}"
-        world = generate_world(knobs, s, par, name=f"generated_{resolved.theme}", seconds=seconds, note=note)
-        world.name = name
+        made = generate_world(knobs, s, par, name=f"generated_{resolved.theme}", seconds=seconds, note=note)
+        made.name = name
         path = out / f"{name}.yaml"
-        write_atomic(path, world.text.encode("utf-8"))
+        write_atomic(path, made.text.encode("utf-8"))
         written.append(path)
         if progress is not None:
-            progress(path, world)
+            progress(path, made)
     return written
 
 

@@ -71,27 +71,27 @@ def ruleset_for(instance: dict, experiment: str) -> str:
 
 def world_from_document(doc: dict, path: str) -> World:
     """Build the World of an imported world file (its ``clembench`` section)."""
+    limit = doc.get("max_turns")   # the file's own turn limit is honoured (the instance keeps upstream's)
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or not 1 <= limit <= MAX_TURNS_LIMIT):
+        raise SourceErrors([SourceError(path, pos_of(doc, "max_turns"), f"max_turns must be a whole number"
+                                        f" from 1 to {MAX_TURNS_LIMIT}, not {limit!r} (clembench plays 50)")])
     try:
         cb = doc["clembench"]
         inst = cb["instance"]
         if not is_safe_name(cb["experiment"]):
             raise SourceErrors([SourceError(path, pos_of(cb, "experiment"), f"experiment {cb['experiment']!r}"
                                             f" is used in folder names: use {NAME_RULE}")])
-        world = world_from_instance(inst, cb["experiment"], cb, path, ruleset=doc.get("ruleset"))
+        world = world_from_instance(inst, cb["experiment"], cb, path, ruleset=doc.get("ruleset"), max_turns=limit)
     except (KeyError, TypeError, ValueError) as exc:
         raise SourceErrors([SourceError(path, pos_of(doc, "clembench"),
                                         f"the clembench section is incomplete or damaged ({exc}); re-import the instance")]) from None
-    if "max_turns" in doc:   # the file's own turn limit is honoured (the instance keeps upstream's)
-        limit = doc["max_turns"]
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_TURNS_LIMIT:
-            raise SourceErrors([SourceError(path, pos_of(doc, "max_turns"), f"max_turns must be a whole number"
-                                            f" from 1 to {MAX_TURNS_LIMIT}, not {limit!r} (clembench plays 50)")])
-        world.max_turns = limit
     return world
 
 
 def world_from_instance(inst: dict, experiment: str, names: dict, path: str = "<instance>",
-                        ruleset: str | None = None) -> World:
+                        ruleset: str | None = None, max_turns: int | None = None) -> World:
+    """The World of a clembench instance; ``max_turns``: a world file's own turn limit, else the instance's."""
     facts = [parse_fact(f) for f in inst["initial_state"]]
     entity_repr = {t: s for s, t in names["entity_names"].items()}
     room_repr = {t: s for s, t in names["room_names"].items()}
@@ -121,7 +121,7 @@ def world_from_instance(inst: dict, experiment: str, names: dict, path: str = "<
     return World(path=path, game="adventuregame", title=f"{experiment} #{inst.get('game_id', 0)}", ruleset=rs,
                  start=start, entities=entities, initial_facts=facts,
                  goals=[Goal(parse_fact(g)) for g in inst["goal_state"]],
-                 max_turns=int(inst.get("max_turns", 50)), par=None, meta=meta, strict=True)
+                 max_turns=max_turns or int(inst.get("max_turns", 50)), par=None, meta=meta, strict=True)
 
 
 def initial_accessible(facts: list[tuple], kinds: dict) -> list[tuple]:

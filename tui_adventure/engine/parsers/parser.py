@@ -15,10 +15,10 @@ Nothing here raises on any input: every outcome is a ``Parsed``, a
 from __future__ import annotations
 
 import re
+from itertools import islice
 from dataclasses import dataclass, field
 
 from ..parts import WorldPart
-from ..facts import empty_older
 from ..text import english_list
 from .patterns import SLOT, Pattern, compile_pattern, layout_of
 
@@ -29,13 +29,12 @@ _ANY_LAST = ("any",)   # a parse memo's "it" when its words hold no pronoun: the
 _CLEAN_RE = re.compile(r"[^a-z0-9' -]+")
 MAX_INPUT = 500  # characters looked at; longer input is cut (a 100 kB line must not stall a turn)
 MEMO_TEXT = 200  # only inputs up to this long are memoised
-MEMO_PARSES = 4_000  # parses remembered per world
-MEMO_PHRASES = 50_000  # phrases read, remembered per world
+MEMO_PARSES = 8_192  # parses remembered per world by state (see ``parse``)
+MEMO_PHRASES = 4_096  # phrases typed, read and remembered per world, beyond its things' own names
 _NONE: frozenset = frozenset()
 _new = object.__new__
-_PARSE = object()   # a parse's key in a state's cache starts with it (no action id is this object)
 SCOPE = "scope"    # a state's cache entry holding its scope, once the style worked it out (ClassicStyle.scope)
-MEMO_SIGHTED = 50_000   # parses remembered per world by what is in sight (see ``parse``)
+MEMO_SIGHTED = 8_192   # parses remembered per world by what is in sight (see ``parse``)
 _ONCE: dict = {}   # (layout, one words, what the style reads) -> word -> (action index, env): see ``_once``
 MAX_ONCE = 256
 _FIXED_WORDS: dict = {}   # layout -> the words of its patterns, the determiners, pronouns and "all"
@@ -85,7 +84,7 @@ class CommandParser(WorldPart):
         kind, a function giving a hashable value that stands for all the style's reading of a word of
         that kind depends on in this world (``direction``: the passages' names); a world whose values for the
         kinds ``_read_once`` asks about are another's takes its commands of one word from that one's."""
-        self.part_of(world)   # weakly: see World.__del__
+        self.part_of(world)
         self.style = style
         # the patterns, laid out once per list of action definitions (``Layout``), bound to this world's
         lay = layout_of(world.actions)
@@ -114,14 +113,16 @@ class CommandParser(WorldPart):
         # (dropped), a pronoun or two words: put here at once, so a parse looks it up.
         self._named: dict = {w: ids for w, ids in self.in_order.items()
                              if " " not in w and w not in DETERMINERS and w not in PRONOUNS}
+        self._typed: dict = {}   # a phrase typed -> what it names, as ``_named``; at most MEMO_PHRASES
         for ent in world.entities.values():
             # A thing's own name of several words, read at load: players name things so (a phrase
             # of one word costs a parse one lookup in ``in_order``).
             if ent.kind == "object" and not ent.hidden and " " in ent.name and ent.name not in self._named:
-                self._name(ent.name)
-        self._memo: list = []   # the state caches holding parses
+                self._named[ent.name] = self._name(ent.name)
+        self._parses: dict = {}   # (state, text) -> a parse's outcome (see ``parse``)
+        self._no_pronoun: dict = {}   # command -> it names no pronoun (see ``names_no_pronoun``)
         self._sighted: dict = {}   # (text, scope) -> a parse's outcome, for states whose scope is known
-        self.memo_limit = MEMO_PARSES   # how many before they are emptied (raised by World.keep_memos)
+        self.memo_limit = MEMO_PARSES   # how many parses ``_parses`` holds at most
         self._read_last = False   # set when a parse read what "it" means
         self._read_all = False    # set when a parse read what "all" takes (``_resolve``)
         self.once = self._once(one_words, lay, reads)
@@ -173,6 +174,15 @@ class CommandParser(WorldPart):
                     break
         return out
 
+    def names_no_pronoun(self, command: str) -> bool:
+        """Whether ``command`` names no pronoun (remembered: at most ``MEMO_PHRASES`` commands)."""
+        got = self._no_pronoun.get(command)
+        if got is None:
+            if len(self._no_pronoun) >= MEMO_PHRASES:
+                self._no_pronoun.clear()
+            got = self._no_pronoun[command] = PRONOUNS.isdisjoint(normalise(command))
+        return got
+
     # ------------------------------------------------------------------
     def parse(self, text: str, st, last=()) -> Parsed | Failure | Question:
         """Parse ``text`` against what is in sight in ``st``; ``last`` is what "it" means: the game's
@@ -181,31 +191,27 @@ class CommandParser(WorldPart):
 
         The outcome depends only on the words, the state and the last thing
         named, so it is memoised on exactly those ("take all" is never
-        memoised): on the words, with ``last`` kept beside the outcome and
-        compared on a hit (a key holding it was a list made and hashed each
-        parse). Kept in the state's own cache rather than keyed on what is in
-        sight: working out the whole scope costs more than a fresh game's parse
-        saves by it, and a replay meets the same state objects (see
-        ``Action.attempt_later``); ``_memo`` lists the caches written to, to
-        empty the older past ``MEMO_PARSES`` (``facts.empty_older``). A state whose scope is already
-        known (a trainer's environment keys its admissible commands on what
-        is in sight, so every state it meets has it) shares its parses with
-        every state that sees the same things (``_sighted``): a parse reads
-        the state only through ``visible`` and ``scope`` but for what "all"
-        takes (never shared), and the style's ``visible(st, x)`` is
-        ``x in scope(st)`` (a test holds them equal).
+        memoised): on (state, words), with ``last`` kept beside the outcome
+        and compared on a hit, in ``_parses`` (at most ``memo_limit``: past
+        it the older half is forgotten). A state whose scope is already known
+        (the Gymnasium env keys its admissible commands on what is in sight,
+        so every state it meets has it) shares its parses with every state
+        that sees the same things (``_sighted``, at most ``MEMO_SIGHTED``): a
+        parse reads the state only through ``visible`` and ``scope`` but for
+        what "all" takes (never shared), and the style's ``visible(st, x)``
+        is ``x in scope(st)`` (a test holds them equal).
         """
         once = self.once.get(text)
         if once is not None:   # a plain word of its own (north, look): the same in every state
             return Parsed(once[0], once[1].copy())
         if len(text) > MEMO_TEXT:  # long input is rare and would bloat the memo
             return self._parse(text, st, last)
-        key = (_PARSE, text)
-        cache = st.cache
-        hit = cache.get(key)
+        key = (st, text)
+        parses = self._parses
+        hit = parses.get(key)
         if hit is not None and (hit[0] is last or hit[0] is _ANY_LAST or hit[0] == last):
             return Parsed(hit[1], hit[2].copy()) if len(hit) == 3 else hit[1]
-        scope = cache.get(SCOPE)
+        scope = st.cache.get(SCOPE)
         if scope is not None:
             sighted = self._sighted
             hit = sighted.get((text, scope))
@@ -221,11 +227,10 @@ class CommandParser(WorldPart):
             kept = (seen, result.action, result.env.copy())   # the caller may change the env it is handed
         else:
             kept = (seen, result)   # a Failure or a Question, never changed
-        held = self._memo
-        if len(held) > self.memo_limit:
-            empty_older(held)
-        cache[key] = kept
-        held.append(cache)
+        if len(parses) >= self.memo_limit:
+            for old in list(islice(parses, len(parses) // 2)):
+                del parses[old]
+        parses[key] = kept
         if scope is not None and not self._read_all:
             if len(sighted) >= MEMO_SIGHTED:
                 sighted.clear()
@@ -352,7 +357,7 @@ class CommandParser(WorldPart):
                 all_slot = slot
                 continue
             else:
-                named = self._named.get(phrase) or self._name(phrase)
+                named = self._named.get(phrase) or self._typed.get(phrase) or self._name(phrase)
                 if type(named) is tuple and len(named) == 1:   # ``_thing``'s usual answer, written out
                     if self.style.visible(st, named[0]):
                         env[slot] = named[0]
@@ -382,7 +387,7 @@ class CommandParser(WorldPart):
     def _slot(self, kind: str, phrase: str, st, env, last):
         """An id (resolved), a list of ids (ambiguous), a Failure, or None (not this pattern)."""
         if kind == "thing":
-            return self._thing(self._named.get(phrase) or self._name(phrase), phrase, st, env, last)
+            return self._thing(self._named.get(phrase) or self._typed.get(phrase) or self._name(phrase), phrase, st, env, last)
         if kind == "dir":
             return self.style.direction(phrase)
         if kind == "room":
@@ -403,7 +408,7 @@ class CommandParser(WorldPart):
 
     def _name(self, phrase: str):
         """What ``phrase`` names in any state: the things it fits (a tuple, never empty), a pronoun
-        (str), or the Failure it is; kept per world (``_named``), so a phrase is read once."""
+        (str), or the Failure it is; kept per world (``_typed``, bounded), so a phrase is read once."""
         words = phrase.split()
         if not DETERMINERS.isdisjoint(words):
             words = [w for w in words if w not in DETERMINERS]
@@ -425,8 +430,10 @@ class CommandParser(WorldPart):
                     found = self.in_order.get(w, ()) if found is None else \
                         tuple(filter(vocab.get(w, _NONE).__contains__, found))
             named = found or Failure("resolution", "not_visible", "You can't see any such thing.")
-        if len(self._named) < MEMO_PHRASES:
-            self._named[phrase] = named
+        typed = self._typed
+        if len(typed) >= MEMO_PHRASES:
+            typed.clear()
+        typed[phrase] = named
         return named
 
     # Apart from ``_slot``, as ``_which``: a comprehension there would cost every call cells.

@@ -45,6 +45,7 @@ class Admissible:
         self.style = world.style
         self.max_states = max_states
         self._memo: dict[State, tuple] = {}
+        self._mine = object()   # its answers' key in a state's cache (not itself: it names the world)
         self._where = world.actions[0].where if world.actions else (lambda st: None)
         # the actions that can give a command: those that end the game, change facts or tell something
         self._plan = [a for a in world.actions if a.ends or a.effect is not None or a.info]
@@ -75,7 +76,13 @@ class Admissible:
                         self._readers.setdefault(pred, []).extend((i, pattern) for pattern in got)
 
     def lookup(self, st: State) -> tuple[State, tuple[str, ...]]:
-        """(the canonical state equal to ``st``, its commands); the memo learns ``st`` when new."""
+        """(the canonical state equal to ``st``, its commands); the memo learns ``st`` when new. The
+        answer is also kept in the state's own cache (under this memo's token), read first."""
+        mine = self._mine
+        hit = st.cache.get(mine)
+        if hit is not None:
+            self._prev = hit[0]
+            return hit
         hit = self._memo.get(st)
         if hit is None:
             self.misses += 1
@@ -101,6 +108,7 @@ class Admissible:
             hit = self._memo[st] = (st, commands)
         elif hit[0] is not st:
             st.adopt(hit[0])
+        st.cache[mine] = hit
         self._prev = hit[0]
         return hit
 

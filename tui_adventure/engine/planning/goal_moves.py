@@ -104,23 +104,23 @@ def narrowed(action, st, start: dict, pools: list, targets: list[dict]) -> list[
     pools = [pool if free[i] else [v for v in pool if any(t[params[i]] == v for t in targets)]
              for i, pool in enumerate(pools)]
     out: list[dict] = []
-    env = dict(start)
-
-    def rec(k: int) -> None:
-        if k == len(params):
-            if any(all(env[p] == v for p, v in t.items()) for t in targets):
-                out.append(dict(env))
-            return
-        p = params[k]
-        for v in pools[k]:
-            env[p] = v
-            for cond in slot_checks[k]:
-                if not cond(st, env):
-                    break
-            else:
-                rec(k + 1)
-        env.pop(p, None)
-
-    rec(0)
-    del rec   # empties its cell: a closure calling itself is a cycle, holding the state until the collector
+    _matching(st, params, 0, dict(start), pools, slot_checks, targets, out)
     return out
+
+
+def _matching(st, params, k: int, env: dict, pools: list, slot_checks: list, targets: list, out: list) -> None:
+    """Append to ``out`` every binding of ``params[k:]`` from ``pools`` whose checks pass and that agrees
+    with one of ``targets``."""
+    if k == len(params):
+        if any(all(env[p] == v for p, v in t.items()) for t in targets):
+            out.append(dict(env))
+        return
+    p = params[k]
+    for v in pools[k]:
+        env[p] = v
+        for cond in slot_checks[k]:
+            if not cond(st, env):
+                break
+        else:
+            _matching(st, params, k + 1, env, pools, slot_checks, targets, out)
+    env.pop(p, None)

@@ -42,7 +42,7 @@ def transport_heuristic(style, goals):
     if door_tree is not None and not door_tree.usable:
         door_tree = None
     keys_of: dict = {}
-    for f in style.world.initial_facts:
+    for f in style.initial_facts:
         if f[0] == "unlocks":
             keys_of.setdefault(f[2], []).append(f[1])
     room_of, is_held, closed_chain, player_room = style.room_of, style.is_held, style.closed_chain, style.player_room

@@ -17,11 +17,18 @@ counts and ``_`` patterns stay closures that the generated code calls.
 from __future__ import annotations
 
 import itertools
+import os
 from typing import Callable, Protocol
 
 from ..facts import OVERLAY_LIMIT, State, empty_older
+from ..text import Later
 from .rule_source import _MISSING, _restore, fact_shapes, generated, twice
 from .logic_ast import COMPARISONS, Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, LogicError, Not, Or, When, atoms_in, conjuncts, effect_predicates, expanded_predicates, fresh, names_in, parse_condition, parse_effects, substitute
+
+# TUI_ADVENTURE_PLAIN_RULES=1: every rule runs as plain Python closures (``Compiler._closure``,
+# ``_effect``, ``_plain_attempt``), no generated code: the same outcomes, slower; for reading a rule's
+# behaviour in a debugger (tests/engine/test_plain_rules.py plays every shipped world both ways)
+PLAIN_RULES = os.environ.get("TUI_ADVENTURE_PLAIN_RULES", "") == "1"
 
 Cond = Callable[[State, dict], bool]
 Effect = Callable[[State, dict, set, set], None]
@@ -114,7 +121,7 @@ class Compiler:
             key = (self.changing, id(self.macros), self.builtin_names)
             hit = _SHAPE_TOKENS.get(key)
             if hit is None:
-                if len(_SHAPE_TOKENS) >= 1024:   # a bound, not a leak
+                if len(_SHAPE_TOKENS) >= 1024:
                     _SHAPE_TOKENS.clear()
                 hit = _SHAPE_TOKENS[key] = (next(_TOKENS), self.macros)   # macros kept: its id stays its own
             token = hit[0]
@@ -122,25 +129,29 @@ class Compiler:
         return token
 
     # ---- conditions -------------------------------------------------
-    def condition(self, text_or_ast, bound: frozenset | set = frozenset()) -> Cond:
+    def condition(self, text_or_ast, bound: frozenset | set = frozenset(), origin: str = "") -> Cond:
+        """``origin``: the rule it is, as a traceback through it names it (``rule_source.generated``)."""
         ast = parse_condition(text_or_ast) if isinstance(text_or_ast, str) else text_or_ast
-        return self._cond(ast, frozenset(bound))
+        return self._cond(ast, frozenset(bound), origin)
 
-    def _cond(self, ast, bound: frozenset) -> Cond:
+    def _cond(self, ast, bound: frozenset, origin: str = "") -> Cond:
+        if PLAIN_RULES:
+            return self._closure(ast, bound)
+
         def write(gen):
             return f"def cond(st, env):\n    F, O = st.known, st.over\n    return {gen.expr(ast, bound)}\n", "cond"
-        return generated(self, "cond", id(ast), bound, write, ast)
+        return generated(self, "cond", id(ast), bound, write, ast, origin=origin)
 
     def attempt(self, asts: list, effect_texts: tuple, bound: frozenset | set, params: tuple,
-                where_key: tuple | None) -> Callable:
+                where_key: tuple | None, origin: str = "") -> Callable:
         """An action's ``attempt_later`` as one function of (the action, state, arguments): its memo, the
-        player's room, its checks, then its effects written straight into the next state
-        (``State.advance``'s work, specialised to each fact's shape: a fresh game's step is mostly what
-        calls and loops over sets cost), and the message. What is the world's own it reads from the
-        action it is called with (``Steps``), so one function serves every world of a ruleset: a world
-        made for one episode keeps it (``Action.stepper``) where it once made its own, which was a
-        fifth of a cold clembench step's instructions."""
+        player's room, its checks, then its effects written straight into the next state (as
+        ``State.advance`` makes it, specialised to each fact's shape), and the message. What is the
+        world's own it reads from the action it is called with (``Steps``), so one function serves
+        every world of a ruleset (``Action.stepper``)."""
         bound = frozenset(bound)
+        if PLAIN_RULES:
+            return _plain_attempt(tuple(params))
 
         def write(gen):
             # the arguments, read once for the key, are locals for the rule's code (``_Gen.term``)
@@ -196,7 +207,7 @@ class Compiler:
 
         asts = tuple(asts)
         rule = (tuple(map(id, asts)), tuple(effect_texts), tuple(params), where_key)
-        return generated(self, "attempt", rule, bound, write, asts)
+        return generated(self, "attempt", rule, bound, write, asts, origin=origin)
 
     def _closure(self, ast, bound: frozenset) -> Cond:
         """The closure for a node the generator leaves to Python closures (quantifiers, counts, patterns)."""
@@ -366,9 +377,16 @@ class Compiler:
         return lambda st, env: domain
 
     # ---- effects ----------------------------------------------------
-    def effects(self, text_or_list, bound: frozenset | set = frozenset()) -> Effect:
+    def effects(self, text_or_list, bound: frozenset | set = frozenset(), origin: str = "") -> Effect:
         texts = (text_or_list,) if isinstance(text_or_list, str) else tuple(text_or_list)
         bound = frozenset(bound)
+        if PLAIN_RULES:
+            parts = [self._effect(a, bound) for t in texts for a in parse_effects(t)]
+
+            def run(st, env, adds, dels):
+                for part in parts:
+                    part(st, env, adds, dels)
+            return run
 
         def write(gen):
             lines = ["def run(st, env, adds, dels):", "    F, O = st.known, st.over"]
@@ -376,7 +394,7 @@ class Compiler:
                 for a in parse_effects(t):
                     gen.statement(a, bound, lines, "    ")
             return "\n".join(lines) + "\n", "run"
-        return generated(self, "effects", texts, bound, write)
+        return generated(self, "effects", texts, bound, write, origin=origin)
 
     def _effect(self, ast, bound: frozenset) -> Effect:
         if isinstance(ast, Add):
@@ -466,3 +484,24 @@ def _matcher(pred: str, args: tuple, bound: frozenset):
 
 
 _EXPANDED: dict = {}   # (arguments, parameters, body) of a macro call -> its expansion (Compiler.expand)
+
+
+def _plain_attempt(params: tuple) -> Callable:
+    """``Compiler.attempt``'s step as plain Python (``PLAIN_RULES``): the memo, the player's room, the
+    checks in order, then the effects through ``State.advance``; the same outcomes as the generated one."""
+    def attempt_later(action, st, env):
+        key = (action.key_head, *[env.get(p) for p in params], env.get("prep"))
+        cache = st.cache
+        hit = cache.get(key)
+        if hit is not None:
+            return (st if hit.next is None else hit.next), hit, hit.fail
+        env["here"] = action.where(st)
+        for i, (cond, _render, _fail_type, _names) in enumerate(action.checks):
+            if not cond(st, env):
+                return action._failed(st, env, key, cache, i)
+        if action.effect is None:
+            text = Later(action.success, st, env)
+            action._remember(cache, key, text)
+            return st, text, None
+        return action._slow(st, env, key, cache)
+    return attempt_later

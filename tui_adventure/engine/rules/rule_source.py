@@ -29,7 +29,9 @@ dict, so a global read would miss what the interpreter learnt of the last one.
 from __future__ import annotations
 
 import builtins
+import itertools
 import keyword
+import linecache
 import re
 from types import CodeType
 from typing import Callable
@@ -50,6 +52,8 @@ def _restore(env: dict, var: str, saved) -> None:
 
 
 _CODE: dict = {}   # generated source -> code object: worlds of one ruleset share their compiled rules
+CODE_LIMIT = 20_000
+_RULES = itertools.count(1)   # a number for each rule's source file name in tracebacks
 
 
 class _Gen:
@@ -405,7 +409,7 @@ def twice(shapes: list) -> frozenset:
     return frozenset(k for k, count in seen.items() if count > 1)
 
 
-def _bound(source: str, names) -> CodeType:
+def _bound(source: str, names, filename: str) -> CodeType:
     """The code of ``source`` with every global its functions read made a default argument: read as a
     local then. Each world execs the code with its own namespace, so a global read would miss what
     the interpreter learnt of another world's namespace and look it up in full every time.
@@ -426,7 +430,9 @@ def _bound(source: str, names) -> CodeType:
         if reads:
             lines[start] = f"def {name}({params}, " + ", ".join(f"{n}={n}" for n in reads) + "):"
         known.add(name)
-    return compile("\n".join(lines), "<rule>", "exec")
+    text = "\n".join(lines)
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)   # no mtime: kept by checkcache
+    return compile(text, filename, "exec")
 
 
 _BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_") and not keyword.iskeyword(n))
@@ -440,13 +446,17 @@ _FIXED = {"_MISSING": _MISSING, "_restore": _restore, "_EMPTY": _EMPTY, "_ONES":
           "_reindex": _reindex, "_State": State, "_new": object.__new__, "_Later": Later, "_pairs": pairs}
 
 
-def _defined(source: str, fname: str, ns: dict):
+def _defined(source: str, fname: str, ns: dict, origin: str):
     code = _CODE.get(source)
     if code is None:
-        code = _CODE[source] = _bound(source, list(ns) + list(_FIXED))
+        if len(_CODE) >= CODE_LIMIT:
+            for old in _CODE.values():
+                linecache.cache.pop(old.co_filename, None)
+            _CODE.clear()
+        code = _CODE[source] = _bound(source, list(ns) + list(_FIXED), f"<rule {next(_RULES)}: {origin}>")
     ns.update(_FIXED)
     exec(code, ns)
-    return ns.pop(fname)   # not left in its own globals: a cycle, kept for the collector (see engine/parts.py)
+    return ns.pop(fname)   # not left in its own globals, which would hold it in a reference cycle
 
 
 _SOURCES: dict = {}   # (kind, rule, bound, the compiler's shape) -> [source, function name, recipe, kept alive,
@@ -454,13 +464,16 @@ _SOURCES: dict = {}   # (kind, rule, bound, the compiler's shape) -> [source, fu
 SOURCES_LIMIT = 10_000
 
 
-def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep=None, values: dict | None = None):
+def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep=None, values: dict | None = None,
+              origin: str = ""):
     """The function for a rule, its source written by ``write(gen) -> (source, name)`` only the
     first time a compiler of this shape asks. ``rule`` is hashable (ids of ASTs, which ``keep``
     holds, so no other tree takes their id while the entry lives). ``values``: names the source
     reads that are this world's own (an action's memo, its messages), not the rule's. A function
     whose names are all the rule's (no builtin, no domain, no ``values``) is the same in every world
-    of that shape: made once and shared."""
+    of that shape: made once and shared. ``origin`` names the rule in the world's ruleset ("action take,
+    check ..."): its source is registered with ``linecache`` under that name, so a traceback through
+    the rule shows its lines."""
     key = (kind, rule, bound, compiler.changing, id(compiler.macros), compiler.builtin_names)
     hit = _SOURCES.get(key)
     if hit is not None:
@@ -483,8 +496,8 @@ def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep
         ns = dict(gen.ns)
     if values:
         ns.update(values)
-        return _defined(source, fname, ns)
-    fn = _defined(source, fname, ns)
+        return _defined(source, fname, ns, origin or kind)
+    fn = _defined(source, fname, ns, origin or kind)
     if not hit[2][1]:   # nothing made per world: every world of this shape may call this one
         hit[4] = fn
         _SHARED[id(fn)] = fn

@@ -69,7 +69,8 @@ def ruleset_path(name: str, base: Path | None = None) -> Path:
     return RULESET_DIR / f"{name}.yaml"
 
 
-_CACHE: dict[str, RulesetSpec] = {}
+_CACHE: dict[str, RulesetSpec] = {}   # a ruleset file's path -> its spec (at most RULESET_FILES)
+RULESET_FILES = 256
 _PACKAGED: dict[str, RulesetSpec] = {}   # a packaged ruleset's name -> it: a world per reset looks for no file
 
 
@@ -80,6 +81,8 @@ def load_ruleset(name: str, base: Path | None = None) -> RulesetSpec:
     path = ruleset_path(name, base)
     key = str(path)
     if key not in _CACHE:
+        if len(_CACHE) >= RULESET_FILES:
+            _CACHE.clear()
         if not path.exists():
             raise FileNotFoundError(str(path))
         data = load_yaml(path.read_text(encoding="utf-8"), str(path))
@@ -257,11 +260,11 @@ class Action:
         for cond_text, message, fail_type in spec.checks:
             ast = parse_condition(cond_text)
             asts.append(ast)
-            cond = compiler.condition(ast, bound)
+            cond = compiler.condition(ast, bound, origin=f"action {spec.id}, check {cond_text}")
             render = compile_template(message, names, types, functions, set(bound) | {"prep"}, later)
             checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound) - {"here"}))
         self.checks = checks
-        self.effect = compiler.effects(spec.effects, bound) if spec.effects else None
+        self.effect = compiler.effects(spec.effects, bound, origin=f"action {spec.id}, effects") if spec.effects else None
         self.success = compile_template(spec.success, names, types, functions, set(bound) | {"prep"}, later)
         self.all_where = compiler.condition(spec.all_where, bound) if spec.all_where else None
         self.plan_if = compiler.condition(spec.plan_if, bound) if spec.plan_if else None
@@ -302,7 +305,8 @@ class Action:
         if hit is not None and hit[0] is spec:
             step = hit[1]
         else:
-            step = compiler.attempt(asts, tuple(spec.effects or ()), bound, self.params, self.where_key)
+            step = compiler.attempt(asts, tuple(spec.effects or ()), bound, self.params, self.where_key,
+                                    origin=f"action {spec.id}")
             if shared(step):
                 _STEPS.put(key, (spec, step))   # spec kept: its id stays its own
         self.stepper = step
@@ -377,33 +381,29 @@ class Action:
             if not cond(st, start):
                 return []
         out: list[dict] = []
-        params = self.order
-        n = len(params)
-        kinds = self.spec.params
-        allowed = self.allowed
-        slot_checks = self.slot_checks
-
-        def rec(k: int, env: dict) -> None:
-            if k == n:
-                out.append(dict(env))
-                return
-            p = params[k]
-            ok = allowed.get(p)
-            checks = slot_checks[k]
-            for value in domains[kinds[p]](st):
-                if ok is not None and value not in ok:
-                    continue
-                env[p] = value
-                for cond in checks:
-                    if not cond(st, env):
-                        break
-                else:
-                    rec(k + 1, env)
-            env.pop(p, None)
-
-        rec(0, start)
-        del rec   # empties its cell: a closure calling itself is a cycle, holding the state until the collector
+        _bindings(st, self.order, 0, start, [domains[self.spec.params[p]] for p in self.order], self.allowed,
+                  self.slot_checks, out)
         return out
+
+
+def _bindings(st, params, k: int, env: dict, domains: list, allowed: dict, slot_checks: list, out: list) -> None:
+    """Append to ``out`` every binding of ``params[k:]`` on top of ``env`` whose checks pass."""
+    if k == len(params):
+        out.append(dict(env))
+        return
+    p = params[k]
+    ok = allowed.get(p)
+    checks = slot_checks[k]
+    for value in domains[k](st):
+        if ok is not None and value not in ok:
+            continue
+        env[p] = value
+        for cond in checks:
+            if not cond(st, env):
+                break
+        else:
+            _bindings(st, params, k + 1, env, domains, allowed, slot_checks, out)
+    env.pop(p, None)
 
 
 # Definitions known to compile, by what decides it: the action's text, the world's macros (by

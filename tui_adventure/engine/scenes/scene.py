@@ -116,11 +116,12 @@ class Aftermath:
 
 
 class Scene(WorldPart):
-    """A ``SceneSpec`` compiled against its world (held weakly, as its style is: ``engine/parts.py``)."""
+    """A ``SceneSpec`` compiled against its world."""
 
     def __init__(self, spec: SceneSpec, world) -> None:
         self.spec = spec
         self.part_of(world)
+        self.style = world.style
         self.seed = world.seed
         compiler = world.compiler
         self.compiled = []
@@ -130,10 +131,10 @@ class Scene(WorldPart):
                 h,
                 compiler.condition(h.when, bound) if h.when else None,
                 compiler.effects(list(h.effects), bound) if h.effects else None,
-                compile_template(h.message, world.name_of, world.type_of, world.style.functions, set(bound))
+                compile_template(h.message, world.name_of, world.type_of, world.functions, set(bound))
                 if h.message else None))
         self.losses = [(compiler.condition(loss.when, frozenset({"here"})),
-                        compile_template(loss.message, world.name_of, world.type_of, world.style.functions,
+                        compile_template(loss.message, world.name_of, world.type_of, world.functions,
                                          {"here"})) for loss in spec.losses]
         self.routes = [(c.id, c.route) for c in spec.characters.values() if c.route]
         self._orders: dict[str, list[int]] = {}
@@ -158,7 +159,7 @@ class Scene(WorldPart):
                    turn_number: int | None = None) -> Aftermath:
         """The scene's turn after the player's: the clock, routes, due events and rules, then losses.
         ``turn_number`` is the true turn, for the log (the clock may have wrapped)."""
-        style = self.world.style
+        style = self.style
         facts = set(st.facts)
         lines: list[str] = []
         log: list[dict] = []
@@ -263,7 +264,7 @@ class Scene(WorldPart):
         h, cond, effect, render = entry
         if h.once and (FIRED, h.id) in st.facts:
             return Aftermath(st, [], [asked | {"results": {"refused": "already done (once)"}}])
-        env = {"here": self.world.style.player_room(st)}
+        env = {"here": self.style.player_room(st)}
         if cond is not None and not cond(st, env):
             return Aftermath(st, [], [asked | {"results": {"refused": f"its condition does not hold: {h.when}"}}])
         facts = set(st.facts)

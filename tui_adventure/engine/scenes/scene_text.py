@@ -10,9 +10,7 @@ from __future__ import annotations
 
 
 def scene_functions(spec, entities: dict, name_of) -> dict:
-    """``spec``: the world's SceneSpec; ``entities`` and ``name_of`` its own (``World._namers``), not the
-    world itself: the style keeps these functions, and a world its style holds is freed at once only if
-    nothing it holds names it back (``World.__del__``)."""
+    """``spec``: the world's SceneSpec; ``entities`` and ``name_of`` its own (``World._namers``)."""
     get = entities.get
 
     def the(cid: str) -> str:

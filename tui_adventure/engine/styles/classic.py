@@ -21,6 +21,10 @@ DIRECTIONS = {
 _DIRECTION_WORDS = frozenset(DIRECTIONS)
 _AT_PLAYER = ("at", "player")
 _EMPTY: frozenset = frozenset()
+def _no_words(st) -> tuple:
+    return ()
+
+
 COMPASS = ("north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",
            "up", "down", "in", "out")
 
@@ -30,7 +34,7 @@ class ClassicStyle(ClassicPlanning, StylePart):
     player_at = _AT_PLAYER   # see Style.player_at: player_room reads this entry
 
     def __init__(self, world) -> None:
-        self.part_of(world)   # weakly: see World.__del__
+        self.part_of(world)
         ents = world.entities
         self.passages = {}
         for f in world.initial_facts:
@@ -46,26 +50,34 @@ class ClassicStyle(ClassicPlanning, StylePart):
         self._scopes: dict = {}
         self._command_words: dict = {}   # action -> its words (command_text)
         self._thing_words: dict = {}     # (thing, things in sight) -> the words that name it (command_text)
-        self.builtins = {"visible": self.visible, "encloses": self.encloses}   # names: BUILTINS
-        self.functions = {"room_description": self.room_description, "inventory_text": self.inventory_text,
-                          "examine": self.examine, "revealed": self.revealed, "door_on": self.door_on,
-                          "door_to": self.door_to}
-        self.domains = {"thing": self.scope_list, "room": self.neighbour_rooms, "dir": self.exit_labels,
-                        "word": lambda st: ()}
+
+    # Its tables of its own methods are made on each reading: kept on the style, they would hold it in a
+    # reference cycle (and its world's states with it) for Python's collector.
+    @property
+    def builtins(self) -> dict:   # names: BUILTINS
+        return {"visible": self.visible, "encloses": self.encloses}
+
+    @property
+    def functions(self) -> dict:
+        return {"room_description": self.room_description, "inventory_text": self.inventory_text,
+                "examine": self.examine, "revealed": self.revealed, "door_on": self.door_on, "door_to": self.door_to}
+
+    @property
+    def domains(self) -> dict:
+        return {"thing": self.scope_list, "room": self.neighbour_rooms, "dir": self.exit_labels, "word": _no_words}
+
+    @property
+    def sight(self) -> Sight:
         # the commands read the room, what is in sight or held, and the player: scope walks only from the
         # room and what is held, visible and encloses climb from their arguments through things in sight
         # (or held) to the room, exits are read by the room, a command's words by scope alone (encloses: in/on/at)
-        self.sight = Sight(self.sight_ids, frozenset({"player"}), frozenset({"thing"}), frozenset({"in", "on", "at"}))
+        return Sight(self.sight_ids, frozenset({"player"}), frozenset({"thing"}), frozenset({"in", "on", "at"}))
 
-    def untie(self) -> None:
-        self.sight = None   # its bound methods
-        super().untie()
-
-    def make_parser(self) -> CommandParser:
+    def make_parser(self, world) -> CommandParser:
         # what ``direction`` and ``room_named`` read beyond DIRECTIONS: the parser's commands of one word
         # are read once for every world that reads them alike (most have no passages)
         one_words = _DIRECTION_WORDS | frozenset(self.passages) if self.passages else _DIRECTION_WORDS
-        return CommandParser(self.world, self, one_words,
+        return CommandParser(world, self, one_words,
                              reads={"dir": lambda: frozenset(self.passages.items()),
                                     "room": lambda: frozenset(self.room_names.items())})
 
@@ -290,7 +302,7 @@ class ClassicStyle(ClassicPlanning, StylePart):
 
     # texts ---------------------------------------------------------------
     def first_observation(self, st) -> str:
-        intro = self.world.intro
+        intro = self.intro
         return f"{intro}\n\n{self.room_description(st)}" if intro else self.room_description(st)
 
     def a(self, eid: str) -> str:

@@ -30,7 +30,7 @@ class ClassicPlanning:
         those rules, in ``st`` (the initial state by default). An action on irrelevant objects only
         changes facts about irrelevant objects, so dropping it from a plan keeps the plan valid.
         """
-        st = st if st is not None else self.world.initial
+        st = st if st is not None else self.initial
         base, keys_of = self._relevance(tuple(goals))
         movable = self._movable
         relevant = set(base)
@@ -62,7 +62,7 @@ class ClassicPlanning:
         if hit is not None:
             return hit
         objects = self._objects
-        facts = self.world.initial.facts
+        facts = self.initial.facts
         keys_of: dict[str, list[str]] = {}
         for f in facts:
             if f[0] == "unlocks":
@@ -85,10 +85,10 @@ class ClassicPlanning:
     @cached_property
     def _movable(self) -> frozenset:
         """What can be carried or opened: a holder of a relevant thing that is one matters too."""
-        return frozenset(f[1] for f in self.world.initial.facts
+        return frozenset(f[1] for f in self.initial.facts
                          if f[0] in ("takeable", "openable") and len(f) == 2)
         ents = self.entities
-        facts = self.world.initial.facts
+        facts = self.initial.facts
         keys_of: dict[str, list[str]] = {}
         for f in facts:
             if f[0] == "unlocks":
@@ -106,8 +106,8 @@ class ClassicPlanning:
         return hit
 
     def room_graph(self) -> dict[str, set[str]]:
-        graph: dict[str, set[str]] = {r: set() for r in self.world.rooms()}
-        for f in self.world.initial_facts:
+        graph: dict[str, set[str]] = {r: set() for r in [e.id for e in self.entities.values() if e.kind == "room"]}
+        for f in self.initial_facts:
             if f[0] == "exit":
                 graph.setdefault(f[1], set()).add(f[3])
         return graph
@@ -115,15 +115,15 @@ class ClassicPlanning:
     def door_exits(self) -> dict:
         """(room, next room) -> the door between them, for exits that have one."""
         out = {}
-        via = {(f[1], f[2]): f[3] for f in self.world.initial_facts if f[0] == "via"}
-        for f in self.world.initial_facts:
+        via = {(f[1], f[2]): f[3] for f in self.initial_facts if f[0] == "via"}
+        for f in self.initial_facts:
             if f[0] == "exit" and (f[1], f[2]) in via:
                 out[(f[1], f[3])] = via[(f[1], f[2])]
         return out
 
     def keys_for_locked_doors(self, st) -> list[str]:
         doors = set(self.door_exits().values())
-        return [f[1] for f in self.world.initial_facts
+        return [f[1] for f in self.initial_facts
                 if f[0] == "unlocks" and f[2] in doors and ("locked", f[2]) in st]
 
     def is_held(self, st, x: str) -> bool:
@@ -148,7 +148,7 @@ class ClassicPlanning:
 
     @cached_property
     def _objects(self) -> frozenset:
-        return self.world.objects()
+        return frozenset(e.id for e in self.entities.values() if e.kind == "object")
 
     def movable(self, st, x: str) -> bool:
         """Whether x can be carried (itself or whatever holds it): then things may be brought to it."""
@@ -159,7 +159,7 @@ class ClassicPlanning:
         return True
 
     def is_door(self, x: str) -> bool:
-        return ("door", x) in self.world.initial.facts
+        return ("door", x) in self.initial.facts
 
     def room_of(self, st, x: str) -> str | None:
         """The room x is in (through containers and supports); None when carried or gone."""

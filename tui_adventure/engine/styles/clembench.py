@@ -49,12 +49,16 @@ def _a_list(names: list[str]) -> str:
     return f"a {names[0]}" if names else ""
 
 
+def _no_words(st) -> tuple:
+    return ()
+
+
 class ClembenchStyle(StylePart):
     put_needs_held = False
     player_at = _AT_PLAYER   # see Style.player_at: player_room reads this entry
 
     def __init__(self, world) -> None:
-        self.part_of(world)   # weakly: see World.__del__
+        self.part_of(world)
         facts = world.initial_facts
         self.type_of = {f[1]: f[2] for f in facts if f[0] in ("type", "room") and len(f) == 3}
         self.ids_of_type: dict[str, list[str]] = {}
@@ -69,17 +73,22 @@ class ClembenchStyle(StylePart):
         self._names = _Names({eid: e.name for eid, e in world.entities.items()})   # name_of as one lookup
         self._rank = _Rank(world.order).__getitem__   # an id's place in the instance's order, as World.sort_ids
         self._passages: dict[frozenset, str] = {}   # exits' index entry -> their sentence (_passages_of)
-        self.functions = {
-            "room_description": self.room_description,
-            "container_content": self.container_content,
-            "inventory_desc": self.inventory_desc,
-            "examine_desc": self.examine_desc,
-        }
-        self.domains = {"thing": self.things_here, "room": self.room_list, "word": lambda st: ()}
-        self.sight = None   # its commands are computed per whole state (no locality promised)
 
-    def make_parser(self):
-        return ClemCommandParser(self.world, self)
+    sight = None   # its commands are computed per whole state (no locality promised)
+
+    # Its tables of its own methods are made on each reading: kept on the style, they would hold it in a
+    # reference cycle (and its world's states with it) for Python's collector.
+    @property
+    def functions(self) -> dict:
+        return {"room_description": self.room_description, "container_content": self.container_content,
+                "inventory_desc": self.inventory_desc, "examine_desc": self.examine_desc}
+
+    @property
+    def domains(self) -> dict:
+        return {"thing": self.things_here, "room": self.room_list, "word": _no_words}
+
+    def make_parser(self, world):
+        return ClemCommandParser(world, self)
 
     # where things are ------------------------------------------------------
     def player_room(self, st) -> str | None:
@@ -224,7 +233,7 @@ class ClembenchStyle(StylePart):
                 text = f"There is a passage to a {names[r]} here."
         else:
             text = f"There are passages to {_a_list([names[r] for r in self._in_order(exits)])} here."
-        if len(self._passages) >= 1024:   # worlds whose rules make and remove passages: a bound, not a leak
+        if len(self._passages) >= 1024:   # at most 1,024 exits' sentences
             self._passages.clear()
         self._passages[exits] = text
         return text
@@ -349,7 +358,7 @@ class ClembenchStyle(StylePart):
 
     def room_graph(self) -> dict[str, set[str]]:
         graph: dict[str, set[str]] = {r: set() for r in self.rooms}
-        for f in self.world.initial_facts:
+        for f in self.initial_facts:
             if f[0] == "exit":
                 graph.setdefault(f[1], set()).add(f[2])
         return graph
@@ -386,7 +395,7 @@ class ClembenchStyle(StylePart):
     def relevant_objects(self, goals, st=None) -> frozenset:
         """Goal things and the containers holding them in ``st`` (the initial state by default);
         moving anything else never helps."""
-        st = st if st is not None else self.world.initial
+        st = st if st is not None else self.initial
         relevant = {a for g in goals for a in g.fact[1:] if a not in self.rooms}
         for x in list(relevant):
             relevant.update(c for (c,) in st.rest("in", x) if ("openable", c) in st)
@@ -409,7 +418,7 @@ class ClemCommandParser(WorldPart):
     """Upstream's parsing phase (``ClemParser``), resolved to this world's ids."""
 
     def __init__(self, world, style: ClembenchStyle) -> None:
-        self.part_of(world)   # weakly: see World.__del__
+        self.part_of(world)
         self.style = style
         meta = world.meta.get("clembench", {})
         grammar = world.ruleset.options.get("grammar", {})
