@@ -17,7 +17,7 @@ from tui_adventure.engine.facts import State
 from tui_adventure.engine.loading.loader import load_world
 from tui_adventure.engine.rules.logic import parse_condition, parse_effects
 from tui_adventure.engine.rules.logic_ast import (
-    Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When,
+    Add, And, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,7 +117,6 @@ def test_rule_code_decides_as_the_facts_say(source):
     for st in states:
         names = sorted({x for f in st.facts for x in f[1:]} | set(world.entities))
         for action in world.actions:
-            bound = frozenset(action.params) | {"here"}
             for _ in range(6):
                 env = {p: rng.choice(names) for p in action.params}
                 if action.params and rng.random() < 0.5:   # a binding that fits the facts more often

@@ -75,9 +75,9 @@ def test_a_result_behaves_as_one_made_in_full():
         full = StepResult(r.command, r.text, r.fail, r.done, list(r.goals_achieved), r.goal_score, r.changed,
                           r.action, dict(r.args), list(r.scene), r.lost)
         assert r == full and repr(r) == repr(full)
-        r.observation   # rendered: a message not yet rendered holds the world's functions
+        assert r.observation   # rendered: a message not yet rendered holds the world's functions
         assert pickle.loads(pickle.dumps(r)) == r
         assert copy.copy(r) == r
     with pytest.raises(AttributeError):
-        r.nonsense
+        _ = r.nonsense
     assert r.done and r.goals_achieved == sorted(str(g) for g in world.goals)

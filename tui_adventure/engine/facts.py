@@ -323,7 +323,8 @@ class State:
                 v = o2.get(k)
                 if v is None:
                     v = b2[k]
-                o2[k] = _EMPTY if len(v) == 1 and a in v else _SETS.get(w := v - {a}) or _shared(w)   # see above: a by-second entry may lack a
+                # see above: a by-second entry may lack a
+                o2[k] = _EMPTY if len(v) == 1 and a in v else _SETS.get(w := v - {a}) or _shared(w)
             elif n == 2:
                 k = (f[0], "")
                 v = o2.get(k)

@@ -12,7 +12,6 @@ from typing import NamedTuple
 
 from .facts import State, format_fact
 from .parsers import CommandParser, Failure, Parsed, Question
-from .parsers.parser import PRONOUNS, normalise
 from .text import Later
 from .world import World
 

@@ -126,7 +126,7 @@ class World:
         known = _FACTS.get
         self.initial_facts = [known(f) or _interned(f) for f in self.initial_facts]
         self.goals = [Goal(known(g.fact) or _interned(g.fact), g.positive) for g in self.goals]
-        for eid, ent in list(self.entities.items()):
+        for ent in list(self.entities.values()):
             ent.id = intern(ent.id)
         self.entities = {intern(eid): ent for eid, ent in self.entities.items()}
         self.order = {eid: i for i, eid in enumerate(self.entities)}

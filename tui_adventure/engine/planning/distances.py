@@ -378,7 +378,7 @@ class Distances:
         checks = 4 * len(pending) + 8   # moves checked at most: a room of many errands must not cost n^2
         while pending:
             room = where(now)
-            for i, (action, env) in enumerate(pending):
+            for i, (action, env) in enumerate(pending):   # noqa: B007  (i names the move taken, below)
                 if env.get("here", room) != room:
                     continue
                 checks -= 1

@@ -28,7 +28,8 @@ import operator
 from ..facts import State
 from ..rules.logic import LogicError
 from ..rules.recent import Recent
-from ..rules.logic_ast import Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When, conjuncts, parse_condition, parse_effects
+from ..rules.logic_ast import (Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When, conjuncts,
+                               parse_condition, parse_effects)
 from ..world import World
 
 _CHANGING = ("sight changing",)   # a base state's cache: its facts of changeable predicates, by each id they name

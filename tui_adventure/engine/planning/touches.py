@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from ..rules.logic import LogicError
 from ..rules.recent import Recent
-from ..rules.logic_ast import Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When, parse_condition, parse_effects
+from ..rules.logic_ast import (Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When,
+                               parse_condition, parse_effects)
 
 ANY = ()   # a pattern's constraints when every fact of the predicate can matter
 

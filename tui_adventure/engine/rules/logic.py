@@ -17,18 +17,15 @@ counts and ``_`` patterns stay closures that the generated code calls.
 from __future__ import annotations
 
 import itertools
-import os
 from typing import Callable, Protocol
 
 from ..facts import OVERLAY_LIMIT, State, empty_older
-from ..text import Later
-from .rule_source import _MISSING, _restore, fact_shapes, generated, twice
-from .logic_ast import COMPARISONS, Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, LogicError, Not, Or, When, atoms_in, conjuncts, effect_predicates, expanded_predicates, fresh, names_in, parse_condition, parse_effects, substitute
+from .plain import PLAIN_RULES, plain_attempt
+from .generated import generated
+from .rule_source import _MISSING, _restore, fact_shapes, twice
+from .logic_ast import (COMPARISONS, Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, LogicError,
+                        Not, Or, When, conjuncts, fresh, parse_condition, parse_effects, substitute)
 
-# TUI_ADVENTURE_PLAIN_RULES=1: every rule runs as plain Python closures (``Compiler._closure``,
-# ``_effect``, ``_plain_attempt``), no generated code: the same outcomes, slower; for reading a rule's
-# behaviour in a debugger (tests/engine/test_plain_rules.py plays every shipped world both ways)
-PLAIN_RULES = os.environ.get("TUI_ADVENTURE_PLAIN_RULES", "") == "1"
 
 Cond = Callable[[State, dict], bool]
 Effect = Callable[[State, dict, set, set], None]
@@ -106,7 +103,7 @@ class Compiler:
         self.builtins = builtins or {}
         self.macros = macros or {}
         self.domain = tuple(domain)
-        self.builtin_names = frozenset(self.builtins)   # what shapes the rules' source (rule_source.generated)
+        self.builtin_names = frozenset(self.builtins)   # what shapes the rules' source (generated.generated)
         # The predicates actions' effects name (set by compile_actions; None: not known). State.advance,
         # the only maker of overlays, is given those effects, so rule code reads any other from the base.
         self.changing: frozenset | None = None
@@ -130,7 +127,7 @@ class Compiler:
 
     # ---- conditions -------------------------------------------------
     def condition(self, text_or_ast, bound: frozenset | set = frozenset(), origin: str = "") -> Cond:
-        """``origin``: the rule it is, as a traceback through it names it (``rule_source.generated``)."""
+        """``origin``: the rule it is, as a traceback through it names it (``generated.generated``)."""
         ast = parse_condition(text_or_ast) if isinstance(text_or_ast, str) else text_or_ast
         return self._cond(ast, frozenset(bound), origin)
 
@@ -151,7 +148,7 @@ class Compiler:
         every world of a ruleset (``Action.stepper``)."""
         bound = frozenset(bound)
         if PLAIN_RULES:
-            return _plain_attempt(tuple(params))
+            return plain_attempt(tuple(params))
 
         def write(gen):
             # the arguments, read once for the key, are locals for the rule's code (``_Gen.term``)
@@ -485,23 +482,3 @@ def _matcher(pred: str, args: tuple, bound: frozenset):
 
 _EXPANDED: dict = {}   # (arguments, parameters, body) of a macro call -> its expansion (Compiler.expand)
 
-
-def _plain_attempt(params: tuple) -> Callable:
-    """``Compiler.attempt``'s step as plain Python (``PLAIN_RULES``): the memo, the player's room, the
-    checks in order, then the effects through ``State.advance``; the same outcomes as the generated one."""
-    def attempt_later(action, st, env):
-        key = (action.key_head, *[env.get(p) for p in params], env.get("prep"))
-        cache = st.cache
-        hit = cache.get(key)
-        if hit is not None:
-            return (st if hit.next is None else hit.next), hit, hit.fail
-        env["here"] = action.where(st)
-        for i, (cond, _render, _fail_type, _names) in enumerate(action.checks):
-            if not cond(st, env):
-                return action._failed(st, env, key, cache, i)
-        if action.effect is None:
-            text = Later(action.success, st, env)
-            action._remember(cache, key, text)
-            return st, text, None
-        return action._slow(st, env, key, cache)
-    return attempt_later

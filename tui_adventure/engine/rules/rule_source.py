@@ -28,16 +28,8 @@ dict, so a global read would miss what the interpreter learnt of the last one.
 
 from __future__ import annotations
 
-import builtins
-import itertools
-import keyword
-import linecache
-import re
-from types import CodeType
 from typing import Callable
 
-from ..facts import _ONES, _SETS, State, _one, _reindex, _shared, pairs
-from ..text import Later
 from .logic_ast import Add, And, Atom, Compare, Const, Delete, Exists, ForEach, Not, Or, When, conjuncts, LogicError
 
 _MISSING = object()
@@ -51,9 +43,6 @@ def _restore(env: dict, var: str, saved) -> None:
         env[var] = saved
 
 
-_CODE: dict = {}   # generated source -> code object: worlds of one ruleset share their compiled rules
-CODE_LIMIT = 20_000
-_RULES = itertools.count(1)   # a number for each rule's source file name in tracebacks
 
 
 class _Gen:
@@ -407,107 +396,3 @@ def twice(shapes: list) -> frozenset:
         k = (add, pred, n)
         seen[k] = seen.get(k, 0) + (2 if loop else 1)
     return frozenset(k for k, count in seen.items() if count > 1)
-
-
-def _bound(source: str, names, filename: str) -> CodeType:
-    """The code of ``source`` with every global its functions read made a default argument: read as a
-    local then. Each world execs the code with its own namespace, so a global read would miss what
-    the interpreter learnt of another world's namespace and look it up in full every time.
-
-    ``names``: what the namespace will hold (the functions defined before are added). A function's
-    defaults are the identifiers of its body, string literals left out, that name one of them or a
-    builtin: written once, compiled once (reading the bytecode for its global loads took a fresh
-    process's first episode several milliseconds per rule). A name it only reads as an attribute
-    is an unused default, never a wrong one: a name a function assigns is its local either way."""
-    known = set(names) | _BUILTINS
-    lines = source.split("\n")
-    heads = [i for i, line in enumerate(lines) if _DEF.match(line)] + [len(lines)]
-    for start, end in zip(heads, heads[1:]):
-        name, params = _DEF.match(lines[start]).groups()
-        body = _STRING.sub("", "\n".join(lines[start + 1:end]))
-        taken = {p.split("=")[0].strip() for p in params.split(",")}
-        reads = sorted(n for n in set(_WORD.findall(body)) & known if n not in taken)
-        if reads:
-            lines[start] = f"def {name}({params}, " + ", ".join(f"{n}={n}" for n in reads) + "):"
-        known.add(name)
-    text = "\n".join(lines)
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)   # no mtime: kept by checkcache
-    return compile(text, filename, "exec")
-
-
-_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_") and not keyword.iskeyword(n))
-_STRING = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
-_WORD = re.compile(r"[A-Za-z_]\w*")
-_DEF = re.compile(r"def (\w+)\((.*)\):$")
-
-
-# what every rule's source may read beside its own names
-_FIXED = {"_MISSING": _MISSING, "_restore": _restore, "_EMPTY": _EMPTY, "_ONES": _ONES, "_one": _one, "_SETS": _SETS, "_shared": _shared,
-          "_reindex": _reindex, "_State": State, "_new": object.__new__, "_Later": Later, "_pairs": pairs}
-
-
-def _defined(source: str, fname: str, ns: dict, origin: str):
-    code = _CODE.get(source)
-    if code is None:
-        if len(_CODE) >= CODE_LIMIT:
-            for old in _CODE.values():
-                linecache.cache.pop(old.co_filename, None)
-            _CODE.clear()
-        code = _CODE[source] = _bound(source, list(ns) + list(_FIXED), f"<rule {next(_RULES)}: {origin}>")
-    ns.update(_FIXED)
-    exec(code, ns)
-    return ns.pop(fname)   # not left in its own globals, which would hold it in a reference cycle
-
-
-_SOURCES: dict = {}   # (kind, rule, bound, the compiler's shape) -> [source, function name, recipe, kept alive,
-#                       the function itself when it names nothing of a world's own (None until made)]
-SOURCES_LIMIT = 10_000
-
-
-def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep=None, values: dict | None = None,
-              origin: str = ""):
-    """The function for a rule, its source written by ``write(gen) -> (source, name)`` only the
-    first time a compiler of this shape asks. ``rule`` is hashable (ids of ASTs, which ``keep``
-    holds, so no other tree takes their id while the entry lives). ``values``: names the source
-    reads that are this world's own (an action's memo, its messages), not the rule's. A function
-    whose names are all the rule's (no builtin, no domain, no ``values``) is the same in every world
-    of that shape: made once and shared. ``origin`` names the rule in the world's ruleset ("action take,
-    check ..."): its source is registered with ``linecache`` under that name, so a traceback through
-    the rule shows its lines."""
-    key = (kind, rule, bound, compiler.changing, id(compiler.macros), compiler.builtin_names)
-    hit = _SOURCES.get(key)
-    if hit is not None:
-        source, fname, (fixed, makes), _kept, shared = hit
-        if shared is not None and not values:
-            return shared
-        ns = fixed.copy()   # a world's reset builds dozens of these: a copy, then the few made per compiler
-        for k, make in makes:
-            ns[k] = make(compiler)
-    else:
-        gen = _Gen(compiler)
-        source, fname = write(gen)
-        source = "".join(gen.helpers) + source
-        if len(_SOURCES) > SOURCES_LIMIT:
-            _SOURCES.clear()
-            _SHARED.clear()
-        recipe = ({k: v for k, v, make in gen.recipe if make is None},
-                  tuple((k, make) for k, _v, make in gen.recipe if make is not None))
-        hit = _SOURCES[key] = [source, fname, recipe, (keep, compiler.macros), None]
-        ns = dict(gen.ns)
-    if values:
-        ns.update(values)
-        return _defined(source, fname, ns, origin or kind)
-    fn = _defined(source, fname, ns, origin or kind)
-    if not hit[2][1]:   # nothing made per world: every world of this shape may call this one
-        hit[4] = fn
-        _SHARED[id(fn)] = fn
-    return fn
-
-
-_SHARED: dict = {}   # id(f) -> f, for each function every world of its shape calls (see shared)
-
-
-def shared(fn: Callable) -> bool:
-    """Whether ``generated`` made ``fn`` for every world of its shape (no closure over one world's
-    builtins or domain): a caller may then keep it for the next world by what decided its source."""
-    return _SHARED.get(id(fn)) is fn

@@ -18,10 +18,11 @@ from typing import Callable
 from ..facts import State
 from .action_syntax import checked_syntax
 from .recent import Recent
-from .rule_source import shared
-from .logic import MEMO_STATES, Atom, Compiler, Memo, LogicError, forget, effect_predicates, expanded_predicates, names_in, parse_condition, parse_effects
+from .generated import shared
+from .logic import MEMO_STATES, Atom, Compiler, LogicError, Memo, forget, parse_condition, parse_effects
+from .logic_ast import effect_predicates, expanded_predicates, names_in
 from ..text import Later, TemplateError, compile_template
-from ..yamlpos import PosDict, PosList, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
+from ..yamlpos import SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
 _new = object.__new__
 _KEY_HEADS = itertools.count(1)   # an Action's memo keys' head: an int, so the cyclic collector untracks a key

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .logic import LogicError, atoms_in, parse_condition, parse_effects
+from .logic import LogicError, parse_condition, parse_effects
+from .logic_ast import atoms_in
 from .logic_ast import Atom, Compare, walk_all
 from .ruleset import parse_actions
 from ..yamlpos import PosDict, PosList, SourceError, _kind, did_you_mean, key_pos_of, pos_of

@@ -83,7 +83,6 @@ class ClassicStyle(ClassicPlanning, StylePart):
 
     # where things are -------------------------------------------------
     def player_room(self, st) -> str | None:
-        # st.rest("at", player) written out: every step asks twice (its parse, its action's "here")
         at = st.o1.get(_AT_PLAYER)
         for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
             return r[0]
@@ -106,7 +105,7 @@ class ClassicStyle(ClassicPlanning, StylePart):
         stack = [x for x in firsts("at", room) if x != "player"]
         stack.extend(firsts("held", ""))
         seen: set = set()
-        over, known = st.over, st.known   # State.has written out: a new state's scope asks it of every thing
+        over, known = st.over, st.known
         while stack:
             x = stack.pop()
             if x in seen:
@@ -135,17 +134,12 @@ class ClassicStyle(ClassicPlanning, StylePart):
         return hit
 
     def visible(self, st, x: str) -> bool:
-        """``x in scope(st)``, found by climbing from x rather than listing the room. The parser asks about
-        the one or two things a command names; walking up their containers costs a few lookups where
-        ``scope`` visits everything in the room. The same edges, walked the other way: x is in sight when a
-        chain of on/in (through open or unopenable holders) leads from it to something held or standing
-        in the player's room."""
+        """``x in scope(st)``, found by climbing from x: x is in sight when a chain of on/in (through open or
+        unopenable holders) leads from it to something held or standing in the player's room."""
         hit = st.cache.get(SCOPE)
         if hit is not None:
             return x in hit
-        # the state's reads written out (player_room, firsts, has, rest): a fresh game's parse asks
-        # this of every thing it names. A thing is looked for among those standing in the room as
-        # soon as it is reached: most things named stand there, or on or in something that does.
+        # a thing is looked for among those standing in the room as soon as it is reached
         o1, b1 = st.o1, st.b1
         v = o1.get(_AT_PLAYER)
         room = None
@@ -218,7 +212,7 @@ class ClassicStyle(ClassicPlanning, StylePart):
         return False
 
     def parent(self, st, x: str) -> str | None:
-        o1, b1 = st.o1, st.b1   # st.rest written out: a take or a put asks it up the whole chain
+        o1, b1 = st.o1, st.b1
         for pred in ("in", "on", "at"):
             k = (pred, x)
             v = o1.get(k)
@@ -227,10 +221,8 @@ class ClassicStyle(ClassicPlanning, StylePart):
         return None
 
     def encloses(self, st, outer: str, inner: str) -> bool:
-        """Whether ``outer`` is up the chain of ``parent`` from ``inner`` (64 steps at most). ``parent`` is
-        written out: a take asks it of the player and the player's room, a put of the thing and its place.
-        A thing with nothing in, on or at it is up no chain (the take and put rules ask it of the thing
-        moved, which mostly holds nothing): three lookups, not a climb to the top."""
+        """Whether ``outer`` is up the chain of ``parent`` from ``inner`` (64 steps at most); a thing with
+        nothing in, on or at it is up no chain."""
         o2, b2 = st.o2, st.b2
         v = o2.get(k := ("in", outer))
         if not (b2.get(k) if v is None else v):
@@ -450,7 +442,7 @@ class ClassicStyle(ClassicPlanning, StylePart):
         return "The way"
 
     def door_to(self, st, target: str) -> str:
-        for label, t, door in self.exits_list(st):
+        for _label, t, door in self.exits_list(st):
             if t == target and door:
                 return f"The {self.name_of(door)}"
         return "The way"

@@ -87,23 +87,6 @@ class ClassicPlanning:
         """What can be carried or opened: a holder of a relevant thing that is one matters too."""
         return frozenset(f[1] for f in self.initial.facts
                          if f[0] in ("takeable", "openable") and len(f) == 2)
-        ents = self.entities
-        facts = self.initial.facts
-        keys_of: dict[str, list[str]] = {}
-        for f in facts:
-            if f[0] == "unlocks":
-                keys_of.setdefault(f[2], []).append(f[1])
-        base = {a for g in goals for a in g.fact[1:] if a in ents and ents[a].kind == "object"}
-        base |= {x for (p, *rest) in facts if p == "door" for x in rest}
-        todo = list(base)
-        while todo:
-            for key in keys_of.get(todo.pop(), ()):
-                if key not in base:
-                    base.add(key)
-                    todo.append(key)
-        movable = frozenset(f[1] for f in facts if f[0] in ("takeable", "openable") and len(f) == 2)
-        hit = memo[goals] = (frozenset(base), movable, keys_of)
-        return hit
 
     def room_graph(self) -> dict[str, set[str]]:
         graph: dict[str, set[str]] = {r: set() for r in [e.id for e in self.entities.values() if e.kind == "room"]}

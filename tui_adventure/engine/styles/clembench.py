@@ -12,7 +12,7 @@ import re
 from ..parts import StylePart, WorldPart
 from ..parsers import ClemParser
 from ..planning.heuristic import transport_heuristic
-from .base import ROOM_TEXT, Exit, memo_by_facts
+from .base import ROOM_TEXT, Exit
 from ..parsers import Failure, Parsed
 
 PLAYER = "player1"
