@@ -282,7 +282,8 @@ def serve(config: ServeConfig, host: str = "127.0.0.1", port: int = 8000) -> int
           f" at most {config.max_sessions} sessions, idle timeout {timeout}", file=sys.stderr, flush=True)
     server = uvicorn.Server(uvicorn.Config(
         app, host=host, port=port, log_level="warning", ws_max_size=4 * MAX_MESSAGE_BYTES, http=ReapingH11,
-        limit_concurrency=config.max_sessions + 64, timeout_graceful_shutdown=5))
+        limit_concurrency=config.max_sessions + 64, timeout_keep_alive=5, h11_max_incomplete_event_size=MAX_MESSAGE_BYTES,
+        timeout_graceful_shutdown=5))
     quiet = QuietLog()
     logging.getLogger("uvicorn.error").addFilter(quiet)   # configured by Config above, so added after it
     stopped: list[int] = []
