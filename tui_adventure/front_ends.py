@@ -24,6 +24,13 @@ def play(args) -> int:
     # saves in a folder of this session's that goes with it, and no line of theirs in the operator's history
     private: dict = {}
     try:
+        if args.command == "play" and not served:
+            open_world(args.world)   # a broken world is said first: it is the problem to fix
+            if not _terminal():
+                print("adventure play: needs a terminal (stdin and stdout); for piped input use"
+                      " adventure repl WORLD, for a headless run adventure run WORLD --player NAME",
+                      file=sys.stderr)
+                return 2
         if served:
             from .web.visitor import bound
 
@@ -53,6 +60,14 @@ def play(args) -> int:
         session.close()
         _forget(private)
         print(visible(session.records_summary()), file=sys.stderr)
+
+
+def _terminal() -> bool:
+    """Whether both stdin and stdout are terminals: the app drawn to a pipe would spin and show nobody."""
+    try:
+        return sys.stdin is not None and sys.stdout is not None and sys.stdin.isatty() and sys.stdout.isatty()
+    except ValueError:   # a closed stream
+        return False
 
 
 def visitor_state() -> dict:
