@@ -153,7 +153,7 @@ def study(args) -> int:
         # a served visitor plays the study as the server read it at its start (--frozen)
         loaded = thaw_study(args.frozen) if args.frozen else load_study(args.study)
         participant, visit = (check_participant(args.participant), {}) if not args.await_visitor else _visitor()
-        run = StudyRun(loaded, participant, args.records, visit)
+        run = StudyRun(loaded, participant, args.records, visit, check=args.check)
     except SourceErrors as exc:
         print(visible(str(exc)), file=sys.stderr)
         return 1
@@ -161,7 +161,8 @@ def study(args) -> int:
         print(visible(f"adventure study: {exc}"), file=sys.stderr)
         return 1
     if args.check:
-        pending = " (no consent yet: the order the next newcomer gets)" if run.needs_consent() else ""
+        newcomer = run.needs_consent() or not run.on_roster()
+        pending = " (not started yet: the order the next newcomer gets)" if newcomer else ""
         print(visible(f"{run.study.title}: {plural(len(run.stages), 'world')}, order {run.study.order}"
                       f" (row {run.row}{pending}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}"))
         for stage in run.stages:

@@ -277,3 +277,26 @@ def test_a_participant_and_a_second_play_session_never_share_human_2(tmp_path):
     result = adventure("study", str(study_file(tmp_path)), "--participant", "2", "--records", str(other), "--repl")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "human-2 holds an `adventure play` session's" in result.stderr and "its own --records" in result.stderr
+
+
+def _tree(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("consent", [False, True])
+def test_check_with_a_participant_changes_nothing_on_disk(tmp_path, monkeypatch, capsys, consent):
+    from tui_adventure.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    study = study_file(tmp_path, "title: Latin three\ninstructions: Type done.\nworlds:\n  - tutorial\n"
+                                 "  - house\n  - labyrinth\norder: latin\n"
+                                 + ("consent: We record what you type.\n" if consent else ""))
+    records = tmp_path / "records"
+    first = StudyRun(load_study(study), "p01", records)
+    if consent:
+        first.agree()
+    before = _tree(records)
+    assert main(["study", str(study), "--check", "--participant", "test", "--records", str(records)]) == 0
+    assert "row 1" in capsys.readouterr().out   # the row the next newcomer would take
+    assert _tree(records) == before
+    assert StudyRun(load_study(study), "p02", records).row == 1   # no row was taken by the check

@@ -118,9 +118,10 @@ class StudyRun:
     """A participant's queue over ``records``: what is done, what comes next, a session for it."""
 
     def __init__(self, study: Study, participant: str, records: str | Path = "records",
-                 visit: dict | None = None) -> None:
+                 visit: dict | None = None, check: bool = False) -> None:
         """``visit``: how the participant came (a browser's facts, a platform's IDs; ``visit.py``), kept
-        in every episode's meta."""
+        in every episode's meta. ``check``: only look (``--check``): a participant not yet on the roster
+        is shown the row they would take, and nothing is written."""
         self.study = study
         self.participant = check_participant(participant)
         self.records = Path(records)
@@ -136,7 +137,7 @@ class StudyRun:
             raise ValueError(clash)
         person = self._roster().get("participants", {}).get(participant)
         self.consented: str | None = person.get("consent") if isinstance(person, dict) else None
-        if self.needs_consent():
+        if self.needs_consent() or (check and not isinstance(person, dict)):
             # nothing is written before the participant agrees: the order shown (--check) is the one the
             # next newcomer would get
             self._place(len(self._roster().get("participants", {})))
@@ -232,6 +233,10 @@ class StudyRun:
         """This participant's row: the order they first arrived in (kept, so a resumed session keeps it)."""
         return int(self._update_roster(lambda data: _arrive_in(data["participants"], self.participant))
                    ["participants"][self.participant]["row"])
+
+    def on_roster(self) -> bool:
+        """Whether this participant has arrived (holds a row of the roster)."""
+        return isinstance(self._roster().get("participants", {}).get(self.participant), dict)
 
     def practice_done(self) -> bool:
         return bool(self._roster().get("participants", {}).get(self.participant, {}).get("practice_done"))
