@@ -160,6 +160,7 @@ def study(args) -> int:
     except (OSError, ValueError, Busy) as exc:
         print(visible(f"adventure study: {exc}"), file=sys.stderr)
         return 1
+    resume = ""
     if args.check:
         newcomer = run.needs_consent() or not run.on_roster()
         pending = " (not started yet: the order the next newcomer gets)" if newcomer else ""
@@ -177,7 +178,11 @@ def study(args) -> int:
             return run_study(run)
         from .app import run_study_app
 
-        return run_study_app(run, cursor_blink=not args.await_visitor, served=args.await_visitor)
+        status = run_study_app(run, cursor_blink=not args.await_visitor, served=args.await_visitor)
+        if status == 1 and not args.await_visitor and not run.needs_consent():
+            resume = _resume_command(args)
+            status = 0   # quitting to resume later is a way to use a study, not a failure
+        return status
     except Busy as exc:
         print(visible(f"adventure study: {exc}"), file=sys.stderr)
         return 1
@@ -186,6 +191,18 @@ def study(args) -> int:
         if not run.needs_consent():
             print(visible(f"records: {run.records / run.run_name} ({run.done_count()} of {plural(len(run.stages), 'world')} done)"),
                   file=sys.stderr)
+        if resume:
+            print(visible(f"your progress is saved; to resume at the first world not finished: {resume}"),
+                  file=sys.stderr)
+
+
+def _resume_command(args) -> str:
+    """The command that resumes this participant's study where they quit."""
+    import shlex
+
+    words = ["adventure", "study", args.study, "--participant", args.participant]
+    words += ["--records", args.records] if args.records != "records" else []
+    return shlex.join(words)
 
 
 def _visitor() -> tuple[str | None, dict]:

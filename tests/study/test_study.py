@@ -300,3 +300,16 @@ def test_check_with_a_participant_changes_nothing_on_disk(tmp_path, monkeypatch,
     assert "row 1" in capsys.readouterr().out   # the row the next newcomer would take
     assert _tree(records) == before
     assert StudyRun(load_study(study), "p02", records).row == 1   # no row was taken by the check
+
+
+def test_quitting_a_study_in_the_terminal_exits_0_and_says_how_to_resume(tmp_path, monkeypatch, capsys):
+    from tui_adventure.app import AdventureApp
+    from tui_adventure.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    study = study_file(tmp_path)
+    monkeypatch.setattr(AdventureApp, "run", lambda self, *a, **k: None)   # the participant quits at once
+    assert main(["study", str(study), "--participant", "p01", "--records", "my records"]) == 0
+    err = capsys.readouterr().err
+    assert "progress is saved" in err
+    assert f"adventure study {study} --participant p01 --records 'my records'" in err
