@@ -114,6 +114,7 @@ class PlayScreen(Screen):
         t.observation(self.session.first_text())
         if self.session.continued and self.session.episode.turns:   # the game so far, then where it stands
             t.begin_turn(len(self.session.episode.turns))
+            t.follow = True   # a resumed game opens at where it stands, not at its opening
             t.note(self.session.continued)
             t.observation(self.session.look())
         elif self.session.continued:
