@@ -313,3 +313,15 @@ def test_quitting_a_study_in_the_terminal_exits_0_and_says_how_to_resume(tmp_pat
     err = capsys.readouterr().err
     assert "progress is saved" in err
     assert f"adventure study {study} --participant p01 --records 'my records'" in err
+
+
+def test_the_crowd_example_is_ready_for_a_platform_and_is_what_the_readme_serves():
+    from conftest import ROOT
+
+    study = load_study(ROOT / "studies" / "crowd.yaml")
+    assert study.consent and "consent" in study.consent.lower()
+    assert study.completion_code and study.completion_url and study.completion_url.startswith("https://")
+    assert study.practice is not None and len(study.worlds) >= 2
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "adventure study studies/crowd.yaml --serve" in readme
+    assert "adventure study studies/pilot.yaml --participant" in readme   # the pilot stays, for the terminal
