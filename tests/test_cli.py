@@ -123,3 +123,24 @@ def test_play_without_a_terminal_refuses_at_once_and_names_repl_and_run(monkeypa
     assert err.count("\n") == 1 and "needs a terminal" in err
     assert "adventure repl" in err and "adventure run" in err
     assert not (tmp_path / "records").exists()
+
+
+def test_adventure_serve_without_openenv_names_the_openenv_extra(monkeypatch, capsys):
+    import sys
+
+    from tui_adventure.cli.main import main
+
+    monkeypatch.setitem(sys.modules, "tui_adventure.agents.serve", None)   # as without openenv-core
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'tui-adventure[openenv]'" in err and "[serve]" not in err
+    assert "[web]" in err   # the other --serve, which it is easily taken for
+
+
+def test_the_extras_are_named_for_what_needs_them():
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert extras["openenv"] == extras["serve"] and any("openenv" in d for d in extras["openenv"])
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "| `web` |" in readme and "| `openenv` | `adventure serve`" in readme

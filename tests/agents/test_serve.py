@@ -1,6 +1,6 @@
 """``adventure serve`` as a client meets it: a real server process on 127.0.0.1, OpenEnv's own client.
 
-CI starts with nothing installed by hand, so the ``[serve]`` extra's OpenEnv is
+CI starts with nothing installed by hand, so the ``[openenv]`` extra's OpenEnv is
 installed here when missing (once per test session). The servers start
 together (importing OpenEnv takes seconds) and each test talks to one of them
 over the network, as any client would.
