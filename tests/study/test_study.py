@@ -325,3 +325,13 @@ def test_the_crowd_example_is_ready_for_a_platform_and_is_what_the_readme_serves
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "adventure study studies/crowd.yaml --serve" in readme
     assert "adventure study studies/pilot.yaml --participant" in readme   # the pilot stays, for the terminal
+
+
+def test_the_pause_before_a_world_says_what_the_world_asks(tmp_path):
+    study = study_file(tmp_path, "title: Mixed\nworlds:\n  - labyrinth\n  - clembench/home_deliver_three_basic_easy/0\n"
+                                 "  - house\norder: fixed\n")
+    run = StudyRun(load_study(study), "p1", tmp_path / "records")
+    labyrinth, clembench, house = (run.intermission(stage) for stage in run.stages)
+    assert "2 characters in turn (Ava, Bo)" in labyrinth
+    assert '"go hallway"' in clembench and '"look"' in clembench and "characters" not in clembench
+    assert house == "0 of 3 done; next is world 1 of 3. Press Enter when ready."
