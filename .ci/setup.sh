@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything the test suite needs, installed once into the active venv and the machine:
-#   - this project (editable) with the extras the tests use: test, web, gym, serve (OpenEnv),
+#   - this project (editable) with the extras the tests use: test, web, gym, openenv (OpenEnv),
 #     anthropic, fd (Fast Downward), ray;
 #   - clemcore 3.7.2's light route (.ci/clemcore.sh), which checks the records;
 #   - Debian's chromium (what is served to browsers) and tmux (the app in a real terminal):
@@ -32,6 +32,6 @@ if ((${#missing[@]})); then
 fi
 
 # the project and every extra the tests use, then clemcore's light route
-"$PY" -m pip install -q --disable-pip-version-check -e '.[test,web,gym,serve,anthropic,fd,ray]'
+"$PY" -m pip install -q --disable-pip-version-check -e '.[test,web,gym,openenv,anthropic,fd,ray]'
 PYTHON="$PY" bash .ci/clemcore.sh
 echo "setup.sh: done; run the tests with: pytest"

@@ -108,3 +108,39 @@ def test_a_batch_tells_a_failed_episode_to_retry_apart_from_a_broken_world(tmp_p
     assert "errors 2 (" in summary and "run again to retry 1 episode" in summary, summary
     assert "1 world did not load" in summary and "\n  worlds/unclosed_quote.yaml:6:18: " in summary, summary
     assert next((tmp_path / "r").rglob("error.json")).parent.name == "instance_00000"   # recorded as before
+
+
+def test_play_without_a_terminal_refuses_at_once_and_names_repl_and_run(monkeypatch, capsys, tmp_path):
+    import io
+
+    from tui_adventure.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))   # as `adventure play house </dev/null`
+    monkeypatch.setattr("tui_adventure.app.run_app", lambda *a, **k: 0)   # the app that would spin
+    assert main(["play", "house"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs a terminal" in err
+    assert "adventure repl" in err and "adventure run" in err
+    assert not (tmp_path / "records").exists()
+
+
+def test_adventure_serve_without_openenv_names_the_openenv_extra(monkeypatch, capsys):
+    import sys
+
+    from tui_adventure.cli.main import main
+
+    monkeypatch.setitem(sys.modules, "tui_adventure.envs.serve", None)   # as without openenv-core
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'tui-adventure[openenv]'" in err and "[serve]" not in err
+    assert "[web]" in err   # the other --serve, which it is easily taken for
+
+
+def test_the_extras_are_named_for_what_needs_them():
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert extras["openenv"] == extras["serve"] and any("openenv" in d for d in extras["openenv"])
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "| `web` |" in readme and "| `openenv` | `adventure serve`" in readme

@@ -24,6 +24,13 @@ def play(args) -> int:
     # saves in a folder of this session's that goes with it, and no line of theirs in the operator's history
     private: dict = {}
     try:
+        if args.command == "play" and not served:
+            open_world(args.world)   # a broken world is said first: it is the problem to fix
+            if not _terminal():
+                print("adventure play: needs a terminal (stdin and stdout); for piped input use"
+                      " adventure repl WORLD, for a headless run adventure run WORLD --player NAME",
+                      file=sys.stderr)
+                return 2
         if served:
             from .web.visitor import bound
 
@@ -53,6 +60,14 @@ def play(args) -> int:
         session.close()
         _forget(private)
         print(visible(session.records_summary()), file=sys.stderr)
+
+
+def _terminal() -> bool:
+    """Whether both stdin and stdout are terminals: the app drawn to a pipe would spin and show nobody."""
+    try:
+        return sys.stdin is not None and sys.stdout is not None and sys.stdin.isatty() and sys.stdout.isatty()
+    except ValueError:   # a closed stream
+        return False
 
 
 def visitor_state() -> dict:
@@ -138,15 +153,17 @@ def study(args) -> int:
         # a served visitor plays the study as the server read it at its start (--frozen)
         loaded = thaw_study(args.frozen) if args.frozen else load_study(args.study)
         participant, visit = (check_participant(args.participant), {}) if not args.await_visitor else _visitor()
-        run = StudyRun(loaded, participant, args.records, visit)
+        run = StudyRun(loaded, participant, args.records, visit, check=args.check)
     except SourceErrors as exc:
         print(visible(str(exc)), file=sys.stderr)
         return 1
     except (OSError, ValueError, Busy) as exc:
         print(visible(f"adventure study: {exc}"), file=sys.stderr)
         return 1
+    resume = ""
     if args.check:
-        pending = " (no consent yet: the order the next newcomer gets)" if run.needs_consent() else ""
+        newcomer = run.needs_consent() or not run.on_roster()
+        pending = " (not started yet: the order the next newcomer gets)" if newcomer else ""
         print(visible(f"{run.study.title}: {plural(len(run.stages), 'world')}, order {run.study.order}"
                       f" (row {run.row}{pending}), shown: {', '.join(run.study.show.shown()) or 'nothing beyond the prompt'}"))
         for stage in run.stages:
@@ -161,7 +178,11 @@ def study(args) -> int:
             return run_study(run)
         from .app import run_study_app
 
-        return run_study_app(run, cursor_blink=not args.await_visitor, served=args.await_visitor)
+        status = run_study_app(run, cursor_blink=not args.await_visitor, served=args.await_visitor)
+        if status == 1 and not args.await_visitor and not run.needs_consent():
+            resume = _resume_command(args)
+            status = 0   # quitting to resume later is a way to use a study, not a failure
+        return status
     except Busy as exc:
         print(visible(f"adventure study: {exc}"), file=sys.stderr)
         return 1
@@ -170,6 +191,18 @@ def study(args) -> int:
         if not run.needs_consent():
             print(visible(f"records: {run.records / run.run_name} ({run.done_count()} of {plural(len(run.stages), 'world')} done)"),
                   file=sys.stderr)
+        if resume:
+            print(visible(f"your progress is saved; to resume at the first world not finished: {resume}"),
+                  file=sys.stderr)
+
+
+def _resume_command(args) -> str:
+    """The command that resumes this participant's study where they quit."""
+    import shlex
+
+    words = ["adventure", "study", args.study, "--participant", args.participant]
+    words += ["--records", args.records] if args.records != "records" else []
+    return shlex.join(words)
 
 
 def _visitor() -> tuple[str | None, dict]:

@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 
-from envs.test_serve import Server, openenv   # noqa: F401  (the fixture installs the [serve] extra)
+from envs.test_serve import Server, openenv   # noqa: F401  (the fixture checks the [openenv] extra)
 from conftest import ROOT
 
 pytestmark = pytest.mark.serve

@@ -490,3 +490,21 @@ async def test_help_in_a_clembench_world_recommends_commands_that_work_there(tmp
         text = app.screen.query_one(Markdown).source
         assert "go hallway" in text and "go north" not in text and "`look`" not in text
 
+
+
+async def test_a_resumed_game_at_80x24_opens_at_its_latest_turn(tmp_path):
+    from tui_adventure.widgets.transcript import TranscriptLog
+
+    first = app_for(tmp_path)
+    async with first.run_test(size=(80, 24)) as pilot:
+        await type_line(pilot, "go north")
+        await settle(pilot)
+    first.session.close()
+    app = app_for(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "continuing your unfinished game" in transcript(app)
+        log = app.screen.query_one(TranscriptLog)
+        assert log.max_scroll_y > 0                    # the opening is taller than the window
+        assert log.scroll_y == log.max_scroll_y        # and the window shows its end: where the game stands
+        assert app.screen.query_one(RoomPanel).data.room == "Kitchen"

@@ -133,3 +133,24 @@ async def test_declining_in_the_app_ends_the_study(tmp_path):
         await pilot.pause()
     assert not app.is_running and run.needs_consent()
     assert not (tmp_path / "records/human-c2").exists()
+
+
+async def test_a_participant_sees_the_worlds_place_in_the_study_not_its_id(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text("title: Chores\npractice: tutorial\nworlds:\n  - clembench/home_deliver_three_basic_easy/0\n"
+                    "  - house\n")
+    run = StudyRun(load_study(path), "p1", tmp_path / "records")
+    app = AdventureApp(study=run, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        assert (app.screen.title, app.screen.sub_title) == ("Chores: Practice", "")
+        for line in SOLUTION + ["done", ""]:
+            await type_line(pilot, line)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PlayScreen) and app.session.world.is_clembench()
+        assert (app.screen.title, app.screen.sub_title) == ("Chores: World 1 of 2", "")
+        assert transcript(app).splitlines()[0] == "Chores: World 1 of 2"
+        assert "home_deliver" not in transcript(app).splitlines()[0]
+        await type_line(pilot, "quit")

@@ -117,3 +117,19 @@ async def test_a_batch_is_watched_running_then_done_and_one_episode_followed(tmp
         assert run[4:7] == ["0", "0", "2/3"]                           # errored, left, success
     played.join(20)
     assert json.loads((records / "fake-gpt" / "tui_adventure.plan.json").read_text())["episodes"] == 3
+
+
+async def test_enter_on_a_finished_episode_opens_its_replay_at_its_latest_turn(tmp_path):
+    from tui_adventure.batches.episodes import run_all
+
+    records = tmp_path / "records"
+    await run_all([TEST_WORLDS / "mini.yaml"], "oracle", records, 1)
+    app = AdventureApp(watch=records)
+    async with app.run_test(size=(150, 40)) as pilot:
+        await until(pilot, lambda: rows(app).get("mini", [""] * 3)[2] == "success", what="the finished episode")
+        app.screen.query_one("#episodes", LineTable).focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), what="its replay")
+        screen = app.screen
+        await until(pilot, lambda: len(screen.frames) > 1, what="its turns")
+        assert screen.title.startswith("replay:") and screen.at == len(screen.frames) - 1 == 10

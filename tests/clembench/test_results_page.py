@@ -178,3 +178,36 @@ def test_results_html_reads_whole_in_a_browser_at_1000_px(tree, request, tmp_pat
         text = page.inner_text("body")
         assert not re.search(r"\bnan\b", text, re.IGNORECASE)
         assert not re.search(r"\d\.\d{5,}", text)                            # no -0.592593
+
+
+def test_a_page_counts_unfinished_human_sessions_that_are_not_compared(models_only, tmp_path):
+    import asyncio
+
+    from tui_adventure.evaluation.results import evaluate
+    from tui_adventure.engine.loading.loader import load_world
+    from tui_adventure.keyboard.session import Session
+
+    root = tmp_path / "records"
+    shutil.copytree(models_only, root)
+    for new in (False, True):   # records/human and records/human-2, each left after one turn
+        s = Session(load_world(WORLDS / "tutorial.yaml"), records=root, saves=tmp_path / "saves", resume=not new)
+        asyncio.run(s.submit_line("take letter"))
+        s.close()
+    evaluate(root)
+    page = (root / "results.html").read_text(encoding="utf-8")
+    assert "No runs by people" not in page
+    assert "2 unfinished human sessions are not compared" in page
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tree", ["with_people", "models_only"])
+def test_every_table_is_whole_at_1280_px(tree, request, tmp_path):
+    root, _ = evaluated(request.getfixturevalue(tree), tmp_path)
+    page_text = (root / "results.html").read_text(encoding="utf-8")
+    assert re.search(r"\.scroll\{[^}]*overflow-x:auto", page_text)   # a wider one would scroll, never be cut
+    with browser_page(1280, 800) as page:
+        page.goto((root / "results.html").as_uri())
+        widths = page.evaluate("[...document.querySelectorAll('div.scroll')].map(d =>"
+                               " [d.firstChild.className, d.scrollWidth, d.clientWidth])")
+    assert any(name == "comparison" for name, _, _ in widths)
+    assert all(scroll <= client for _, scroll, client in widths), widths

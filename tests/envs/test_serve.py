@@ -1,6 +1,6 @@
 """``adventure serve`` as a client meets it: a real server process on 127.0.0.1, OpenEnv's own client.
 
-The ``[serve]`` extra's OpenEnv comes from ``.ci/setup.sh``; without it these fail, naming that
+The ``[openenv]`` extra's OpenEnv comes from ``.ci/setup.sh``; without it these fail, naming that
 command. The servers start
 together (importing OpenEnv takes seconds) and each test talks to one of them
 over the network, as any client would.
@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.serve, pytest.mark.xdist_group("serve")]   # one worke
 
 @pytest.fixture(scope="session")
 def openenv():
-    module("openenv", "serve")
+    module("openenv", "openenv")
     return importlib.import_module("tui_adventure.envs.serve")
 
 

@@ -277,3 +277,61 @@ def test_a_participant_and_a_second_play_session_never_share_human_2(tmp_path):
     result = adventure("study", str(study_file(tmp_path)), "--participant", "2", "--records", str(other), "--repl")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "human-2 holds an `adventure play` session's" in result.stderr and "its own --records" in result.stderr
+
+
+def _tree(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("consent", [False, True])
+def test_check_with_a_participant_changes_nothing_on_disk(tmp_path, monkeypatch, capsys, consent):
+    from tui_adventure.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    study = study_file(tmp_path, "title: Latin three\ninstructions: Type done.\nworlds:\n  - tutorial\n"
+                                 "  - house\n  - labyrinth\norder: latin\n"
+                                 + ("consent: We record what you type.\n" if consent else ""))
+    records = tmp_path / "records"
+    first = StudyRun(load_study(study), "p01", records)
+    if consent:
+        first.agree()
+    before = _tree(records)
+    assert main(["study", str(study), "--check", "--participant", "test", "--records", str(records)]) == 0
+    assert "row 1" in capsys.readouterr().out   # the row the next newcomer would take
+    assert _tree(records) == before
+    assert StudyRun(load_study(study), "p02", records).row == 1   # no row was taken by the check
+
+
+def test_quitting_a_study_in_the_terminal_exits_0_and_says_how_to_resume(tmp_path, monkeypatch, capsys):
+    from tui_adventure.app import AdventureApp
+    from tui_adventure.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    study = study_file(tmp_path)
+    monkeypatch.setattr(AdventureApp, "run", lambda self, *a, **k: None)   # the participant quits at once
+    assert main(["study", str(study), "--participant", "p01", "--records", "my records"]) == 0
+    err = capsys.readouterr().err
+    assert "progress is saved" in err
+    assert f"adventure study {study} --participant p01 --records 'my records'" in err
+
+
+def test_the_crowd_example_is_ready_for_a_platform_and_is_what_the_readme_serves():
+    from conftest import ROOT
+
+    study = load_study(ROOT / "studies" / "crowd.yaml")
+    assert study.consent and "consent" in study.consent.lower()
+    assert study.completion_code and study.completion_url and study.completion_url.startswith("https://")
+    assert study.practice is not None and len(study.worlds) >= 2
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "adventure study studies/crowd.yaml --serve" in readme
+    assert "adventure study studies/pilot.yaml --participant" in readme   # the pilot stays, for the terminal
+
+
+def test_the_pause_before_a_world_says_what_the_world_asks(tmp_path):
+    study = study_file(tmp_path, "title: Mixed\nworlds:\n  - labyrinth\n  - clembench/home_deliver_three_basic_easy/0\n"
+                                 "  - house\norder: fixed\n")
+    run = StudyRun(load_study(study), "p1", tmp_path / "records")
+    labyrinth, clembench, house = (run.intermission(stage) for stage in run.stages)
+    assert "2 characters in turn (Ava, Bo)" in labyrinth
+    assert '"go hallway"' in clembench and '"look"' in clembench and "characters" not in clembench
+    assert house == "0 of 3 done; next is world 1 of 3. Press Enter when ready."

@@ -87,3 +87,13 @@ def test_a_recorded_model_call_reads_back_as_the_reply_the_app_draws():
     human = {"raw_response_obj": {"clem_player": {"response": "look", "call_duration": "0:00:03"}}}
     assert recorded_reply(human) is None and recorded_reply(None) is None and recorded_reply("x") is None
     assert duration("1 day, 0:00:02.5") == 86402.5
+
+
+def test_the_errored_cell_is_whole_with_stopped_episodes():
+    from tui_adventure.watch.runs import RunRow
+    from tui_adventure.watch.view import RUN_COLUMNS, Columns, run_cells
+
+    columns = Columns(RUN_COLUMNS)
+    cells = run_cells(RunRow("m", errored=0, stopped=3))
+    _, ((_, line),) = columns.lines([("m", cells)])
+    assert columns.split(line)[RUN_COLUMNS.index("errored")] == "0 (+3 stopped)"

@@ -204,3 +204,26 @@ def test_a_root_holding_only_what_eval_wrote_is_watched_as_a_batch_about_to_star
     assert root_problem(root) is None
     (root / "notes.txt").write_text("x")                     # anything else is still named
     assert "only files (notes.txt)" in root_problem(root)
+
+
+def test_a_run_finished_before_the_dashboard_saw_it_has_turns_per_minute(played, tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    from tui_adventure.watch.view import RUN_COLUMNS, run_cells
+
+    root = tmp_path / "records"
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    for n, offset in ((0, 0), (1, 66)):   # two episodes of 10 turns, 6 s apart: 20 turns in 120 s
+        episode = put(played, root, n=n)
+        data = json.loads((episode / "interactions.json").read_text())
+        assert len(data["turns"]) == 10
+        for k, turn in enumerate(data["turns"]):
+            for event in turn:
+                event["timestamp"] = (start + timedelta(seconds=offset + 6 * k)).isoformat()
+        (episode / "interactions.json").write_text(json.dumps(data))
+    tree = RecordsTree(root, cache=None)
+    while tree.tick():
+        pass
+    (row,) = run_rows(tree.runs, tree.episodes.values())
+    assert row.running == 0 and row.done == 2
+    assert run_cells(row)[RUN_COLUMNS.index("turns/min")] == "10"

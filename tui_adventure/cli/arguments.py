@@ -160,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--format", dest="shape", choices=["jsonl"], default="jsonl")
     q.add_argument("--out", metavar="FILE", help="where the lines go (default: standard output)")
 
-    p = sub.add_parser("serve", help="the environment over HTTP and WebSocket, an OpenEnv server (extra [serve];"
+    p = sub.add_parser("serve", help="the environment over HTTP and WebSocket, an OpenEnv server (extra [openenv];"
                        " docs/serve.md)")
     p.add_argument("world", nargs="?", default="house", help="the world a reset gets when it names none"
                    " (default: house)")

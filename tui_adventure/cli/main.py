@@ -164,7 +164,8 @@ def _main(args) -> int:
         try:
             from ..envs.serve import ServeError, configure, serve
         except ImportError as exc:
-            print(visible(f"adventure serve: needs the [serve] extra: pip install 'tui-adventure[serve]' ({exc})"),
+            print(visible(f"adventure serve: needs the [openenv] extra (OpenEnv; --serve of play, study and watch"
+                          f" needs [web] instead): pip install 'tui-adventure[openenv]' ({exc})"),
                   file=sys.stderr)
             return 2
         try:

@@ -1,6 +1,6 @@
 """``adventure serve``: the Gymnasium environment over HTTP and WebSocket, as an OpenEnv server.
 
-OpenEnv (``openenv-core``, the ``[serve]`` extra) gives the protocol, the
+OpenEnv (``openenv-core``, the ``[openenv]`` extra) gives the protocol, the
 session bookkeeping and the client; what this module adds is what a server
 open to other processes needs and OpenEnv leaves to the environment:
 

@@ -30,7 +30,7 @@ h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid 
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:.875rem;margin:.5rem 0}
 th,td{border:1px solid #ccc;padding:.2rem .45rem;vertical-align:top}
-td.n,td.num{text-align:right;white-space:nowrap}td.sets{min-width:12rem}
+td.n,td.num{text-align:right;white-space:nowrap}td.sets{min-width:9rem;overflow-wrap:anywhere}
 thead th{background:#f4f4f4}
 .note{color:#555;font-size:.875rem}
 svg.chart{display:block;max-width:100%;height:auto;margin:.5rem 0}
@@ -72,10 +72,18 @@ def colours(runs: list[str]) -> dict[str, str]:
 
 
 # -- the headline: paired --------------------------------------------------------------------
-def headline(rows, found: list[Paired]) -> str:
+def headline(rows, found: list[Paired], unfinished_people: int = 0) -> str:
+    """The paired view; ``unfinished_people``: episodes by people left unfinished, which are not compared
+    (said when they are all the people did)."""
     runs = sorted(by_run(rows))
     people = [r for r in runs if is_human(r)]
     out = ["<h2>Models against people, on the instances both finished</h2>"]
+    if not people and unfinished_people:
+        sessions = "unfinished human session" + ("s" if unfinished_people != 1 else "")
+        return "".join(out) + (f"<p>No finished games by people in this tree: {unfinished_people} {sessions}"
+                               f" {'is' if unfinished_people == 1 else 'are'} not compared (an episode counts"
+                               " once it ends: won, lost, done or out of turns). Each run's own means are below;"
+                               " paired.csv has its header only.</p>")
     if not people:
         return "".join(out) + ('<p>No runs by people in this tree (a run folder named <code>human</code> or'
                                ' <code>human-&lt;ID&gt;</code>), so there is nothing to pair: each run\'s own means'
@@ -207,8 +215,9 @@ def unpaired(rows, table: list[Cell]) -> str:
             if not c.n:
                 reasons.append(f"{DASH}: no episode with this figure (none finished without aborting, or none won"
                                " for moves over par).")
-            interval = f" [{fmt(key, c.low)}, {fmt(key, c.high)}]" if c.n > 1 else ""
-            cells.append(f'<td class="num">{fmt(key, c.mean)}{interval} <i>n</i>={c.n}</td>' if c.n
+            # the mean, then its interval and n on a line of their own: the table fits a laptop's width
+            interval = f"[{fmt(key, c.low)}, {fmt(key, c.high)}] " if c.n > 1 else ""
+            cells.append(f'<td class="num">{fmt(key, c.mean)}<br>{interval}<i>n</i>={c.n}</td>' if c.n
                          else f'<td class="num">{DASH}</td>')
         body.append(f'<tr><th>{escape(group)}</th><td class="sets">{sets}</td><td class="n">{len(mine)}</td>'
                     f'{"".join(cells)}</tr>')

@@ -166,6 +166,7 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> list[Path]:
     notes = notes if notes is not None else []
     rows = collect(root, notes)
     left_out = unscored(root)
+    unfinished_people = sum(counts["incomplete"] for run, counts in left_out.items() if comparison.is_human(run))
     for model, counts in left_out.items():
         waiting = counts.pop("unscored", 0)
         said = [f"{n} {kind}" for kind, n in counts.items() if n]
@@ -198,7 +199,7 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> list[Path]:
     sections = [f"<h1>Results: {html.escape(root.resolve().name)}</h1><p>{len(rows)} scored episodes in"
                 f" {len({r[0] for r in rows})} runs, {sum(comparison.is_human(r[0]) for r in rows)} of them by people."
                 " Written by <code>adventure eval</code>.</p>",
-                report.headline(rows, found), report.over_par(rows), report.clem_table(header, data),
+                report.headline(rows, found, unfinished_people), report.over_par(rows), report.clem_table(header, data),
                 report.unpaired(rows, cells), report.study(root),
                 report.files_and_notes([(p.name, FILES[p.name]) for p in written], notes)]
     write_atomic(root / "results.html", report.page(f"Results: {root.resolve().name}", sections)

@@ -47,10 +47,13 @@ class PlayScreen(Screen):
     AUTO_FOCUS = "#command"
 
     def __init__(self, session: Session, paused: bool = False, cursor_blink: bool = True,
-                 on_end: Callable[[], None] | None = None, **kwargs) -> None:
-        """``on_end``: called on the first Enter after the episode is over (a study's next world)."""
+                 on_end: Callable[[], None] | None = None, heading: str | None = None, **kwargs) -> None:
+        """``on_end``: called on the first Enter after the episode is over (a study's next world).
+        ``heading``: what the window's title and the transcript's first line say instead of the world's
+        title and the player (a study's participant reads "World 2 of 4", not an instance's id)."""
         super().__init__(**kwargs)
         self.session = session
+        self.heading = heading
         self.on_end = on_end
         self.paused = paused
         self.cursor_blink = cursor_blink
@@ -75,7 +78,7 @@ class PlayScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = visible(self.session.world.title)
+        self.title = visible(self.heading or self.session.world.title)
         line = self.query_one(CommandLine)
         line.history = self.session.history.lines
         line.completer = self.session.complete
@@ -110,10 +113,11 @@ class PlayScreen(Screen):
         t = self.query_one(Transcript)
         t.clear()
         t.follow = False
-        t.note(self.session.world.title)
+        t.note(self.heading or self.session.world.title)
         t.observation(self.session.first_text())
         if self.session.continued and self.session.episode.turns:   # the game so far, then where it stands
             t.begin_turn(len(self.session.episode.turns))
+            t.follow = True   # a resumed game opens at where it stands, not at its opening
             t.note(self.session.continued)
             t.observation(self.session.look())
         elif self.session.continued:
@@ -140,7 +144,8 @@ class PlayScreen(Screen):
                 extra["latency"] = f"{self.latency:.2f} s"
         data.extra = extra
         self.query_one(SidePanels).data = data
-        self.sub_title = visible(data.player)   # the turn is in the Score panel: a long title must not be cut for it
+        # the turn is in the Score panel: a long title must not be cut for it
+        self.sub_title = "" if self.heading else visible(data.player)
         # the planner runs in a thread but holds the GIL: start it once this turn is on screen
         self.call_after_refresh(self.start_progress)
 

@@ -59,11 +59,13 @@ class ReplayScreen(Screen):
 
     def __init__(self, directory: Path, world=None, follow: bool = False, **kwargs) -> None:
         """``follow``: the episode is being written; new turns are added as they land, and the screen
-        stays on the newest one unless a person stepped back."""
+        stays on the newest one unless a person stepped back. An episode that already ended opens as
+        a replay at its latest turn."""
         super().__init__(**kwargs)
         self.directory = Path(directory)
         self.recorded = read_episode(directory, world, VIEW_LIMIT)   # a larger episode: RecordsError, one line
         self.follow = follow and not any((self.directory / name).exists() for name in ENDS)
+        self.at_latest = follow   # where a followed episode opens, running or ended
         self.entries: list[tuple[str, object, str]] = []   # (kind, text, who) in the transcript's order
         self.frames: list[Frame] = []
         self.replies: list[str] = []
@@ -94,7 +96,7 @@ class ReplayScreen(Screen):
             self.notify(visible(str(exc)), title="The requests cannot be read", severity="warning", markup=False)
         self._start()
         await self._extend(rec.replies)
-        self.show(len(self.frames) - 1 if self.follow else 0)
+        self.show(len(self.frames) - 1 if self.at_latest else 0)
         if self.follow:
             self._seen = _files_key(self.directory)
             self.set_interval(FOLLOW_EVERY, self._look)

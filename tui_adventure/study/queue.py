@@ -49,6 +49,21 @@ def _arrive_in(people: dict, participant: str) -> None:
         people[participant] = {"row": len(people), "arrived": _now()}
 
 
+def what_it_asks(world) -> str:
+    """What a world asks of a participant beyond short commands, in words for lay people (with a leading
+    space), or "": several characters played in turn, and the clembench worlds' way of moving."""
+    said = []
+    players = world.scene_spec.players if world.scene_spec is not None else ()
+    if len(players) > 1:
+        names = [world.name_of(p) for p in players]
+        said.append(f"In this world you play {len(names)} characters in turn ({', '.join(names)}): each turn,"
+                    " your command moves the one whose turn it is.")
+    if world.is_clembench():
+        said.append('Here you move by naming a room, as in "go hallway"; "look" and directions such as'
+                    ' "north" are not commands in this world.')
+    return "".join(f" {s}" for s in said)
+
+
 def sitting(study: Study, records: str | Path, participant: str) -> FolderLock:
     """The lock one participant's sitting holds (``StudyRun.hold``); Busy, saying so, while another holds it."""
     folder = inside(Path(records), ".studies", f"{study.key or study.slug}.sittings", check_participant(participant))
@@ -118,9 +133,10 @@ class StudyRun:
     """A participant's queue over ``records``: what is done, what comes next, a session for it."""
 
     def __init__(self, study: Study, participant: str, records: str | Path = "records",
-                 visit: dict | None = None) -> None:
+                 visit: dict | None = None, check: bool = False) -> None:
         """``visit``: how the participant came (a browser's facts, a platform's IDs; ``visit.py``), kept
-        in every episode's meta."""
+        in every episode's meta. ``check``: only look (``--check``): a participant not yet on the roster
+        is shown the row they would take, and nothing is written."""
         self.study = study
         self.participant = check_participant(participant)
         self.records = Path(records)
@@ -136,7 +152,7 @@ class StudyRun:
             raise ValueError(clash)
         person = self._roster().get("participants", {}).get(participant)
         self.consented: str | None = person.get("consent") if isinstance(person, dict) else None
-        if self.needs_consent():
+        if self.needs_consent() or (check and not isinstance(person, dict)):
             # nothing is written before the participant agrees: the order shown (--check) is the one the
             # next newcomer would get
             self._place(len(self._roster().get("participants", {})))
@@ -233,6 +249,10 @@ class StudyRun:
         return int(self._update_roster(lambda data: _arrive_in(data["participants"], self.participant))
                    ["participants"][self.participant]["row"])
 
+    def on_roster(self) -> bool:
+        """Whether this participant has arrived (holds a row of the roster)."""
+        return isinstance(self._roster().get("participants", {}).get(self.participant), dict)
+
     def practice_done(self) -> bool:
         return bool(self._roster().get("participants", {}).get(self.participant, {}).get("practice_done"))
 
@@ -261,10 +281,11 @@ class StudyRun:
         if stage is None:
             return (f"The world of {self.study.title} is done" if n == 1 else
                     f"All {n} worlds of {self.study.title} are done") + ". Thank you!"
+        asks = what_it_asks(stage.entry.world)
         if stage.practice:
-            return "First a practice world: it is not recorded. Press Enter when ready."
+            return f"First a practice world: it is not recorded.{asks} Press Enter when ready."
         done = self.done_count()
-        return f"{done} of {n} done; next is world {done + 1} of {n}. Press Enter when ready."
+        return f"{done} of {n} done; next is world {done + 1} of {n}.{asks} Press Enter when ready."
 
     # -- sessions --------------------------------------------------------------------------------
     def session(self, stage: Stage) -> Session:

@@ -60,6 +60,8 @@ class EpisodeInfo:
     changed: float = 0.0
     ended_at: float = 0.0
     last_stamp: float | None = None   # the writer's clock at its newest turn (seconds per turn)
+    began: float | None = None        # the writer's clock at its first and last turn, all turns read
+    finished: float | None = None     # (a settled run's turns per minute)
 
     @property
     def key(self) -> str:
@@ -86,6 +88,8 @@ class Reading:
     repeats: int
     since_progress: int
     stamps: tuple[float, ...]   # the writer's clock at each turn from ``since`` on (for seconds per turn)
+    began: float | None = None      # the writer's clock at the first and the last turn (None: not stamped)
+    finished: float | None = None
 
 
 def command_of(reply: str) -> str:
@@ -105,6 +109,8 @@ def read_interactions(data, since: int = 0) -> Reading:
     best_at = -1   # the index of the turn that last reached a goal
     commands: list[str] = []
     stamps: list[float] = []
+    began: float | None = None
+    finished: float | None = None
     for index, turn in enumerate(data["turns"]):
         if not isinstance(turn, list):
             raise RecordsError(f"interactions.json: turn {index} is not a list of events")
@@ -116,8 +122,12 @@ def read_interactions(data, since: int = 0) -> Reading:
             kind = action.get("type")
             if kind == "get message" and reply is None and is_player(event.get("from")):
                 reply = str(action.get("content", ""))
+                stamp = _stamp(event.get("timestamp"))
+                if not math.isnan(stamp):
+                    began = stamp if began is None else min(began, stamp)
+                    finished = stamp if finished is None else max(finished, stamp)
                 if index >= since:
-                    stamps.append(_stamp(event.get("timestamp")))
+                    stamps.append(stamp)
             elif kind in ("goal_status", "game_result"):
                 content = action.get("content")
                 achieved = content.get("goal_states_achieved") if isinstance(content, dict) else None
@@ -135,7 +145,8 @@ def read_interactions(data, since: int = 0) -> Reading:
     info = data.get("adventure_info")
     goal_count = info.get("goal_count") if isinstance(info, dict) else None
     return Reading(len(commands), goals, goal_count if isinstance(goal_count, int) else 0,
-                   commands[-1] if commands else "", repeats, len(commands) - 1 - best_at, tuple(stamps))
+                   commands[-1] if commands else "", repeats, len(commands) - 1 - best_at, tuple(stamps),
+                   began, finished)
 
 
 def _stamp(text) -> float:

@@ -75,8 +75,18 @@ class RunRow:
     score_sum: float = 0.0
     score_count: int = 0
     per_minute: float | None = None
+    began: float | None = None      # the writer's clock at the first and last turn of its settled episodes
+    finished: float | None = None
+    settled_turns: int = 0          # the turns of its settled episodes that have those stamps
     last_error: str = ""
     error_at: float = -1.0
+
+    def settled_per_minute(self) -> float | None:
+        """A run with nothing running: its settled episodes' turns over the minutes from their first turn
+        to their last (the writer's clock, read from the records); None without two distinct stamps."""
+        if self.began is None or self.finished is None or self.finished <= self.began:
+            return None
+        return self.settled_turns / ((self.finished - self.began) / 60)
 
     @property
     def success(self) -> str:
@@ -100,6 +110,10 @@ def tally(episodes, rows: dict[str, RunRow] | None = None) -> dict[str, RunRow]:
         if row is None:
             row = rows[ep.run] = RunRow(ep.run)
         status = ep.status
+        if status not in (RUNNING, STARTING) and ep.began is not None and ep.finished is not None:
+            row.began = ep.began if row.began is None else min(row.began, ep.began)
+            row.finished = ep.finished if row.finished is None else max(row.finished, ep.finished)
+            row.settled_turns += ep.turns
         if status in DONE:
             row.done += 1
             if status != ENDED_UNREAD:
@@ -133,6 +147,8 @@ def run_rows(runs: dict[str, RunFacts], episodes=(), base: dict[str, RunRow] | N
             row.left = max(0, facts.planned - row.done - row.errored - row.running)
         if row.running:
             row.per_minute = facts.turns_per_minute()
+        else:
+            row.per_minute = row.settled_per_minute()
     return sorted(rows.values(), key=lambda r: r.name)
 
 

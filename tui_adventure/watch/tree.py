@@ -312,6 +312,7 @@ class RecordsTree:
                 ep.turns, ep.goals, ep.goal_count = reading.turns, reading.goals, reading.goal_count
                 ep.last_command, ep.repeats, ep.since_progress = (reading.last_command, reading.repeats,
                                                                   reading.since_progress)
+                ep.began, ep.finished = reading.began, reading.finished
                 if reading.stamps:
                     ep.last_stamp = self.runs.setdefault(ep.run, RunFacts(ep.run)).add_turns(
                         ep.last_stamp, reading.stamps)

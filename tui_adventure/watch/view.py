@@ -20,7 +20,8 @@ SORTS = ("status", "run", "world", "turns", "changed")
 EPISODE_COLUMNS = ("run", "world", "status", "turn", "goals", "score", "last command", "note")
 RUN_COLUMNS = ("run", "mode", "done", "running", "errored", "left", "success", "mean turns", "main score",
                "turns/min", "last error")
-WIDEST = {"run": 36, "world": 36, "last command": 40, "note": 48, "last error": 80}   # wider cells are cut
+WIDEST = {"run": 36, "world": 36, "last command": 40, "note": 48, "last error": 80,   # wider cells are cut
+          "errored": 24}
 NARROWEST = 12
 _RANK = {status: i for i, status in enumerate(STATUSES)}
 
