@@ -125,6 +125,30 @@ def test_play_without_a_terminal_refuses_at_once_and_names_repl_and_run(monkeypa
     assert not (tmp_path / "records").exists()
 
 
+def test_the_other_apps_refuse_without_a_terminal_and_name_what_works(monkeypatch, capsys, tmp_path):
+    """replay, watch and a study in the app would draw to a pipe as play did: each says what to use instead."""
+    import io
+
+    from tui_adventure.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    monkeypatch.setattr("tui_adventure.app.run_watch_app", lambda *a, **k: 0)
+    monkeypatch.setattr("tui_adventure.app.run_study_app", lambda *a, **k: 0)
+    monkeypatch.setattr("tui_adventure.app.AdventureApp.run", lambda *a, **k: 0)
+    assert main(["run", "tutorial", "--player", "oracle", "--records", "rec"]) == 0
+    episode = next((tmp_path / "rec").rglob("interactions.json")).parent
+    capsys.readouterr()
+    study = tmp_path / "study.yaml"
+    study.write_text("title: T\nworlds: [tutorial]\n")
+    for argv, instead in ((["replay", str(episode)], "adventure export trajectories"),
+                          (["watch", "rec"], "--serve"),
+                          (["study", str(study), "--participant", "p1", "--records", "r"], "--repl")):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "needs a terminal" in err and instead in err, err
+
+
 def test_adventure_serve_without_openenv_names_the_openenv_extra(monkeypatch, capsys):
     import sys
 

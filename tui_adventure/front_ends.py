@@ -26,10 +26,8 @@ def play(args) -> int:
     try:
         if args.command == "play" and not served:
             open_world(args.world)   # a broken world is said first: it is the problem to fix
-            if not _terminal():
-                print("adventure play: needs a terminal (stdin and stdout); for piped input use"
-                      " adventure repl WORLD, for a headless run adventure run WORLD --player NAME",
-                      file=sys.stderr)
+            if _no_terminal("play", "for piped input use adventure repl WORLD, for a headless run"
+                                    " adventure run WORLD --player NAME"):
                 return 2
         if served:
             from .web.visitor import bound
@@ -60,6 +58,14 @@ def play(args) -> int:
         session.close()
         _forget(private)
         print(visible(session.records_summary()), file=sys.stderr)
+
+
+def _no_terminal(command: str, instead: str) -> bool:
+    """True, having said so in one line with what to use ``instead``, when there is no terminal to draw in."""
+    if _terminal():
+        return False
+    print(f"adventure {command}: needs a terminal (stdin and stdout); {instead}", file=sys.stderr)
+    return True
 
 
 def _terminal() -> bool:
@@ -123,6 +129,8 @@ def replay(args) -> int:
     except RecordsError as exc:
         print(visible(f"adventure replay: {exc}"), file=sys.stderr)
         return 1
+    if _no_terminal("replay", "adventure export trajectories and adventure eval read records without one"):
+        return 2
     from .app import AdventureApp
 
     AdventureApp(replay=Path(args.episode), replay_world=world).run()
@@ -170,6 +178,9 @@ def study(args) -> int:
             mark = "done" if run.done(stage) else "    "
             print(visible(f"  {stage.position + 1:>3}. [{mark}] {stage.entry.label}  ({stage.entry.world.game})"))
         return 0
+    if not (args.repl or args.await_visitor) and _no_terminal("study", "add --repl for line mode (piped input),"
+                                                                        " or --serve for browsers"):
+        return 2
     try:
         run.hold()
         if args.repl:
@@ -295,6 +306,8 @@ def watch(args) -> int:
 
         bound()
         _visitor()
+    if not args.await_visitor and _no_terminal("watch", "add --serve to watch in a browser"):
+        return 2
     from .app import run_watch_app
 
     return run_watch_app(root)

@@ -309,6 +309,7 @@ def test_quitting_a_study_in_the_terminal_exits_0_and_says_how_to_resume(tmp_pat
     monkeypatch.chdir(tmp_path)
     study = study_file(tmp_path)
     monkeypatch.setattr(AdventureApp, "run", lambda self, *a, **k: None)   # the participant quits at once
+    monkeypatch.setattr("tui_adventure.front_ends._terminal", lambda: True)   # as in a terminal
     assert main(["study", str(study), "--participant", "p01", "--records", "my records"]) == 0
     err = capsys.readouterr().err
     assert "progress is saved" in err
