@@ -55,7 +55,11 @@ def test_score_reports_a_damaged_episode_and_scores_the_others(good_tree, tmp_pa
 
 
 @pytest.mark.parametrize("content", ["{not json", "[]", '{"episode scores": 3}',
-                                     '{"episode scores": {"Aborted": "x", "Main Score": 1}}', ""])
+                                     '{"episode scores": {"Aborted": "x", "Main Score": 1}}', "",
+                                     # a figure that would carry the run's Quality Score and clemscore with it
+                                     '{"episode scores": {"Aborted": 0, "Main Score": Infinity}}',
+                                     '{"episode scores": {"Aborted": 0, "Main Score": 1e308}}',
+                                     '{"episode scores": {"Aborted": -1e308, "Main Score": 50}}'])
 def test_eval_leaves_out_a_damaged_scores_file_and_says_so(good_tree, tmp_path, content):
     root = copy(good_tree, tmp_path)
     assert adventure("score", str(root)).returncode == 0
@@ -64,6 +68,7 @@ def test_eval_leaves_out_a_damaged_scores_file_and_says_so(good_tree, tmp_path, 
     assert out.returncode == 0 and "Traceback" not in out.stderr
     assert f"{root / EPISODE / 'scores.json'}: left out" in out.stdout
     assert (root / "results.csv").is_file()
+    assert not {"inf", "-inf", "nan"} & set((root / "results.csv").read_text().replace("\n", ",").split(","))
 
 
 def test_errored_and_unfinished_episodes_are_not_played(good_tree, tmp_path):
