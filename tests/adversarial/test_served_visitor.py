@@ -460,3 +460,31 @@ def test_two_megabytes_of_keystrokes_reach_the_app_only_up_to_the_input_bound(tm
         typed, dropped, seconds = run(scenario())
     assert typed <= INPUT_BURST + INPUT_RATE * (seconds + 1) and typed + dropped == 128 * 16_000
     assert len([r for r in caplog.records if "typed faster" in r.getMessage()]) == 1
+
+
+def test_numbers_made_of_non_ascii_digits_are_the_defaults_not_a_crash(tmp_path, caplog):
+    import aiohttp
+
+    (tmp_path / "records").mkdir()
+
+    async def scenario():
+        async with served("watch", ["--", str(tmp_path / "records")], max_sessions=1, spares=0) as (server, url), \
+                aiohttp.ClientSession() as http:
+            async with http.get(url + "?fontsize=%C2%B2") as answer:   # "²": a digit to str.isdigit, not to int
+                assert answer.status == 200 and 'data-font-size="16"' in await answer.text()
+            _, ticket = await page(http, url)
+            ws = await http.ws_connect(f"{url.replace('http', 'ws')}ws/{ticket}/%C2%B2x600?width=%C2%B2&height=30")
+            first = await asyncio.wait_for(ws.receive(), 60)            # the app draws
+            assert first.type == aiohttp.WSMsgType.BINARY, (first.type, first.data)
+            await ws.send_json(["resize", {"width": "\u00b2", "height": "\u00b3"}])
+            await ws.send_json(["ping", "still here"])
+            while True:                                              # the session goes on, and answers
+                message = await asyncio.wait_for(ws.receive(), 30)
+                if message.type == aiohttp.WSMsgType.TEXT:
+                    break
+            await ws.close()
+            return json.loads(message.data)
+
+    with caplog.at_level(logging.WARNING):
+        assert run(scenario()) == ["pong", "still here"]
+    assert not any(r.exc_info for r in caplog.records)

@@ -434,9 +434,8 @@ class BrowserServer:
             return _page(503, "The server is busy", "Please try again in a minute.")
         key = secrets.token_urlsafe(18)
         self.tickets[key] = Ticket(participant, platform, request.headers.get("User-Agent"), address)
-        font = request.query.get("fontsize", "16")
-        body = PAGE.render(title=self.title, ticket=key, font_size=int(font) if font.isdigit() and
-                           8 <= int(font) <= 40 else 16)
+        font = _number(request.query.get("fontsize"), 16, 41)
+        body = PAGE.render(title=self.title, ticket=key, font_size=font if 8 <= font <= 40 else 16)
         return web.Response(text=body, content_type="text/html", headers=NO_STORE)
 
     async def handle_script(self, request: web.Request) -> web.Response:
@@ -590,8 +589,8 @@ def _page(status: int, heading: str, message: str) -> web.Response:
 
 def _number(value, default, top: int):
     """A whole number from 1 to ``top`` out of a URL's or a message's value (``top`` when larger);
-    ``default`` otherwise."""
-    if isinstance(value, str) and value.isdigit() and len(value) <= 9:
+    ``default`` otherwise. Only ASCII digits count: ``"²"`` is a digit to ``str.isdigit`` that ``int`` refuses."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 9:
         value = int(value)
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return min(value, top)
