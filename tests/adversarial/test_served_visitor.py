@@ -488,3 +488,30 @@ def test_numbers_made_of_non_ascii_digits_are_the_defaults_not_a_crash(tmp_path,
     with caplog.at_level(logging.WARNING):
         assert run(scenario()) == ["pong", "still here"]
     assert not any(r.exc_info for r in caplog.records)
+
+
+async def test_a_watch_filter_of_non_ascii_or_endless_digits_is_ignored_and_said(tmp_path):
+    from textual.widgets import Input, Static
+
+    from tui_adventure.app import AdventureApp
+
+    (tmp_path / "records").mkdir()
+    app = AdventureApp(watch=tmp_path / "records", served=True)
+
+    def status() -> str:
+        return str(app.screen.query_one("#watch-status", Static).render())
+
+    async def until(pilot, check) -> None:
+        for _ in range(300):
+            await pilot.pause()
+            if check():
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(status())
+
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: "no runs yet" in status())
+        for typed in ("stuck:\u00b2", "stuck:" + "9" * 5000):      # int() refuses both
+            app.screen.query_one("#filter", Input).value = typed
+            await until(pilot, lambda: f"ignored: {typed[:20]}" in status())
+        assert app.is_running
