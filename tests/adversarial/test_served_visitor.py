@@ -462,6 +462,20 @@ def test_two_megabytes_of_keystrokes_reach_the_app_only_up_to_the_input_bound(tm
     assert len([r for r in caplog.records if "typed faster" in r.getMessage()]) == 1
 
 
+async def pong(ws):
+    """The session's answer to a ping (the messages drawn before it skipped), or why it ended instead."""
+    import aiohttp
+
+    await ws.send_json(["ping", "still here"])
+    while True:
+        message = await asyncio.wait_for(ws.receive(), 30)
+        if message.type == aiohttp.WSMsgType.TEXT:
+            await ws.close()
+            return json.loads(message.data)
+        if message.type != aiohttp.WSMsgType.BINARY:
+            return message.type, message.data, message.extra
+
+
 def test_numbers_made_of_non_ascii_digits_are_the_defaults_not_a_crash(tmp_path, caplog):
     import aiohttp
 
@@ -477,13 +491,7 @@ def test_numbers_made_of_non_ascii_digits_are_the_defaults_not_a_crash(tmp_path,
             first = await asyncio.wait_for(ws.receive(), 60)            # the app draws
             assert first.type == aiohttp.WSMsgType.BINARY, (first.type, first.data)
             await ws.send_json(["resize", {"width": "\u00b2", "height": "\u00b3"}])
-            await ws.send_json(["ping", "still here"])
-            while True:                                              # the session goes on, and answers
-                message = await asyncio.wait_for(ws.receive(), 30)
-                if message.type == aiohttp.WSMsgType.TEXT:
-                    break
-            await ws.close()
-            return json.loads(message.data)
+            return await pong(ws)
 
     with caplog.at_level(logging.WARNING):
         assert run(scenario()) == ["pong", "still here"]
@@ -515,3 +523,25 @@ async def test_a_watch_filter_of_non_ascii_or_endless_digits_is_ignored_and_said
             app.screen.query_one("#filter", Input).value = typed
             await until(pilot, lambda: f"ignored: {typed[:20]}" in status())
         assert app.is_running
+
+
+def test_a_deeply_nested_message_is_one_log_line_and_the_session_goes_on(tmp_path, caplog):
+    import aiohttp
+
+    (tmp_path / "records").mkdir()
+
+    async def scenario():
+        async with served("watch", ["--", str(tmp_path / "records")], max_sessions=1, spares=0) as (server, url), \
+                aiohttp.ClientSession() as http:
+            _, ticket = await page(http, url)
+            ws = await open_session(http, url, ticket)
+            first = await asyncio.wait_for(ws.receive(), 60)            # the app draws
+            assert first.type == aiohttp.WSMsgType.BINARY, (first.type, first.data)
+            await ws.send_str("[" * 5000 + "]" * 5000)                  # RecursionError in Python's parser
+            await ws.send_str('["resize", ' + "[" * 5000 + "]" * 5000 + "]")
+            return await pong(ws)
+
+    with caplog.at_level(logging.WARNING):
+        assert run(scenario()) == ["pong", "still here"]
+    assert not any(r.exc_info for r in caplog.records)
+    assert len([r for r in caplog.records if "not [kind, data] JSON" in r.getMessage()]) == 1
