@@ -482,7 +482,7 @@ def test_numbers_made_of_non_ascii_digits_are_the_defaults_not_a_crash(tmp_path,
     (tmp_path / "records").mkdir()
 
     async def scenario():
-        async with served("watch", ["--", str(tmp_path / "records")], max_sessions=1, spares=0) as (server, url), \
+        async with served("watch", ["--", str(tmp_path / "records")], max_sessions=1, spares=0) as (_, url), \
                 aiohttp.ClientSession() as http:
             async with http.get(url + "?fontsize=%C2%B2") as answer:   # "²": a digit to str.isdigit, not to int
                 assert answer.status == 200 and 'data-font-size="16"' in await answer.text()
@@ -521,7 +521,7 @@ async def test_a_watch_filter_of_non_ascii_or_endless_digits_is_ignored_and_said
         await until(pilot, lambda: "no runs yet" in status())
         for typed in ("stuck:\u00b2", "stuck:" + "9" * 5000):      # int() refuses both
             app.screen.query_one("#filter", Input).value = typed
-            await until(pilot, lambda: f"ignored: {typed[:20]}" in status())
+            await until(pilot, lambda typed=typed: f"ignored: {typed[:20]}" in status())
         assert app.is_running
 
 
@@ -531,7 +531,7 @@ def test_a_deeply_nested_message_is_one_log_line_and_the_session_goes_on(tmp_pat
     (tmp_path / "records").mkdir()
 
     async def scenario():
-        async with served("watch", ["--", str(tmp_path / "records")], max_sessions=1, spares=0) as (server, url), \
+        async with served("watch", ["--", str(tmp_path / "records")], max_sessions=1, spares=0) as (_, url), \
                 aiohttp.ClientSession() as http:
             _, ticket = await page(http, url)
             ws = await open_session(http, url, ticket)
