@@ -253,3 +253,29 @@ def test_eval_of_a_folder_without_episodes_says_what_root_should_be_and_writes_n
     assert out.stderr == (f"adventure eval: no episodes under {folder}: give a records root (records, a run's"
                           " --records) or one run's folder in it (records/oracle)\n")
     assert sorted(folder.rglob("*")) == before
+
+
+def test_an_infinite_figure_in_a_study_episode_reaches_no_table(tmp_path, monkeypatch, capsys):
+    import asyncio
+
+    from tui_adventure.cli.main import main
+    from tui_adventure.study import StudyRun, load_study
+
+    records = tmp_path / "R"
+    (tmp_path / "study.yaml").write_text("title: Pilot\nworlds: [tutorial]\n")
+    run = StudyRun(load_study(tmp_path / "study.yaml"), "2", records).hold()
+    session = run.session(run.next_stage())
+    for line in ("take letter", "north", "done"):
+        asyncio.run(session.submit_line(line))
+    session.close()
+    run.release()
+    assert main(["score", str(records)]) == 0
+    interactions = next(records.rglob("interactions.json"))
+    data = json.loads(interactions.read_text())
+    data["meta"]["seconds"] = 1e999                        # json.dumps writes Infinity
+    interactions.write_text(json.dumps(data))
+    assert main(["eval", str(records)]) == 0
+    capsys.readouterr()
+    page = (records / "results.html").read_text()
+    assert "Pilot" in page, "no Pilot"
+    assert "inf" not in page.replace("info", ""), page[page.replace("info", "").find("inf") - 80:][:120]
