@@ -50,6 +50,8 @@ class AdventureApp(App):
         self.start_paused = paused
         self.cursor_blink = cursor_blink
         self.session = session
+        # the player the session started with (None: a person): a served visitor may hand it back the keyboard
+        self.started_player = None if session is None or session.is_human else session.player
         self.replay_dir = replay
         self.replay_world = replay_world
 
@@ -193,8 +195,14 @@ class AdventureApp(App):
         show = screen.session.show   # blind play offers nothing a model player lacks
         if show.switch_player:
             yield SystemCommand("Player: human", "Take the keyboard yourself", partial(screen.set_player, None))
+            specs = []
             for spec, help_text in self.player_choices():
+                specs.append(spec)
                 yield SystemCommand(f"Player: {spec}", help_text, partial(self.switch_player, screen, spec))
+            started = self.started_player
+            if self.served and started is not None and started.name not in specs:
+                yield SystemCommand(f"Player: {visible(started.name)}", "The player this session started with",
+                                    partial(screen.set_player, started))
             yield SystemCommand("Pause / resume the model", "F5", screen.action_pause)
             yield SystemCommand("Step one model turn", "F6", screen.action_step)
             yield SystemCommand("Change the model's speed", "F7", screen.action_speed)
@@ -215,8 +223,13 @@ class AdventureApp(App):
         self.run_worker(screen.run_meta(text), group="meta")
 
     def player_choices(self) -> list[tuple[str, str]]:
+        """The players the palette offers by spec: the programs, and (not served) the registry's models.
+        A served visitor never gets a model of the operator's registry (it spends the operator's credits and
+        writes the operator's caches): only the model the session started with, offered as it is."""
         choices = [("oracle", "The exact planner plays from here"),
                    ("random", "Uniform over the admissible commands")]
+        if self.served:
+            return choices
         try:
             from .players import registry
 
@@ -227,7 +240,13 @@ class AdventureApp(App):
         return choices
 
     def switch_player(self, screen, spec: str) -> None:
+        """Make the player ``spec`` names and hand it the keyboard; served, only a spec the palette offers."""
         from .players import make_player
+
+        if self.served and spec not in dict(self.player_choices()):
+            self.notify(visible(f"{spec}: not offered in a served session"), title="Cannot switch player",
+                        severity="error", markup=False)
+            return
 
         try:
             player = make_player(spec, self.session.world, mode=self.mode)

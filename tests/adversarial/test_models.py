@@ -97,3 +97,18 @@ def test_a_string_entry_in_key_json_is_a_message(monkeypatch, tmp_path):
     write_json(cwd / "key.json", {"openai_compatible": "sk-just-a-string"})
     with pytest.raises(ValueError, match="the entry for openai_compatible must be a mapping"):
         make_player("m", mini(), "text")
+
+
+@in_loop
+async def test_a_tool_call_nested_past_pythons_parser_is_a_turn_not_a_crash(config, server, tmp_path):
+    from fake_llm_server import ToolCalls
+
+    from tui_adventure.gamemaster.episode import Episode, play_turn
+
+    world = mini()
+    player = make_player("fake-gpt", world, "tool", timeout=10.0, max_retries=0)
+    episode = Episode(world)
+    deep = '{"command": ' + "[" * 5000 + "]" * 5000 + "}"         # RecursionError in json.loads
+    server.script(ToolCalls([("act", deep)]))
+    await play_turn(episode, player)                                    # a turn the rules judge, not a crash
+    assert len(episode.turns) == 1   # judged as the rules judge a reply with no command, not PlayerFailed

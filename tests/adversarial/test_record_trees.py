@@ -52,10 +52,15 @@ def test_score_reports_a_damaged_episode_and_scores_the_others(good_tree, tmp_pa
     assert house.is_file(), out.stdout + out.stderr          # one bad file does not stop the rest
     if out.returncode:
         assert str(root / EPISODE) in out.stderr and "not scored" in out.stderr
+        assert "RecordsError" not in out.stderr   # the reader's words, not its class's name
 
 
 @pytest.mark.parametrize("content", ["{not json", "[]", '{"episode scores": 3}',
-                                     '{"episode scores": {"Aborted": "x", "Main Score": 1}}', ""])
+                                     '{"episode scores": {"Aborted": "x", "Main Score": 1}}', "",
+                                     # a figure that would carry the run's Quality Score and clemscore with it
+                                     '{"episode scores": {"Aborted": 0, "Main Score": Infinity}}',
+                                     '{"episode scores": {"Aborted": 0, "Main Score": 1e308}}',
+                                     '{"episode scores": {"Aborted": -1e308, "Main Score": 50}}'])
 def test_eval_leaves_out_a_damaged_scores_file_and_says_so(good_tree, tmp_path, content):
     root = copy(good_tree, tmp_path)
     assert adventure("score", str(root)).returncode == 0
@@ -64,6 +69,7 @@ def test_eval_leaves_out_a_damaged_scores_file_and_says_so(good_tree, tmp_path, 
     assert out.returncode == 0 and "Traceback" not in out.stderr
     assert f"{root / EPISODE / 'scores.json'}: left out" in out.stdout
     assert (root / "results.csv").is_file()
+    assert not {"inf", "-inf", "nan"} & set((root / "results.csv").read_text().replace("\n", ",").split(","))
 
 
 def test_errored_and_unfinished_episodes_are_not_played(good_tree, tmp_path):
@@ -247,3 +253,29 @@ def test_eval_of_a_folder_without_episodes_says_what_root_should_be_and_writes_n
     assert out.stderr == (f"adventure eval: no episodes under {folder}: give a records root (records, a run's"
                           " --records) or one run's folder in it (records/oracle)\n")
     assert sorted(folder.rglob("*")) == before
+
+
+def test_an_infinite_figure_in_a_study_episode_reaches_no_table(tmp_path, monkeypatch, capsys):
+    import asyncio
+
+    from tui_adventure.cli.main import main
+    from tui_adventure.study import StudyRun, load_study
+
+    records = tmp_path / "R"
+    (tmp_path / "study.yaml").write_text("title: Pilot\nworlds: [tutorial]\n")
+    run = StudyRun(load_study(tmp_path / "study.yaml"), "2", records).hold()
+    session = run.session(run.next_stage())
+    for line in ("take letter", "north", "done"):
+        asyncio.run(session.submit_line(line))
+    session.close()
+    run.release()
+    assert main(["score", str(records)]) == 0
+    interactions = next(records.rglob("interactions.json"))
+    data = json.loads(interactions.read_text())
+    data["meta"]["seconds"] = 1e999                        # json.dumps writes Infinity
+    interactions.write_text(json.dumps(data))
+    assert main(["eval", str(records)]) == 0
+    capsys.readouterr()
+    page = (records / "results.html").read_text()
+    assert "Pilot" in page, "no Pilot"
+    assert "inf" not in page.replace("info", ""), page[page.replace("info", "").find("inf") - 80:][:120]

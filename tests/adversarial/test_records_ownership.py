@@ -154,3 +154,20 @@ def test_an_overlong_command_is_refused_in_one_line_and_kept_nowhere(tmp_path):
     save.write_text(json.dumps(doc))
     with pytest.raises(SaveError, match="at most 4096"):
         load_save(save, open_world("tutorial"))
+
+
+def test_a_batch_run_named_after_a_participants_folder_is_refused_in_one_line(tmp_path, capsys):
+    records = tmp_path / "R"
+    (tmp_path / "study.yaml").write_text("title: Pilot\nworlds: [tutorial]\n")
+    run = StudyRun(load_study(tmp_path / "study.yaml"), "2", records).hold()   # participant 2: R/human-2
+    session = run.session(run.next_stage())
+    asyncio.run(session.submit_line("take letter"))
+    session.close()
+    run.release()
+    theirs = records / "human-2"
+    before = sorted(str(p.relative_to(theirs)) for p in theirs.rglob("*"))
+
+    assert main(["run", "tutorial", "--player", "oracle", "--name", "human-2", "--records", str(records)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "study participant's folder" in err and "--name" in err
+    assert sorted(str(p.relative_to(theirs)) for p in theirs.rglob("*")) == before

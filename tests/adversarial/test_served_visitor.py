@@ -460,3 +460,88 @@ def test_two_megabytes_of_keystrokes_reach_the_app_only_up_to_the_input_bound(tm
         typed, dropped, seconds = run(scenario())
     assert typed <= INPUT_BURST + INPUT_RATE * (seconds + 1) and typed + dropped == 128 * 16_000
     assert len([r for r in caplog.records if "typed faster" in r.getMessage()]) == 1
+
+
+async def pong(ws):
+    """The session's answer to a ping (the messages drawn before it skipped), or why it ended instead."""
+    import aiohttp
+
+    await ws.send_json(["ping", "still here"])
+    while True:
+        message = await asyncio.wait_for(ws.receive(), 30)
+        if message.type == aiohttp.WSMsgType.TEXT:
+            await ws.close()
+            return json.loads(message.data)
+        if message.type != aiohttp.WSMsgType.BINARY:
+            return message.type, message.data, message.extra
+
+
+def test_numbers_made_of_non_ascii_digits_are_the_defaults_not_a_crash(tmp_path, caplog):
+    import aiohttp
+
+    (tmp_path / "records").mkdir()
+
+    async def scenario():
+        async with served("watch", ["--", str(tmp_path / "records")], max_sessions=1, spares=0) as (_, url), \
+                aiohttp.ClientSession() as http:
+            async with http.get(url + "?fontsize=%C2%B2") as answer:   # "²": a digit to str.isdigit, not to int
+                assert answer.status == 200 and 'data-font-size="16"' in await answer.text()
+            _, ticket = await page(http, url)
+            ws = await http.ws_connect(f"{url.replace('http', 'ws')}ws/{ticket}/%C2%B2x600?width=%C2%B2&height=30")
+            first = await asyncio.wait_for(ws.receive(), 60)            # the app draws
+            assert first.type == aiohttp.WSMsgType.BINARY, (first.type, first.data)
+            await ws.send_json(["resize", {"width": "\u00b2", "height": "\u00b3"}])
+            return await pong(ws)
+
+    with caplog.at_level(logging.WARNING):
+        assert run(scenario()) == ["pong", "still here"]
+    assert not any(r.exc_info for r in caplog.records)
+
+
+async def test_a_watch_filter_of_non_ascii_or_endless_digits_is_ignored_and_said(tmp_path):
+    from textual.widgets import Input, Static
+
+    from tui_adventure.app import AdventureApp
+
+    (tmp_path / "records").mkdir()
+    app = AdventureApp(watch=tmp_path / "records", served=True)
+
+    def status() -> str:
+        return str(app.screen.query_one("#watch-status", Static).render())
+
+    async def until(pilot, check) -> None:
+        for _ in range(300):
+            await pilot.pause()
+            if check():
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(status())
+
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: "no runs yet" in status())
+        for typed in ("stuck:\u00b2", "stuck:" + "9" * 5000):      # int() refuses both
+            app.screen.query_one("#filter", Input).value = typed
+            await until(pilot, lambda typed=typed: f"ignored: {typed[:20]}" in status())
+        assert app.is_running
+
+
+def test_a_deeply_nested_message_is_one_log_line_and_the_session_goes_on(tmp_path, caplog):
+    import aiohttp
+
+    (tmp_path / "records").mkdir()
+
+    async def scenario():
+        async with served("watch", ["--", str(tmp_path / "records")], max_sessions=1, spares=0) as (_, url), \
+                aiohttp.ClientSession() as http:
+            _, ticket = await page(http, url)
+            ws = await open_session(http, url, ticket)
+            first = await asyncio.wait_for(ws.receive(), 60)            # the app draws
+            assert first.type == aiohttp.WSMsgType.BINARY, (first.type, first.data)
+            await ws.send_str("[" * 5000 + "]" * 5000)                  # RecursionError in Python's parser
+            await ws.send_str('["resize", ' + "[" * 5000 + "]" * 5000 + "]")
+            return await pong(ws)
+
+    with caplog.at_level(logging.WARNING):
+        assert run(scenario()) == ["pong", "still here"]
+    assert not any(r.exc_info for r in caplog.records)
+    assert len([r for r in caplog.records if "not [kind, data] JSON" in r.getMessage()]) == 1

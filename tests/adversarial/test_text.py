@@ -53,3 +53,11 @@ def test_a_script_that_is_not_json_or_not_utf8_names_its_file(tmp_path):
     out = adventure("run", "tutorial", "--player", "scripted:replies.txt", "--records", "r", cwd=tmp_path)
     assert out.returncode == 2
     assert out.stderr == "adventure run: replies.txt: not UTF-8 text (byte 5); save the script as UTF-8\n"
+
+
+def test_a_script_nested_past_pythons_parser_names_its_file_in_one_line(tmp_path):
+    (tmp_path / "deep.json").write_text("[" * 5000 + "]" * 5000)   # RecursionError in json.loads
+    out = adventure("run", "tutorial", "--player", "scripted:deep.json", "--records", "r", cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("adventure run: deep.json: not a script (nested more than")
+    assert out.stderr.count("\n") == 1

@@ -5,6 +5,7 @@ holder died is taken over."""
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -110,3 +111,23 @@ def test_a_sitting_whose_holder_was_killed_is_taken_over(tmp_path):
         holder.stdout.close()
     assert is_sitting(study, records, "2") is None
     StudyRun(study, "2", records).hold().release()
+
+
+async def test_a_served_visitor_is_offered_no_model_of_the_operators_registry(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model_registry.json").write_text(json.dumps([{
+        "model_name": "operators-paid-model", "model_id": "q", "backend": "openai_compatible",
+        "base_url": "http://127.0.0.1:9/v1"}]))
+    session = Session(open_world("tutorial"), records=None, saves=tmp_path / "saves", history=History(None))
+    served = AdventureApp(session, config=load_config(tmp_path / "config.yaml"), served=True)
+    async with served.run_test(size=(100, 30)):
+        titles = [command.title for command in served.get_system_commands(served.screen)]
+        assert "Player: human" in titles and "Player: oracle" in titles
+        assert "Player: operators-paid-model" not in titles
+        served.switch_player(served.screen, "operators-paid-model")   # not offered, so not made either
+        assert session.is_human
+
+    at_home = AdventureApp(session, config=load_config(tmp_path / "config.yaml"))
+    async with at_home.run_test(size=(100, 30)):
+        titles = [command.title for command in at_home.get_system_commands(at_home.screen)]
+        assert "Player: operators-paid-model" in titles

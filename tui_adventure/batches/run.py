@@ -87,6 +87,13 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
     except UnsafeName as exc:   # 1, as repl refuses the same name (and as the run ended before)
         print(visible(f"adventure run: {exc}"), file=sys.stderr)
         return 1
+    from ..records.files import foreign_to
+
+    run_dir = Path(records) / (name or probe.name)
+    if foreign_to(run_dir, None):   # a study participant's folder is the study's: a batch never writes there
+        print(visible(f"adventure run: {run_dir} is a study participant's folder: give the run another name"
+                      " (--name) or --records folder"), file=sys.stderr)
+        return 1
     write_plan(Path(records), name or probe.name, len(files), shard)
     for warning in (shared_local_server(probe, jobs * procs), learned_note(probe)):
         if warning:

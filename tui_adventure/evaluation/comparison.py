@@ -35,7 +35,9 @@ def is_human(run: str) -> bool:
 
 
 def number(value) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+    """A record's figure as a float; None for no number, NaN (clembench's "none") or an infinity, which no
+    episode scores and which would carry every mean and interval it entered with it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     return float(value)
 

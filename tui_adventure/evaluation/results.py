@@ -54,15 +54,25 @@ def collect(root: Path, problems: list[str] | None = None) -> list[tuple[str, st
             scores = data.get("episode scores", {})
             if not isinstance(scores, dict):
                 raise ValueError("'episode scores' is not a mapping")
-            for key in (ABORTED, MAIN_SCORE):
-                if key in scores:
-                    float(scores[key])
+            check_scores(scores)
         except (OSError, ValueError, TypeError, AttributeError) as exc:
             if problems is not None:
                 problems.append(f"{path}: left out, cannot read it ({exc}); run adventure score again")
             continue
         rows.append((model, game, experiment, episode, scores))
     return rows
+
+
+def check_scores(scores: dict) -> None:
+    """ValueError unless the figures eval averages are what clembench writes: Aborted 0 or 1, and a Main Score
+    from 0 to 100 (NaN: an aborted episode's). An infinite or out-of-range figure would carry the whole run's
+    Quality Score and clemscore with it, so its episode is left out and named instead."""
+    if ABORTED in scores and float(scores[ABORTED]) not in (0.0, 1.0):
+        raise ValueError(f"{ABORTED} is {scores[ABORTED]!r}, not 0 or 1")
+    if MAIN_SCORE in scores:
+        main = float(scores[MAIN_SCORE])
+        if not (math.isnan(main) or 0.0 <= main <= 100.0):
+            raise ValueError(f"{MAIN_SCORE} is {main!r}, not from 0 to 100")
 
 
 def unscored(root: Path) -> dict[str, dict[str, int]]:

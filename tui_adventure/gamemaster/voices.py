@@ -21,9 +21,9 @@ as soon as the character is spoken to and the tool's condition holds;
 from __future__ import annotations
 
 import asyncio
-import json
 
 from ..engine.scenes import SPOKEN_TO
+from ..engine.sources import parse_json
 from ..players.backends import BACKENDS
 from ..players.backends.completion import ModelError, Transient
 from ..players.registry import ModelSpec, resolve
@@ -141,6 +141,6 @@ class Voices:
 
 def _arguments(text: str):
     try:
-        return json.loads(text) if text else {}
+        return parse_json(text) if text else {}
     except ValueError:
         return text

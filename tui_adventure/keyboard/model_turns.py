@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from ..engine.sources import parse_json
 from ..gamemaster.episode import Turn
 from ..players import Reply
 
@@ -84,7 +85,7 @@ def format_call(name: str, arguments) -> str:
     Arguments that are not a JSON object are shown as the model sent them."""
     if isinstance(arguments, str):
         try:
-            parsed = json.loads(arguments) if arguments.strip() else {}
+            parsed = parse_json(arguments) if arguments.strip() else {}
         except ValueError:
             return f"{name}({arguments})"
     else:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..records.files import read_episode
 from ..engine.planning import Planner
+from ..engine.sources import parse_json
 from .base import as_reply
 from .reply import Reply
 
@@ -70,12 +71,15 @@ class ScriptedPlayer:
     def from_file(cls, path: Path) -> "ScriptedPlayer":
         try:   # both errors said what was wrong but not in which file
             text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if text.lstrip().startswith("[") else None
+            data = parse_json(text) if text.lstrip().startswith("[") else None
         except UnicodeDecodeError as exc:
             raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}); save the script as UTF-8") from exc
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); a script is a JSON list"
                              " of reply strings, or a text file with one reply a line") from exc
+        except ValueError as exc:   # nested too deep, or a number Python will not read
+            raise ValueError(f"{path}: not a script ({exc}); a script is a JSON list of reply strings, or a"
+                             " text file with one reply a line") from None
         if data is not None:
             if not isinstance(data, list) or not all(isinstance(r, str) for r in data):
                 raise ValueError(f"{path}: a JSON script is a list of reply strings")

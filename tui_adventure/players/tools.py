@@ -16,6 +16,7 @@ import html
 import json
 import re
 
+from ..engine.sources import parse_json
 from .prompting import object_names
 
 MODES = ("text", "tool", "tools")
@@ -111,8 +112,8 @@ def read_arguments(text: str) -> tuple[dict | str, str]:
     Arguments that are no JSON object go back as a JSON string of what the model wrote."""
     candidates = (text, html.unescape(text)) if "&" in text else (text,)
     for candidate in candidates:
-        try:
-            value = json.loads(candidate or "{}")
+        try:   # bounded: deep nesting is RecursionError in Python's parser (and in _unescaped)
+            value = parse_json(candidate or "{}")
         except ValueError:
             continue
         if isinstance(value, dict):
@@ -172,7 +173,7 @@ def parse_arguments(arguments) -> dict | str:
     if isinstance(arguments, dict):
         return arguments
     try:
-        value = json.loads(arguments or "{}")
+        value = parse_json(arguments or "{}")
     except ValueError:
         return str(arguments)
     return value if isinstance(value, dict) else str(arguments)

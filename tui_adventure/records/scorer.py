@@ -32,7 +32,7 @@ from typing import Callable
 from ..engine import metrics as m
 from ..engine.metrics import ProgressTracker
 from ..engine.snapshot import OutputRefused
-from .files import is_player, read_json, world_pointer, write_json
+from .files import RecordsError, is_player, read_json, world_pointer, write_json
 
 FAIL_TYPES = ["lark_exception", "malformed_command", "undefined_action_verb", "undefined_action",
               "undefined_repr_str", "manipulating_room", "undefined_argument_type", "taking_from_inventory",
@@ -320,6 +320,8 @@ def score_root(root: str | Path, exact_par=None, find_world: WorldFinder | None 
             report.written.append(_score_episode(path, exact_par, find_world, trackers, replay))
         except OutputRefused as exc:
             report.unreadable.append((path.parent, f"its scores.json {exc.what}; remove it and score again"))
+        except RecordsError as exc:   # its words already name the file and what is wrong with it
+            report.unreadable.append((path.parent, str(exc)))
         except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
             report.unreadable.append((path.parent, f"{type(exc).__name__}: {exc}"))
     for done in sorted(Path(root).rglob("completed.json")):   # a finished episode the walk above never met

@@ -64,7 +64,7 @@ def parse_filter(text: str) -> Filter:
         if word == "stuck":
             stuck = STUCK_TURNS
         elif sep and key == "stuck":
-            if value.isdigit() and int(value) > 0:
+            if value.isascii() and value.isdigit() and len(value) <= 9 and int(value) > 0:   # int() refuses "²"
                 stuck = int(value)
             else:
                 unknown.append(word)

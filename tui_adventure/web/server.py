@@ -51,6 +51,7 @@ from pathlib import Path
 import jinja2
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from ..engine.sources import parse_json
 from ..study.visit import VisitError, browser, from_link, hello
 
 STATIC = Path(str(files("textual_serve") / "static"))   # the page's terminal: textual.js, xterm.css, fonts
@@ -60,6 +61,7 @@ TICKET_SECONDS = 60          # a page must open its session within this
 TICKETS_PER_ADDRESS = 8      # pages opened from one address and not yet in session
 MAX_TICKETS = 1000           # pages not yet in session, from every address
 MAX_MESSAGE_BYTES = 16_384   # a keystroke is ~20 bytes, a pasted line a few hundred
+MAX_MESSAGE_DEPTH = 8        # how deep a browser's message may nest (textual.js's nest 2 deep)
 INPUT_BURST = MAX_MESSAGE_BYTES   # bytes of keys a session may send at once (a paste) ...
 INPUT_RATE = 4096            # ... and each second after (typing sends 50, moving the mouse up to 1000): more is dropped
 MAX_COLUMNS, MAX_ROWS = 500, 200   # the largest screen a browser may ask for (a 4K display at the smallest font)
@@ -434,9 +436,8 @@ class BrowserServer:
             return _page(503, "The server is busy", "Please try again in a minute.")
         key = secrets.token_urlsafe(18)
         self.tickets[key] = Ticket(participant, platform, request.headers.get("User-Agent"), address)
-        font = request.query.get("fontsize", "16")
-        body = PAGE.render(title=self.title, ticket=key, font_size=int(font) if font.isdigit() and
-                           8 <= int(font) <= 40 else 16)
+        font = _number(request.query.get("fontsize"), 16, 41)
+        body = PAGE.render(title=self.title, ticket=key, font_size=font if 8 <= font <= 40 else 16)
         return web.Response(text=body, content_type="text/html", headers=NO_STORE)
 
     async def handle_script(self, request: web.Request) -> web.Response:
@@ -556,8 +557,8 @@ class BrowserServer:
                 if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
                     return ""
                 continue
-            try:
-                envelope = json.loads(message.data)
+            try:   # textual.js's messages nest 2 deep; deeper would be RecursionError in Python's parser
+                envelope = parse_json(message.data, allow_nan=False, max_depth=MAX_MESSAGE_DEPTH)
             except ValueError:
                 envelope = None
             if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
@@ -590,8 +591,8 @@ def _page(status: int, heading: str, message: str) -> web.Response:
 
 def _number(value, default, top: int):
     """A whole number from 1 to ``top`` out of a URL's or a message's value (``top`` when larger);
-    ``default`` otherwise."""
-    if isinstance(value, str) and value.isdigit() and len(value) <= 9:
+    ``default`` otherwise. Only ASCII digits count: ``"²"`` is a digit to ``str.isdigit`` that ``int`` refuses."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 9:
         value = int(value)
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return min(value, top)

@@ -14,6 +14,7 @@ import json
 
 import anthropic
 
+from ...engine.sources import parse_json
 from .bounded import TooLarge, bound_broken, bounded, out_of_bounds
 from .clients import shared_client
 from .completion import (
@@ -52,7 +53,7 @@ def encode(messages: list[dict]) -> tuple[str, list[dict]]:
             blocks = [{"type": "text", "text": m["content"]}] if m.get("content") else []
             for c in m["tool_calls"]:
                 try:
-                    args = json.loads(c["function"]["arguments"] or "{}")
+                    args = parse_json(c["function"]["arguments"] or "{}")
                 except ValueError:
                     args = {}
                 blocks.append({"type": "tool_use", "id": c["id"], "name": c["function"]["name"],
