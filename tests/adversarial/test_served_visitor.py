@@ -435,7 +435,7 @@ def test_the_page_says_why_its_session_ended_when_the_visitor_process_dies(tmp_p
 def test_two_megabytes_of_keystrokes_reach_the_app_only_up_to_the_input_bound(tmp_path, caplog):
     import aiohttp
 
-    from tui_adventure.web.server import INPUT_BURST, INPUT_RATE
+    from tui_adventure.web.processes import INPUT_BURST, INPUT_RATE
 
     async def scenario():
         argv = [f"--records={tmp_path / 'rec'}", "--player=human", "--", "tutorial"]
