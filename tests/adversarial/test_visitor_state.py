@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -82,8 +83,12 @@ def test_each_visitor_of_play_serve_gets_a_new_game_and_leaves_no_file_of_theirs
     # the visitor's process as --serve starts it, its browser's part played by visitor_plays
     monkeypatch.setattr("tui_adventure.front_ends._visitor", lambda: (None, {}))
     monkeypatch.setattr("tui_adventure.app.run_app", visitor_plays)
+    monkeypatch.delenv("ADVENTURE_SERVER_PID", raising=False)
+    limits = resource.getrlimit(resource.RLIMIT_AS), resource.getrlimit(resource.RLIMIT_CPU)
     for _ in range(2):
         assert main(["play", "--await-visitor", "--records", "R", "--", "tutorial"]) == 0
+    # no server started this process: its limits stay (the test's own process would keep them for good)
+    assert (resource.getrlimit(resource.RLIMIT_AS), resource.getrlimit(resource.RLIMIT_CPU)) == limits
     first, second = visitors
     assert not second.continued and [t.command for t in second.episode.turns] == ["take letter"]
     assert second.recorder.dir != first.recorder.dir

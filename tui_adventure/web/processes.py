@@ -10,9 +10,14 @@ import json
 import os
 import signal
 import time
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 
 from aiohttp import web
+
+try:   # the page the server sends is textual-serve's; without the [web] extra nothing here can serve it
+    SERVE_VERSION = version("textual-serve")
+except PackageNotFoundError:
+    raise ImportError("textual-serve (the [web] extra) is not installed", name="textual_serve") from None
 
 MAX_MESSAGE_BYTES = 16_384   # a keystroke is ~20 bytes, a pasted line a few hundred
 INPUT_BURST = MAX_MESSAGE_BYTES   # bytes of keys a session may send at once (a paste) ...
@@ -26,7 +31,7 @@ LAST_REFILL_DELAY = 0.5      # the same when no spare is left: the newcomer's co
 MAX_STDERR = 4096            # bytes of a process's error output kept for the log
 ENVIRONMENT = {**os.environ, "TEXTUAL_DRIVER": "tui_adventure.web.driver:VisitorDriver", "TEXTUAL_FPS": "60",
                "TEXTUAL_COLOR_SYSTEM": "truecolor", "TERM_PROGRAM": "textual",
-               "TERM_PROGRAM_VERSION": version("textual-serve")}
+               "TERM_PROGRAM_VERSION": SERVE_VERSION}
 
 
 def end_group(process: asyncio.subprocess.Process, sig: int) -> None:

@@ -22,7 +22,11 @@ PR_SET_PDEATHSIG = 1          # <linux/prctl.h>
 
 def bound(memory: int = MEMORY_BYTES, cpu: int = CPU_SECONDS) -> None:
     """Limit this process, and make it die with its server (the parent whose pid ``ADVENTURE_SERVER_PID``
-    names): exits at once if that parent is already gone."""
+    names): exits at once if that parent is already gone. A process no server started (no such pid: a test
+    calling the front end in its own process) is left as it is: the limits could never be raised again."""
+    server = os.environ.get("ADVENTURE_SERVER_PID", "")
+    if not server.isdigit():
+        return
     for limit, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu)):
         _, hard = resource.getrlimit(limit)
         resource.setrlimit(limit, (value, value) if hard == resource.RLIM_INFINITY or hard > value else (hard, hard))
@@ -30,6 +34,5 @@ def bound(memory: int = MEMORY_BYTES, cpu: int = CPU_SECONDS) -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
-    server = os.environ.get("ADVENTURE_SERVER_PID", "")
-    if server.isdigit() and os.getppid() != int(server):
+    if os.getppid() != int(server):
         os._exit(1)   # the server died before the parent-death signal was asked for
