@@ -17,7 +17,7 @@ from aiohttp import web
 try:   # the page the server sends is textual-serve's; without the [web] extra nothing here can serve it
     SERVE_VERSION = version("textual-serve")
 except PackageNotFoundError:
-    raise ImportError("textual-serve (the [web] extra) is not installed", name="textual_serve") from None
+    raise ModuleNotFoundError("textual-serve (the [web] extra) is not installed", name="textual_serve") from None
 
 MAX_MESSAGE_BYTES = 16_384   # a keystroke is ~20 bytes, a pasted line a few hundred
 INPUT_BURST = MAX_MESSAGE_BYTES   # bytes of keys a session may send at once (a paste) ...
