@@ -5,6 +5,7 @@ with one line naming the knob (issue 35)."""
 import pytest
 
 from conftest import TEST_WORLDS, adventure
+from needs import module
 from tui_adventure.engine.yamlpos import SourceErrors
 from tui_adventure.generate import MAX_SEED
 from tui_adventure.study.spec import MAX_WORLDS, load_study
@@ -110,7 +111,7 @@ def test_a_study_generate_block_is_held_to_the_same_budget(tmp_path, monkeypatch
     ({"world": "house", "render_mode": "human"}, ValueError, "render_mode must be None or 'ansi'"),
 ])
 def test_the_gym_checks_its_arguments_in_the_constructor(kwargs, error, said):
-    pytest.importorskip("gymnasium")
+    module("gymnasium", "gym")
     from tui_adventure.envs.env import AdventureEnv
 
     with pytest.raises(error, match=said.replace("(", r"\(").replace(")", r"\)").replace("'", "'")) as err:
@@ -119,7 +120,7 @@ def test_the_gym_checks_its_arguments_in_the_constructor(kwargs, error, said):
 
 
 def test_the_gym_keeps_a_turn_limit_it_was_given():
-    pytest.importorskip("gymnasium")
+    module("gymnasium", "gym")
     from tui_adventure.envs.env import AdventureEnv
 
     env = AdventureEnv(world=str(TEST_WORLDS / "mini.yaml"), max_turns=2)
