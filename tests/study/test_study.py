@@ -323,6 +323,9 @@ def test_the_crowd_example_is_ready_for_a_platform_and_is_what_the_readme_serves
     assert study.consent and "consent" in study.consent.lower()
     assert study.completion_code and study.completion_url and study.completion_url.startswith("https://")
     assert study.practice is not None and len(study.worlds) >= 2
+    # its worlds are clembench instances: its practice teaches their style, and its instructions say it
+    assert study.practice.world.is_clembench() and all(entry.world.is_clembench() for entry in study.worlds)
+    assert '"go kitchen"' in study.instructions and "north" not in study.instructions
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "adventure study studies/crowd.yaml --serve" in readme
     assert "adventure study studies/pilot.yaml --participant" in readme   # the pilot stays, for the terminal
