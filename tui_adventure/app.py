@@ -157,10 +157,8 @@ class AdventureApp(App):
             # would send its result back to that screen, which is gone
             self.call_later(self.next_world)
 
-        n = len(self.study.stages)
-        heading = "Practice" if stage.practice else f"World {self.study.done_count() + 1} of {n}"
         self.push_screen(PlayScreen(session, cursor_blink=self.cursor_blink, on_end=done,
-                                    heading=f"{self.study.study.title}: {heading}"))
+                                    heading=self.study.heading(stage)))
 
     @property
     def served(self) -> bool:

@@ -99,7 +99,7 @@ def _serve_play(args) -> int:
     from .engine.yamlpos import SourceErrors
 
     try:
-        open_world(args.world)   # a broken world stops the server before the port opens
+        world = open_world(args.world)   # a broken world stops the server before the port opens
     except SourceErrors as exc:
         print(visible(str(exc)), file=sys.stderr)
         return 1
@@ -110,7 +110,7 @@ def _serve_play(args) -> int:
     argv += [f"--name={args.name}"] if args.name else []
     argv += ["--blind"] if args.blind else []
     argv += ["--paused"] if args.paused else []
-    return _serve(args, "play", [*argv, "--", args.world], title=str(args.world))
+    return _serve(args, "play", [*argv, "--", args.world], title=world.title)   # the world's title, not its path
 
 
 def replay(args) -> int:
@@ -280,7 +280,8 @@ def _serve(args, command: str, argv: list[str], admit=None, title: str = "tui-ad
         return 2
     try:
         limits = Limits.checked(args.max_sessions, args.idle_timeout, args.spares)
-        return serve(command, argv, args.host, args.port, limits, admit, title, getattr(args, "public_url", None))
+        return serve(command, argv, args.host, args.port, limits, admit, title, getattr(args, "public_url", None),
+                     verbose=args.verbose)
     except WebError as exc:
         print(visible(f"adventure {command}: {exc}"), file=sys.stderr)
         return 2

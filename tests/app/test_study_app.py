@@ -154,3 +154,23 @@ async def test_a_participant_sees_the_worlds_place_in_the_study_not_its_id(tmp_p
         assert transcript(app).splitlines()[0] == "Chores: World 1 of 2"
         assert "home_deliver" not in transcript(app).splitlines()[0]
         await type_line(pilot, "quit")
+
+
+async def test_a_clembench_studys_practice_teaches_go_and_no_look(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text("title: Chores\npractice: tutorial\nworlds:\n  - clembench/home_deliver_three_basic_easy/0\n"
+                    "  - clembench/home_deliver_three_basic_hard/0\n")
+    run = StudyRun(load_study(path), "p1", tmp_path / "records")
+    app = AdventureApp(study=run, cursor_blink=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PlayScreen) and app.screen.title == "Chores: Practice"
+        assert "go pantry" in transcript(app) and 'There is no "look"' in transcript(app)
+        for line in ["look", "take banana", "go pantry", "open refrigerator", "put banana in refrigerator"]:
+            await type_line(pilot, line)
+        await settle(pilot)
+        shown_text = transcript(app)
+        assert "I don't know how to interpret this 'look' action." in shown_text   # as in the worlds after it
+        assert "You put the banana in the refrigerator." in shown_text
+        await type_line(pilot, "quit")

@@ -17,7 +17,7 @@ from tui_adventure.study import StudyRun, latin_row, load_study
 
 TUTORIAL = (WORLDS / "solutions" / "tutorial.txt").read_text().split()
 SOLUTIONS = {name: (WORLDS / "solutions" / f"{name}.txt").read_text().strip().splitlines()
-             for name in ("tutorial", "house")}
+             for name in ("tutorial", "tutorial_clembench", "house")}
 
 
 def study_file(tmp_path: Path, body: str = "") -> Path:
@@ -323,6 +323,9 @@ def test_the_crowd_example_is_ready_for_a_platform_and_is_what_the_readme_serves
     assert study.consent and "consent" in study.consent.lower()
     assert study.completion_code and study.completion_url and study.completion_url.startswith("https://")
     assert study.practice is not None and len(study.worlds) >= 2
+    # its worlds are clembench instances: its practice teaches their style, and its instructions say it
+    assert study.practice.world.is_clembench() and all(entry.world.is_clembench() for entry in study.worlds)
+    assert '"go kitchen"' in study.instructions and "north" not in study.instructions
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "adventure study studies/crowd.yaml --serve" in readme
     assert "adventure study studies/pilot.yaml --participant" in readme   # the pilot stays, for the terminal
@@ -336,3 +339,31 @@ def test_the_pause_before_a_world_says_what_the_world_asks(tmp_path):
     assert "2 characters in turn (Ava, Bo)" in labyrinth
     assert '"go hallway"' in clembench and '"look"' in clembench and "characters" not in clembench
     assert house == "0 of 3 done; next is world 1 of 3. Press Enter when ready."
+
+
+def test_the_practice_teaches_the_command_style_of_the_studys_worlds(tmp_path):
+    chores = study_file(tmp_path, "title: Chores\npractice: tutorial\nworlds:\n"
+                                  "  - clembench/home_deliver_three_basic_easy/0\n"
+                                  "  - clembench/home_deliver_three_basic_easy/1\n  - house\n")
+    run = StudyRun(load_study(chores), "p1", tmp_path / "records")
+    _, out = play_piped(run, "\nlook\n" + solved("tutorial_clembench") + "\nquit\n")
+    practice = out.split("[0 of 3 done")[0]
+    assert '"go pantry"' not in practice and "go pantry " in practice and 'There is no "look"' in practice
+    assert "I don't know how to interpret this 'look' action." in practice   # what the worlds after it say
+    assert "You put the banana in the refrigerator." in practice and "north" not in practice.split("> look")[1]
+    # most worlds classic (the pilot: one clembench instance in four): the classic tutorial, "look" and "north"
+    pilot = load_study(study_file(tmp_path, "title: Mixed\npractice: tutorial\nworlds:\n  - house\n  - labyrinth\n"
+                                            "  - clembench/home_deliver_three_basic_easy/0\n"))
+    assert pilot.practice.world.title == "Posting a Letter" and not pilot.practice.world.is_clembench()
+    named = load_study(study_file(tmp_path, "title: Named\npractice: tutorial_clembench\nworlds: [house]\n"))
+    assert named.practice.world.is_clembench()   # a tutorial named by the researcher is theirs to choose
+
+
+def test_a_participant_in_line_mode_reads_the_worlds_place_not_its_id(tmp_path):
+    chores = study_file(tmp_path, "title: Chores\npractice: tutorial\nworlds:\n"
+                                  "  - clembench/home_deliver_three_basic_easy/0\n  - house\norder: fixed\n")
+    run = StudyRun(load_study(chores), "p1", tmp_path / "records")
+    _, out = play_piped(run, "\n" + solved("tutorial") + "\n\ndone\n\n" + solved("house"))
+    assert "home_deliver" not in out and "#0" not in out
+    lines = out.splitlines()
+    assert "Chores: Practice" in lines and "Chores: World 1 of 2" in lines and "Chores: World 2 of 2" in lines

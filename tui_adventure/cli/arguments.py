@@ -59,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                    " ahead of browsers (default 2, at most --max-sessions)")
     p.add_argument("--idle-timeout", type=float, default=3600, metavar="SECONDS",
                    help="with --serve: end a session nothing was typed in for this long (0: never; default 3600)")
+    p.add_argument("--verbose", action="store_true", help="with --serve: print a line per request and per session"
+                   " (by default only where it serves, and errors)")
     p.add_argument("--await-visitor", action="store_true", help=argparse.SUPPRESS)
 
     p = sub.add_parser("run", help="play episodes headless (resumes what is done)")
@@ -189,3 +191,5 @@ def _serve_options(p: argparse.ArgumentParser, help_text: str) -> None:
     p.add_argument("--idle-timeout", type=float, default=600, metavar="SECONDS",
                    help="with --serve: end a session nothing was typed in for this long (0: never; default 600;"
                         " the participant resumes by reloading)")
+    p.add_argument("--verbose", action="store_true", help="with --serve: print a line per request and per session"
+                   " (by default only where it serves, and errors)")

@@ -82,7 +82,9 @@ def world_from_document(doc: dict, path: str) -> World:
         if not is_safe_name(cb["experiment"]):
             raise SourceErrors([SourceError(path, pos_of(cb, "experiment"), f"experiment {cb['experiment']!r}"
                                             f" is used in folder names: use {NAME_RULE}")])
-        world = world_from_instance(inst, cb["experiment"], cb, path, ruleset=doc.get("ruleset"), max_turns=limit)
+        title = doc.get("title")   # the file's own (an import writes the instance's "EXPERIMENT #ID")
+        world = world_from_instance(inst, cb["experiment"], cb, path, ruleset=doc.get("ruleset"), max_turns=limit,
+                                    title=title.strip() if isinstance(title, str) and title.strip() else None)
     except (KeyError, TypeError, ValueError) as exc:
         raise SourceErrors([SourceError(path, pos_of(doc, "clembench"),
                                         f"the clembench section is incomplete or damaged ({exc}); re-import the instance")]) from None
@@ -90,8 +92,9 @@ def world_from_document(doc: dict, path: str) -> World:
 
 
 def world_from_instance(inst: dict, experiment: str, names: dict, path: str = "<instance>",
-                        ruleset: str | None = None, max_turns: int | None = None) -> World:
-    """The World of a clembench instance; ``max_turns``: a world file's own turn limit, else the instance's."""
+                        ruleset: str | None = None, max_turns: int | None = None, title: str | None = None) -> World:
+    """The World of a clembench instance; ``max_turns``: a world file's own turn limit, else the instance's;
+    ``title``: a world file's own title, else the instance's ``EXPERIMENT #GAME_ID``."""
     facts = [parse_fact(f) for f in inst["initial_state"]]
     entity_repr = {t: s for s, t in names["entity_names"].items()}
     room_repr = {t: s for s, t in names["room_names"].items()}
@@ -118,7 +121,7 @@ def world_from_instance(inst: dict, experiment: str, names: dict, path: str = "<
         "experiment": experiment, "game_id": inst.get("game_id", 0), "variant": inst.get("variant", "basic"),
         "optimal_turns": inst.get("optimal_turns"), "prompt": inst.get("prompt", ""), "instance": inst,
     }
-    return World(path=path, game="adventuregame", title=f"{experiment} #{inst.get('game_id', 0)}", ruleset=rs,
+    return World(path=path, game="adventuregame", title=title or f"{experiment} #{inst.get('game_id', 0)}", ruleset=rs,
                  start=start, entities=entities, initial_facts=facts,
                  goals=[Goal(parse_fact(g)) for g in inst["goal_state"]],
                  max_turns=max_turns or int(inst.get("max_turns", 50)), par=None, meta=meta, strict=True)

@@ -152,9 +152,11 @@ class Repl(Printer):
 
     def __init__(self, session: Session, *, interactive: bool = True, input=None, output=None,
                  lines: TextIO | None = None, out: TextIO | None = None, color: bool | None = None,
-                 width: int | None = None, stop_at_end: bool = False) -> None:
-        """``stop_at_end``: return once the episode is over (a study goes on to its next world)."""
+                 width: int | None = None, stop_at_end: bool = False, heading: str | None = None) -> None:
+        """``stop_at_end``: return once the episode is over (a study goes on to its next world). ``heading``:
+        what the first line says instead of the world's title (a study's "World 2 of 4", not an instance's id)."""
         self.session = session
+        self.heading = heading
         self.stop_at_end = stop_at_end
         self.out = out if out is not None else sys.stdout
         self.lines = lines if lines is not None else sys.stdin
@@ -179,7 +181,7 @@ class Repl(Printer):
             self.say(f"[goal {turn.goal_score:+d}: {p.goals_achieved}/{plural(p.goal_count, 'goal')}]", "note")
 
     def intro(self) -> None:
-        self.say(self.session.world.title, "title")
+        self.say(self.heading or self.session.world.title, "title")
         self.say("\n" + self.session.first_text())
         if self.session.continued:
             self.say(self.session.continued, "note")
@@ -361,10 +363,12 @@ def run_study(run, interactive: bool | None = None, lines: TextIO | None = None,
         ready = read()
         if not interactive and not ready:   # the end of a pipe: resume later
             return 1
+        heading = run.heading(stage)   # taken before the world starts: it counts the worlds done so far
         session = run.session(stage)
         session.shown_now()
         try:
-            status = Repl(session, interactive=interactive, lines=lines, out=out, stop_at_end=True).run()
+            status = Repl(session, interactive=interactive, lines=lines, out=out, stop_at_end=True,
+                          heading=heading).run()
         finally:
             if session.recorder is not None:
                 session.recorder.unlock()

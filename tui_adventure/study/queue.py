@@ -287,6 +287,12 @@ class StudyRun:
         done = self.done_count()
         return f"{done} of {n} done; next is world {done + 1} of {n}.{asks} Press Enter when ready."
 
+    def heading(self, stage: Stage) -> str:
+        """What a participant reads above the next world, ``stage``: its place in the study, never an
+        instance's id ("Pilot: World 2 of 4", "Pilot: Practice")."""
+        place = "Practice" if stage.practice else f"World {self.done_count() + 1} of {len(self.stages)}"
+        return f"{self.study.title}: {place}"
+
     # -- sessions --------------------------------------------------------------------------------
     def session(self, stage: Stage) -> Session:
         """A blind (or as the study says) session for ``stage``; an attempt left unfinished is set aside

@@ -32,6 +32,8 @@ MAX_WORLDS = 1000
 CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")   # what a crowd platform's completion code looks like (Prolific's: C1A2B3C4)
 MAX_URL = 2000
 STUDY_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")   # an explicit id: it names the study's roster file
+TUTORIAL = "tutorial"   # as a study's practice: the packaged tutorial in the command style of its worlds
+TUTORIALS = {"classic": "tutorial", "clembench": "tutorial_clembench"}   # packaged names, by command style
 
 
 @dataclass
@@ -62,6 +64,13 @@ class Study:
         """The study's title as one safe path part; titles that differ may share it, so it names nothing
         on its own (``key`` does)."""
         return re.sub(r"[^A-Za-z0-9_-]+", "-", self.title).strip("-")[:60] or "study"
+
+
+def matching_tutorial(worlds: list[Entry]) -> str:
+    """The packaged tutorial that teaches the command style of most of ``worlds``: clembench instances take
+    "go pantry" and refuse "look" and "north" (``tutorial_clembench``), the others take those (``tutorial``)."""
+    clembench = sum(entry.world.is_clembench() for entry in worlds)
+    return TUTORIALS["clembench" if 2 * clembench > len(worlds) else "classic"]
 
 
 def study_key(path: Path, title: str, given: str | None) -> str:
@@ -162,7 +171,9 @@ class _Reader:
         limit = self.seconds(doc, "time_limit")
         show = self.show(doc)
         practice = None
-        if "practice" in doc:
+        # practice: tutorial is the packaged one of the worlds' command style, chosen once they are loaded
+        matching = doc.get("practice") == TUTORIAL and not (self.folder / TUTORIAL).exists()
+        if "practice" in doc and not matching:
             found = self.entries(doc, "practice", limit)
             if len(found) != 1:
                 if found:
@@ -183,6 +194,8 @@ class _Reader:
                     self.error(doc, "worlds", f"more than {MAX_WORLDS} worlds (counted before loading them):"
                                               f" a study holds at most {MAX_WORLDS}")
                     break
+        if matching and worlds and self.room_for(1):
+            practice = Entry(TUTORIAL, open_world(matching_tutorial(worlds)), limit)
         if self.errors:
             raise SourceErrors(self.errors)
         return Study(self.name, title, worlds, instructions, practice, order, show, consent, code, url)

@@ -25,7 +25,9 @@ static files); this module is the server around it, on aiohttp's public API:
   second, the length of a URL's values, seconds for a connection that sends no
   request;
 * stopping: Ctrl+C or SIGTERM ends every session (the app saves each turn as it
-  is played) and every process within ``STOP_SECONDS``.
+  is played) and every process within ``STOP_SECONDS``;
+* what it prints: one line saying where it serves, warnings and errors; with
+  ``verbose``, a line per request and per session besides.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from ..study.visit import VisitError, browser, from_link, hello
 from .processes import INPUT_RATE, MAX_MESSAGE_BYTES, QUIT_SECONDS, Spares, VisitorProcess, end_group, end_process
 
 STATIC = Path(str(files("textual_serve") / "static"))   # the page's terminal: textual.js, xterm.css, fonts
+ICON = Path(__file__).parent / "icon.svg"   # the page's favicon (a browser tab's icon)
 PAGE = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True).get_template(
     "page.html")
 TICKET_SECONDS = 60          # a page must open its session within this
@@ -69,6 +72,7 @@ RELEASE_WAIT = 5.0           # a reload's new page waits this long for the old s
 SPARES = 2                   # processes kept waiting for the next visitors (--spares)
 # what a visitor's process gets: textual's web driver (answering the server's pings), and its terminal
 log = logging.getLogger("adventure.serve")
+ACCESS_FORMAT = '%a "%r" %s %b'   # a request's line with --verbose (aiohttp's access log format)
 
 # why a session ended, as the page says it (a WebSocket close reason: at most 123 bytes)
 ENDED = "The game has ended."
@@ -129,8 +133,10 @@ class BrowserServer:
 
     def __init__(self, command: str, argv: list[str], host: str, port: int, limits: Limits,
                  admit: Callable[[str], str | None] | None = None, title: str = "tui-adventure",
-                 public_url: str | None = None) -> None:
+                 public_url: str | None = None, verbose: bool = False) -> None:
+        """``verbose``: a line per request and per session on the log (``serve`` prints it)."""
         self.command, self.host, self.port, self.title = command, host, port, title
+        self.verbose = verbose
         self.public_url = public_url or f"http://{host}:{port}"
         self.spares = Spares([sys.executable, "-m", "tui_adventure.cli", command, "--await-visitor", *argv],
                              limits.spares)
@@ -145,13 +151,16 @@ class BrowserServer:
     def make_app(self) -> web.Application:
         app = web.Application(client_max_size=self.limits.max_message_bytes)
         app.add_routes([web.get("/", self.handle_index), web.get("/ws/{ticket}/{screen}", self.handle_websocket),
-                        web.get("/static/js/textual.js", self.handle_script), web.static("/static", STATIC)])
+                        web.get("/static/js/textual.js", self.handle_script), web.static("/static", STATIC),
+                        web.get("/favicon.svg", handle_icon), web.get("/favicon.ico", handle_icon)])
         return app
 
     async def start(self) -> web.AppRunner:
         """Listening, spares starting; ``stop`` with the runner returned ends it."""
-        runner = web.AppRunner(self.make_app(), handle_signals=False, access_log=None,
-                               keepalive_timeout=CONNECTION_SECONDS, shutdown_timeout=1.0)
+        access = logging.getLogger("adventure.serve.access") if self.verbose else None
+        runner = web.AppRunner(self.make_app(), handle_signals=False, access_log=access,
+                               access_log_format=ACCESS_FORMAT, keepalive_timeout=CONNECTION_SECONDS,
+                               shutdown_timeout=1.0)
         await runner.setup()
         await web.TCPSite(runner, self.host, self.port).start()
         self.spares.fill()
@@ -262,6 +271,7 @@ class BrowserServer:
         try:
             why = await self._session(session, websocket, hello(ticket.participant, ticket.platform, facts,
                                                                    columns, rows))
+            log.info("a session ended: %s", why or "the browser left")
         finally:   # the seat is free before the page hears why its session ended
             self.sessions.discard(session)
             self.live[ticket.participant] -= 1
@@ -281,6 +291,7 @@ class BrowserServer:
             log.warning("a visitor's process could not start: %s", exc)
             return CRASHED
         session.visitor = visitor = VisitorProcess(process, websocket)
+        log.info("a session started (pid %s)", process.pid)
         tasks: dict[asyncio.Task, str] = {}
         try:
             await visitor.greet(greeting)
@@ -358,6 +369,12 @@ class BrowserServer:
 NO_STORE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"}
 
 
+async def handle_icon(request: web.Request) -> web.Response:
+    """The page's icon (a browser asks for /favicon.ico when a page names none)."""
+    return web.Response(body=ICON.read_bytes(), content_type="image/svg+xml",
+                        headers={"Cache-Control": "public, max-age=86400"})
+
+
 def _page(status: int, heading: str, message: str) -> web.Response:
     return web.Response(status=status, text=PAGE.render(title=heading, heading=heading, message=message),
                         content_type="text/html", headers=NO_STORE)
@@ -375,16 +392,17 @@ def _number(value, default, top: int):
 
 def serve(command: str, argv: list[str], host: str, port: int, limits: Limits,
           admit: Callable[[str], str | None] | None = None, title: str = "tui-adventure",
-          public_url: str | None = None) -> int:
-    """Serve until Ctrl+C or SIGTERM; ``WebError`` when the port cannot be opened."""
+          public_url: str | None = None, verbose: bool = False) -> int:
+    """Serve until Ctrl+C or SIGTERM; ``WebError`` when the port cannot be opened. It prints where it serves,
+    warnings and errors; ``verbose``: a line per request and per session besides."""
     if not 1 <= port <= 65535:
         raise WebError(f"--port must be from 1 to 65535, not {port}")
     try:   # before anything starts: aiohttp would find out only after the first processes had
         socket.create_server((host, port), reuse_port=False).close()
     except OSError as exc:
         raise WebError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    logging.basicConfig(level=logging.WARNING, format="adventure serve: %(message)s")
-    server = BrowserServer(command, argv, host, port, limits, admit, title, public_url)
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="adventure serve: %(message)s")
+    server = BrowserServer(command, argv, host, port, limits, admit, title, public_url, verbose)
     try:
         asyncio.run(server.run())
     except OSError as exc:
