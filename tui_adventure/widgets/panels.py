@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widgets import ProgressBar, Static
 
 from ..engine.text import visible
-from ..keyboard.figures import Panels, par_label
+from ..keyboard.figures import Panels, figures_line, par_label
 
 
 def show(widget: Static, text: Text, shape: tuple[int, int] | None) -> tuple[int, int] | None:
@@ -63,18 +63,23 @@ class InventoryPanel(Panel):
         return Text(visible("\n".join(d.inventory)) if d.inventory else "(empty)")
 
 
+def goals_text(d: Panels, between: str = "\n") -> Text:
+    """The goals, ``between`` each: ticked ``[x]``/``[ ]``, or (blind) as the prompt states them, ``- goal``."""
+    t = Text()
+    for i, (goal, ok) in enumerate(d.goals):
+        if i:
+            t.append(between)
+        if d.goals_achieved is None:   # blind: the goals as the prompt states them, never ticked
+            t.append(visible(f"- {goal}"))
+            continue
+        t.append("[x] " if ok else "[ ] ", style="bold" if ok else "dim")
+        t.append(visible(goal), style="" if ok else "dim")
+    return t
+
+
 class GoalsPanel(Panel):
     def render_data(self, d: Panels) -> Text:
-        t = Text()
-        for i, (goal, ok) in enumerate(d.goals):
-            if i:
-                t.append("\n")
-            if d.goals_achieved is None:   # blind: the goals as the prompt states them, never ticked
-                t.append(visible(f"- {goal}"))
-                continue
-            t.append("[x] " if ok else "[ ] ", style="bold" if ok else "dim")
-            t.append(visible(goal), style="" if ok else "dim")
-        return t
+        return goals_text(d)
 
 
 def _num(x, fmt: str = "{:g}") -> str:
@@ -124,6 +129,24 @@ class ScorePanel(Vertical):
         bar.display = d.progress is not None or not d.blind
         if d.progress is not None:
             bar.update(progress=round(100 * d.progress))
+
+
+class FiguresLine(Panel):
+    """The panels' essentials where the side panels do not fit (a phone, a narrow terminal): the Score
+    panel's figures in one line (``figures_line``: what blind play hides is not there), the goals in the next,
+    and the outcome once the episode is over."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", **kwargs)
+
+    def render_data(self, d: Panels) -> Text:
+        t = Text(visible(figures_line(d)), style="bold")
+        if d.ended and d.outcome:
+            t.append(visible(f" · {d.outcome}"))
+        if d.goals:
+            t.append("\n")
+            t.append(goals_text(d, between="  "))
+        return t
 
 
 class PlayerPanel(Panel):
