@@ -17,10 +17,12 @@ from ..keyboard.figures import Panels, figures_line, par_label
 def show(widget: Static, text: Text, shape: tuple[int, int] | None) -> tuple[int, int] | None:
     """Put ``text`` in ``widget``, laying the screen out again only when its shape (width, lines at that
     width; ``shape``: the last text's) changes: a layout repaints every panel whose place it touches, and
-    served to browsers each repaint is CPU that twenty participants share. The new shape."""
+    served to browsers each repaint is CPU that twenty participants share. A widget not on screen (hidden,
+    as the side panels are on a narrow screen, or not laid out yet) is given its text alone: it is laid out
+    when it is shown. The new shape."""
     width = widget.content_size.width
     now = (width, len(text.wrap(widget.app.console, width))) if width > 0 else None
-    widget.update(text, layout=now is None or now != shape)
+    widget.update(text, layout=now is not None and now != shape)
     return now
 
 
