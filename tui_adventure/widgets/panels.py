@@ -142,7 +142,8 @@ class FiguresLine(Panel):
         super().__init__("", **kwargs)
 
     def render_data(self, d: Panels) -> Text:
-        t = Text(visible(figures_line(d)), style="bold")
+        t = Text(visible(figures_line(d)))
+        t.stylize("bold")
         if d.ended and d.outcome:
             t.append(visible(f" · {d.outcome}"))
         if d.goals:
