@@ -19,12 +19,16 @@ from .engine.text import visible
 from .keyboard.session import Session
 from .widgets.panels import PANEL_IDS
 
+NARROW_BELOW = 72   # columns: the transcript's 40 and the side panels' 32
+
 
 class AdventureApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "tui-adventure"
     # below 30 rows (80x24) the side panels draw their top border only, so all five fit beside the transcript
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+    # below 72 columns the side panels (32) no longer fit beside the transcript (40): their essentials go under it
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
     BINDINGS = [
         Binding("f1", "help", "Help", id="app.help"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),

@@ -1,4 +1,4 @@
-"""SVG snapshots of the app at 80x24 and 120x40 (pytest-textual-snapshot).
+"""SVG snapshots of the app at 80x24 and 120x40, and one at 45x40 (pytest-textual-snapshot).
 
 Deterministic by construction: cursor blink off, focus pinned by the screen's
 AUTO_FOCUS, records and history in a temporary directory, no clock in the
@@ -56,6 +56,18 @@ def test_start_80x24(snap_compare, tmp_path):
         assert log.scroll_y == 0 and log.max_scroll_y > 0   # the intro read from its first line: the title
 
     assert snap_compare(app_for(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_tutorial_start_45x40(snap_compare, tmp_path):
+    """A narrow terminal (a phone's browser is 41): the figures and the goals under the transcript, the
+    tutorial's table stacked, words to tap for the footer's keys; no panel off the right edge."""
+    async def run_before(pilot):
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert "turn 0/30 · par 4 · goals 0/1 · score 0" in str(screen.query_one("#figures").render())
+        assert not screen.query_one("#side").display and screen.query_one("#taps").display
+
+    assert snap_compare(app_for(tmp_path, "tutorial.yaml"), terminal_size=(45, 40), run_before=run_before)
 
 
 def test_midgame_120x40(snap_compare, tmp_path):

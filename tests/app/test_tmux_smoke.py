@@ -53,6 +53,36 @@ def test_play_in_a_real_terminal(tmp_path):
     assert data["meta"]["round_count"] == 1
 
 
+def test_narrow_and_standard_terminals(tmp_path):
+    """At 45x40 the panels' figures and goals stand under the transcript, with words to tap; at 80x24 the
+    panels stand beside it. Either way nothing is off the right edge and the game goes on."""
+    program("tmux")
+    for width, height in ((45, 40), (80, 24)):
+        name = f"narrow-{os.getpid()}-{width}"
+        # the pane's size, not one a test runner left in COLUMNS and LINES (which shutil reads first)
+        cmd = (f"unset COLUMNS LINES; cd {ROOT} && TUI_ADVENTURE_HOME={tmp_path}/home {sys.executable} -m "
+               f"tui_adventure.cli play tutorial --records {tmp_path}/records-{width}; echo EXITED $? ; sleep 30")
+        tmux("new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), cmd)
+        try:
+            if width < 72:
+                text = wait_for(name, "turn 0/30 · par 4 · goals 0/1 · score 0")
+                assert "[ ] the letter is in the mailbox" in text and "Inventory" not in text
+                assert text.rstrip().splitlines()[-1].split() == ["Help", "Panels", "Menu", "Quit"]
+                tmux("send-keys", "-t", name, "-l", "take letter")
+                tmux("send-keys", "-t", name, "Enter")
+                wait_for(name, "turn 1/30 · par 4")
+                tmux("send-keys", "-t", name, "F2")   # the panels, under the transcript
+                wait_for(name, "Inventory")
+            else:
+                text = wait_for(name, "Turn 0/30  par 4")
+                assert "Goals 0/1" in text and "turn 0/30 ·" not in text and "Quit" in text
+                assert "Ratio 1.00  Invalid 0" in text   # the Score panel whole, its right end on screen
+            tmux("send-keys", "-t", name, "C-q")
+            wait_for(name, "EXITED 0")
+        finally:
+            tmux("kill-session", "-t", name)
+
+
 def test_watch_a_batch_in_a_real_terminal(tmp_path, server, monkeypatch):
     """adventure watch in tmux while adventure run plays against the fake model server: running, then done."""
     from fake_llm_server import done_after

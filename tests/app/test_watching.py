@@ -60,7 +60,7 @@ async def test_a_model_turn_shows_its_raw_reply_calls_figures_and_the_request_it
                 "Kitchen") in shown
         player = app.screen.query_one("#player").data
         assert player.extra["tokens in"] == "≈120" and player.extra["tokens out"] == "≈9"
-        await pilot.resize_terminal(70, 40)                      # wrapped, what the model said keeps its indent
+        await pilot.resize_terminal(45, 40)                      # wrapped, what the model said keeps its indent
         await pilot.pause()
         drawn = [strip.text.rstrip() for strip in app.screen.query_one("#log").lines]
         assert '    next_actions=["open fridge"])' in drawn and "  (estimated) · finish: tool_calls" in drawn

@@ -118,6 +118,22 @@ class Terminal:
             self.page.wait_for_timeout(50)
         raise AssertionError(f"{text!r} never showed; the screen:\n{self.screen()}")
 
+    def rows(self) -> list[dict]:
+        """The terminal's rows as drawn in the page: each one's text and its box (x, y, width, height)."""
+        return self.page.evaluate(
+            "[...document.querySelectorAll('.xterm-accessibility-tree > div')].map(d => "
+            "({text: d.textContent, ...d.getBoundingClientRect().toJSON()}))")
+
+    def tap(self, word: str) -> None:
+        """Click the middle of ``word``'s first letter where the terminal draws it, as a finger on a phone would."""
+        box = self.page.evaluate("document.querySelector('.xterm-screen').getBoundingClientRect().toJSON()")
+        rows = self.rows()
+        at = next(i for i, row in enumerate(rows) if word in row["text"])
+        columns = len(rows[at]["text"])   # a row's text is padded to the terminal's width
+        cell = box["width"] / columns
+        self.page.mouse.click(box["x"] + (rows[at]["text"].index(word) + 0.5) * cell,
+                              rows[at]["y"] + rows[at]["height"] / 2)
+
     def type(self, line: str) -> None:
         self.page.keyboard.type(line)
         self.page.keyboard.press("Enter")

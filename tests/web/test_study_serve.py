@@ -165,6 +165,31 @@ def test_play_serves_a_world_to_each_visitor(web, tmp_path):
             browser.close()
 
 
+def test_a_phone_sees_turns_par_goals_and_score_and_taps_the_panels(web, tmp_path):
+    """At a phone's 390x844 the terminal fits the page, the figures line stands under the transcript in
+    view, and words to tap stand in for the keys a phone lacks."""
+    from playwright.sync_api import sync_playwright
+
+    with Served(["play", "tutorial", "--records", "rec"], tmp_path) as server, sync_playwright() as p:
+        browser = chromium(p)
+        try:
+            term = Terminal(browser.new_page(viewport={"width": 390, "height": 844}))
+            term.open(server.url, "post the letter")
+            shown = term.wait_for("turn 0/30 · par 4 · goals 0/1 · score 0")
+            assert "[ ] the letter is in the mailbox" in shown and "Help Panels Menu Quit" in shown
+            assert "Inventory" not in shown   # no panel drawn beside the transcript, off the page
+            screen = term.page.evaluate("document.querySelector('.xterm-screen').getBoundingClientRect().toJSON()")
+            assert screen["x"] >= 0 and screen["right"] <= 390 and screen["bottom"] <= 844
+            figures = next(row for row in term.rows() if "turn 0/30" in row["text"])
+            assert figures["right"] <= 390 and figures["bottom"] <= 844   # in view, not below the fold
+            term.tap("Panels")
+            term.wait_for("Inventory")
+            term.type("take letter")
+            term.wait_for("turn 1/30")
+        finally:
+            browser.close()
+
+
 def test_bad_serve_options_are_one_line(web, study):
     import socket
 

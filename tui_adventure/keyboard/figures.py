@@ -49,6 +49,21 @@ def par_label(par: int | None, upstream: int | None, at_least: int | None = None
     return f"{par} (upstream {upstream})" if upstream is not None and upstream != par else str(par)
 
 
+def figures_line(p: Panels) -> str:
+    """The Score panel in one line, ``turn 3/30 · par 4 · goals 1/2 (+1) · score 50``: what a one-line
+    view shows (the REPL's toolbar, the app below its breakpoint). A figure the view hides (``Visibility``,
+    blind play) is None or NaN in ``p`` and left out here."""
+    parts = [f"turn {p.turns}/{p.max_turns}"]
+    if p.par is not None or p.par_at_least is not None or p.par_pending:
+        parts.append(f"par {par_label(p.par, p.par_upstream, p.par_at_least, p.par_pending)}")
+    if p.goals_achieved is not None:
+        goals = f"goals {p.goals_achieved}/{p.goal_count}"
+        if p.last_goal_change:
+            goals += f" ({p.last_goal_change:+d})"
+        parts += [goals, "score -" if math.isnan(p.main_score) else f"score {p.main_score:.0f}"]
+    return " · ".join(parts)
+
+
 @dataclass(frozen=True)
 class ProgressFigures:
     """What the planner adds to the Score panel once a turn is on screen."""

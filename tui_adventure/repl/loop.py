@@ -20,7 +20,6 @@ records), and while a pipe is being read it is not swallowed by a blocked loop.
 
 from __future__ import annotations
 
-import math
 import shutil
 import sys
 import textwrap
@@ -40,7 +39,7 @@ from ..gamemaster.episode import PlayerFailed
 from .keys import MetaKey, key_hints, repl_bindings
 from .runner import new_runner
 from ..keyboard.history import History
-from ..keyboard.figures import Panels, par_label
+from ..keyboard.figures import Panels, figures_line
 from ..keyboard.model_turns import model_turn
 from ..keyboard.session import Feedback, Session
 
@@ -87,17 +86,10 @@ class SharedHistory(PromptHistory):
 
 
 def toolbar_text(p: Panels) -> str:
-    parts = [f"turn {p.turns}/{p.max_turns}"]
-    if p.par is not None or p.par_at_least is not None or p.par_pending:
-        parts.append(f"par {par_label(p.par, p.par_upstream, p.par_at_least, p.par_pending)}")
-    if p.goals_achieved is not None:   # hidden in blind play
-        goals = f"goals {p.goals_achieved}/{p.goal_count}"
-        if p.last_goal_change:
-            goals += f" ({p.last_goal_change:+d})"
-        parts += [goals, "score -" if math.isnan(p.main_score) else f"score {p.main_score:.0f}"]
+    text = figures_line(p)
     if p.ended:
-        parts.append("ended: quit to go on" if p.blind else "ended: undo, restart or quit")
-    return " · ".join(parts)
+        text += " · " + ("ended: quit to go on" if p.blind else "ended: undo, restart or quit")
+    return text
 
 
 def build_prompt(session: Session, input=None, output=None) -> PromptSession:

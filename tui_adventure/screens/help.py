@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
 from ..keyboard.session import META_COMMANDS
+from ..widgets.taps import TapBar
 
 HELP = """\
 # tui-adventure
@@ -25,7 +26,7 @@ the next one); **up/down** walk through the commands you typed in this world.
 |---|---|
 | ctrl+p | command palette: switch player, pause, step, speed, save/restore, panels, theme |
 | F1 | this help |
-| F2 | show or hide the side panels |
+| F2 | show or hide the side panels (below 72 columns: under the transcript, where a line of figures stands for them) |
 | F3 | the messages the last model turn sent (its request), with tool calls and results |
 | F4 | debug screen: facts, admissible commands, optimal plan, goals, events, jump back |
 | F5 / F6 / F7 | pause or resume a model / play one model turn / change its speed |
@@ -68,6 +69,7 @@ class HelpScreen(ModalScreen[None]):
         body.border_subtitle = "Esc closes · ↑↓ PgUp PgDn scroll"
         with body:
             yield Markdown(HELP.format(meta=meta, examples=self.examples, verbs=self.verbs or "-"))
+        yield TapBar([("Close", "screen.close")], id="taps")   # a phone has no Esc (shown narrow only)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -26,10 +26,14 @@ from ..gamemaster.episode import PlayerFailed
 from ..keyboard.model_turns import is_model_turn, model_turn
 from ..keyboard.session import Session
 from ..widgets.command_line import CommandLine
-from ..widgets.panels import PANEL_IDS, ScorePanel, SidePanels
+from ..widgets.panels import PANEL_IDS, FiguresLine, ScorePanel, SidePanels
+from ..widgets.taps import TapBar
 from ..widgets.transcript import Transcript
 
 SPEEDS = [("fast", 0.0), ("normal", 0.4), ("slow", 1.5)]
+# what a phone can tap instead of the footer's keys; the palette (Menu) has every other action
+TAPS = [("Help", "app.help"), ("Panels", "screen.toggle_panels"), ("Menu", "app.command_palette"),
+        ("Quit", "app.quit")]
 
 
 class PlayScreen(Screen):
@@ -70,12 +74,14 @@ class PlayScreen(Screen):
         with Horizontal(id="body"):
             with Vertical(id="main"):
                 yield Transcript(id="transcript")
+                yield FiguresLine(id="figures")   # below the breakpoint only (app.tcss), as are the taps
                 yield CommandLine(id="command")
                 hint = Static("", id="completions")
                 hint.display = False
                 yield hint
             yield SidePanels(id="side")
         yield Footer()
+        yield TapBar(TAPS, id="taps")
 
     def on_mount(self) -> None:
         self.title = visible(self.heading or self.session.world.title)
@@ -144,6 +150,7 @@ class PlayScreen(Screen):
                 extra["latency"] = f"{self.latency:.2f} s"
         data.extra = extra
         self.query_one(SidePanels).data = data
+        self.query_one(FiguresLine).data = data
         # the turn is in the Score panel: a long title must not be cut for it
         self.sub_title = "" if self.heading else visible(data.player)
         # the planner runs in a thread but holds the GIL: start it once this turn is on screen
@@ -174,6 +181,7 @@ class PlayScreen(Screen):
             return
         d.par_pending = False
         score.data = d
+        self.query_one(FiguresLine).data = d
 
     # -- a person typing -------------------------------------------------------------
     async def on_command_line_entered(self, message: CommandLine.Entered) -> None:
@@ -365,8 +373,10 @@ class PlayScreen(Screen):
         self.app.push_screen(RequestScreen(turn))
 
     def action_toggle_panels(self) -> None:
+        """Side panels off or on; below the breakpoint (they are off there) on under the transcript or off.
+        Each width keeps its own choice, so a phone turned sideways finds what it had there."""
         side = self.query_one("#side")
-        side.display = not side.display
+        side.toggle_class("-shown" if self.has_class("-narrow") else "-hidden")
 
     def toggle_panel(self, panel_id: str) -> None:
         panel = self.query_one(f"#{panel_id}")

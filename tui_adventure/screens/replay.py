@@ -31,7 +31,7 @@ from ..engine.text import visible
 from ..keyboard.model_turns import is_model_turn, model_turn
 from ..players.recorded import recorded_reply
 from ..keyboard.session import Session
-from ..widgets.panels import SidePanels
+from ..widgets.panels import FiguresLine, SidePanels
 from ..widgets.transcript import Transcript
 
 FOLLOW_EVERY = 0.5   # seconds between looks at a followed episode's files
@@ -82,6 +82,7 @@ class ReplayScreen(Screen):
         with Horizontal(id="body"):
             with Vertical(id="main"):
                 yield Transcript(id="transcript")
+                yield FiguresLine(id="figures")   # where the side panels do not fit (app.tcss)
                 yield Static("", id="replay-status")
             yield SidePanels(id="side")
         yield Footer()
@@ -157,6 +158,7 @@ class ReplayScreen(Screen):
                 {"note": t.note, "obs": t.observation}[kind](text)
         self.drawn = frame.entries
         self.query_one(SidePanels).data = frame.panels
+        self.query_one(FiguresLine).data = frame.panels
         status = f"turn {self.at} of {len(self.frames) - 1}  ·  ←/→ step  home/end  space play"
         if self.follow:
             status += "  ·  following: new turns appear as they are written"

@@ -11,16 +11,18 @@ from textual.reactive import reactive
 from textual.widgets import ProgressBar, Static
 
 from ..engine.text import visible
-from ..keyboard.figures import Panels, par_label
+from ..keyboard.figures import Panels, figures_line, par_label
 
 
 def show(widget: Static, text: Text, shape: tuple[int, int] | None) -> tuple[int, int] | None:
     """Put ``text`` in ``widget``, laying the screen out again only when its shape (width, lines at that
     width; ``shape``: the last text's) changes: a layout repaints every panel whose place it touches, and
-    served to browsers each repaint is CPU that twenty participants share. The new shape."""
+    served to browsers each repaint is CPU that twenty participants share. A widget not on screen (hidden,
+    as the side panels are on a narrow screen, or not laid out yet) is given its text alone: it is laid out
+    when it is shown. The new shape."""
     width = widget.content_size.width
     now = (width, len(text.wrap(widget.app.console, width))) if width > 0 else None
-    widget.update(text, layout=now is None or now != shape)
+    widget.update(text, layout=now is not None and now != shape)
     return now
 
 
@@ -63,18 +65,23 @@ class InventoryPanel(Panel):
         return Text(visible("\n".join(d.inventory)) if d.inventory else "(empty)")
 
 
+def goals_text(d: Panels, between: str = "\n") -> Text:
+    """The goals, ``between`` each: ticked ``[x]``/``[ ]``, or (blind) as the prompt states them, ``- goal``."""
+    t = Text()
+    for i, (goal, ok) in enumerate(d.goals):
+        if i:
+            t.append(between)
+        if d.goals_achieved is None:   # blind: the goals as the prompt states them, never ticked
+            t.append(visible(f"- {goal}"))
+            continue
+        t.append("[x] " if ok else "[ ] ", style="bold" if ok else "dim")
+        t.append(visible(goal), style="" if ok else "dim")
+    return t
+
+
 class GoalsPanel(Panel):
     def render_data(self, d: Panels) -> Text:
-        t = Text()
-        for i, (goal, ok) in enumerate(d.goals):
-            if i:
-                t.append("\n")
-            if d.goals_achieved is None:   # blind: the goals as the prompt states them, never ticked
-                t.append(visible(f"- {goal}"))
-                continue
-            t.append("[x] " if ok else "[ ] ", style="bold" if ok else "dim")
-            t.append(visible(goal), style="" if ok else "dim")
-        return t
+        return goals_text(d)
 
 
 def _num(x, fmt: str = "{:g}") -> str:
@@ -124,6 +131,25 @@ class ScorePanel(Vertical):
         bar.display = d.progress is not None or not d.blind
         if d.progress is not None:
             bar.update(progress=round(100 * d.progress))
+
+
+class FiguresLine(Panel):
+    """The panels' essentials where the side panels do not fit (a phone, a narrow terminal): the Score
+    panel's figures in one line (``figures_line``: what blind play hides is not there), the goals in the next,
+    and the outcome once the episode is over."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", **kwargs)
+
+    def render_data(self, d: Panels) -> Text:
+        t = Text(visible(figures_line(d)))
+        t.stylize("bold")
+        if d.ended and d.outcome:
+            t.append(visible(f" · {d.outcome}"))
+        if d.goals:
+            t.append("\n")
+            t.append(goals_text(d, between="  "))
+        return t
 
 
 class PlayerPanel(Panel):

@@ -7,6 +7,10 @@ and becomes an ordinary log line when the turn is played.
 
 from __future__ import annotations
 
+import re
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.padding import Padding
 from rich.text import Text
 from textual.app import ComposeResult
@@ -35,9 +39,44 @@ class TranscriptLog(RichLog, can_focus=False):
 UNDONE = "strike dim"
 
 
+# a row of a two-column table in a game's text: indented, a term, three spaces or more, what it means
+ROW = re.compile(r"( +)(\S.*?)( {3,})(\S.*)")
+
+
+class Rows:
+    """A text with two-column tables (a tutorial's ``take letter      pick something up``): a table whose
+    rows all fit the width stands as written; else each of its rows is stacked, the term on a line and what
+    it means indented under it, since wrapped a row would break into the next. Decided at each drawing,
+    for the width drawn at."""
+
+    def __init__(self, text: str, style: str) -> None:
+        self.lines = text.split("\n")
+        self.style = style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        rows = [ROW.fullmatch(line) for line in self.lines]
+        stacked = [False] * len(rows)
+        start = 0
+        for end in range(len(rows) + 1):   # each table: a run of rows, stacked whole when one of them is too wide
+            if end < len(rows) and rows[end] is not None:
+                continue
+            if any(cell_len(line) > options.max_width for line in self.lines[start:end]):
+                stacked[start:end] = [True] * (end - start)
+            start = end + 1
+        for line, row, stack in zip(self.lines, rows, stacked):
+            if not stack:
+                yield _shown(line, self.style)
+                continue
+            indent, term, _, meaning = row.groups()
+            yield Padding(Text(term, style=self.style), (0, 0, 0, len(indent)))
+            yield Padding(Text(meaning, style=self.style), (0, 0, 0, len(indent) + 4))
+
+
 def _shown(text: str, style: str):
     """An entry as drawn: an indented one keeps its indent on the lines it wraps to, so what a model
-    said stays visibly apart from the game's text however narrow the log is."""
+    said stays visibly apart from the game's text however narrow the log is; a table's rows are ``Rows``."""
+    if "\n" in text and any(ROW.fullmatch(line) for line in text.split("\n")):
+        return Rows(text, style)
     indent = len(text) - len(text.lstrip(" "))
     if not indent or not text.strip():
         return Text(text, style=style)
