@@ -70,7 +70,7 @@ async def test_a_study_in_the_app_goes_from_world_to_world(tmp_path):
 async def test_the_time_limit_ends_a_world_while_the_participant_thinks(tmp_path):
     path = tmp_path / "study.yaml"
     # a limit a loaded machine cannot reach before the command is in (its Enter would then go on)
-    path.write_text("title: Hurry\nworlds:\n  - world: tutorial\n    time_limit: 3\n")
+    path.write_text("title: Hurry\nworlds:\n  - world: tutorial\n    time_limit: 5\n")
     run = StudyRun(load_study(path), "slow", tmp_path / "records")
     app = AdventureApp(study=run, cursor_blink=False)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -78,7 +78,7 @@ async def test_the_time_limit_ends_a_world_while_the_participant_thinks(tmp_path
         await pilot.pause()
         await type_line(pilot, "take letter")
         assert "the time limit ran out" not in transcript(app)
-        for _ in range(100):   # the participant thinks until the limit ends the world
+        for _ in range(600):   # the participant thinks until the limit ends the world
             await pilot.pause(0.1)
             if "Press Enter to go on." in transcript(app):
                 break

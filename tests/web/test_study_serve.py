@@ -132,7 +132,7 @@ def test_bad_links_get_a_page_saying_why_and_no_app(web, study):
 def test_an_idle_session_is_closed_and_a_reload_resumes(web, study):
     from playwright.sync_api import sync_playwright
 
-    with Served(["study", "study.yaml", "--records", "rec", "--idle-timeout", "3"], study) as server, \
+    with Served(["study", "study.yaml", "--records", "rec", "--idle-timeout", "8"], study) as server, \
             sync_playwright() as p:
         browser = chromium(p)
         try:
@@ -142,7 +142,7 @@ def test_an_idle_session_is_closed_and_a_reload_resumes(web, study):
             term.press("Tab")
             term.press("Enter")
             term.wait_for("Press Enter when ready")
-            page.wait_for_selector("body.-closed #ended", state="visible", timeout=20_000)
+            page.wait_for_selector("body.-closed #ended", state="visible", timeout=60_000)
             assert "Reload the page" in page.inner_text("#ended")
             term.open(server.url + "?participant=idler", "Press Enter when ready")   # consent is not asked again
         finally:
