@@ -20,6 +20,7 @@ mkdir -p "$out"
 # source  versions
 games=(
     "lighthouse 5 8"
+    "cellar 5"
 )
 for entry in "${games[@]}"; do
     read -r name versions <<<"$entry"
