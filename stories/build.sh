@@ -20,6 +20,8 @@ mkdir -p "$out"
 # source  versions
 games=(
     "lighthouse 5 8"
+    "cellar 5"
+    "tower 3"   # its own parser: library 6.12 cannot build version 3
 )
 for entry in "${games[@]}"; do
     read -r name versions <<<"$entry"
