@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 STORIES = Path(__file__).resolve().parent.parent / "stories"
 LIGHTHOUSE = STORIES / "lighthouse.z5"
 
@@ -20,14 +18,7 @@ def new_story_game(path: Path = LIGHTHOUSE):
     from needs import module
 
     module("jericho", "zmachine")
-    from tui_adventure.zmachine.game import Story
+    from tui_adventure.zmachine.game import open_story
 
-    return Story(str(path)).new_game()
+    return open_story(path).new_game()
 
-
-@pytest.fixture
-def lighthouse():
-    """A play-through of stories/lighthouse.z5 (import this fixture into a test module)."""
-    game = new_story_game()
-    yield game
-    game.close()

@@ -8,7 +8,7 @@ from tui_adventure.games import open_game
 from tui_adventure.games.interface import Playable
 
 from conftest import WORLDS
-from stories import LIGHTHOUSE, lighthouse, walkthrough  # noqa: F401 (a fixture)
+from stories import walkthrough
 
 
 def members(cls) -> set[str]:
@@ -67,9 +67,9 @@ def test_what_only_one_engine_has_is_none_on_the_other(lighthouse):
 
 
 def test_two_games_in_one_process_keep_their_own_state(lighthouse):
-    from tui_adventure.zmachine.game import Story
+    from stories import new_story_game
 
-    other = Story(str(LIGHTHOUSE)).new_game()
+    other = new_story_game()
     try:
         lighthouse.step("open chest")
         lighthouse.step("take key from chest")

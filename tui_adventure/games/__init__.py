@@ -1,7 +1,7 @@
 """The one game interface (``interface.Playable``) and the game a WORLD argument's source makes.
 
 A source is what ``catalog.open_world`` returns: one of our ``World``s, or a story file's
-``zmachine.game.Story``; each makes games that satisfy ``Playable``.
+``zmachine.game.StorySource``; each makes games that satisfy ``Playable``.
 """
 
 from __future__ import annotations

@@ -31,6 +31,9 @@ class Step(Protocol):
     fail: dict | None         # the command was refused: {"phase", "type"} (a Z-machine game: always None)
     done: bool                # the game says it is over (won, or ended by the player's ``done``)
     lost: str | None          # the game was lost on this command: what it said (None: not lost)
+    goal_score: int           # the change in the game's score this command made (our worlds: in goals achieved)
+    action: str | None        # "done" when the player ended the game; our engine's action id; else None
+    scene: list               # what our engine's scene did after the command (logged); else empty
 
     @property
     def observation(self) -> str:
@@ -81,7 +84,8 @@ class Playable(Protocol):
 
     @property
     def over(self) -> bool:
-        """The game has ended, won or lost: it takes no more moves that count."""
+        """The game has ended itself: it takes no more moves that count (a story file won or lost; one of
+        our worlds lost: a won world plays on until the player's ``done``, as clembench's does)."""
         ...
 
     def location(self) -> str:

@@ -32,7 +32,7 @@ class NativeGame:
         self.engine = game if game is not None else Game(world)
         self.title = world.title
         self.par = world.par
-        self.goals = WorldGoals(self.engine) if world.goals else None
+        self.goals = WorldGoals(self.engine)   # a world without goals has none to list
         self._admissible = None
 
     def first_observation(self) -> str:
@@ -47,7 +47,8 @@ class NativeGame:
 
     @property
     def over(self) -> bool:
-        return self.won or self.engine.lost is not None
+        """Lost: a won world plays on until the player's ``done`` (clembench's rule)."""
+        return self.engine.lost is not None
 
     def location(self) -> str:
         room = self.world.style.player_room(self.engine.state)

@@ -480,11 +480,17 @@ def instance_of(world, game_id: int) -> dict:
             instance = {**instance, "max_turns": world.max_turns}
         return instance
     path = Path(world.path)
-    return {"game_id": game_id, "world": str(path.resolve() if path.exists() else path), "title": world.title,
-            "max_turns": world.max_turns, "par": world.par, "goal_state": [str(g) for g in world.goals]}
+    instance = {"game_id": game_id, "world": str(path.resolve() if path.exists() else path), "title": world.title,
+                "max_turns": world.max_turns, "par": world.par, "goal_state": [str(g) for g in world.goals]}
+    if "zmachine" in world.meta:
+        instance["zmachine"] = world.meta["zmachine"]
+    return instance
 
 
 def adventure_info(world) -> dict:
     """The top-level ``adventure_info`` of an interactions.json (what upstream's scorer reads)."""
-    return {"variant": world.meta.get("variant", "basic"), "max_turns": world.max_turns,
+    info = {"variant": world.meta.get("variant", "basic"), "max_turns": world.max_turns,
             "optimal_turns": world.meta.get("optimal_turns", world.par), "goal_count": len(world.goals)}
+    if "zmachine" in world.meta:   # a story file: scored by its own score (records/scorer.py)
+        info["zmachine"] = world.meta["zmachine"]
+    return info

@@ -21,11 +21,14 @@ from pathlib import Path
 
 from ..engine.names import is_safe_name
 from ..games.interface import Status
+from . import story as story_file
 
 MAX_TURNS = 100           # a story file's turn limit unless a run says otherwise (as our worlds' default)
 INPUT_LIMIT = 190         # characters of a command given to the game (Jericho's buffer holds 198 bytes)
 TREE_LIMIT = 2_000        # object-tree lines shown at most
 
+# a version-3 game's status line comes first, as it stood when the command was typed (one move behind)
+_LEADING_STATUS = re.compile(r"\A>? ?[^\n]*?\s{2,}(?:Score|Moves|Turns|Time):[^\n]*\n")
 _STATUS = re.compile(r"[ ]{8,}(?P<status>[^\n]*?)\s*\Z")
 _STATUS_FIELDS = re.compile(r"^(?P<room>.*?)\s*(?:Score:\s*(?P<score>-?\d+)(?:\s*/\s*(?P<max>\d+))?)?\s*"
                             r"(?:(?:Moves|Turns):\s*(?P<moves>\d+))?\s*$")
@@ -35,7 +38,9 @@ _SCORED = re.compile(r"scored\s+(-?\d+)", re.IGNORECASE)
 
 
 def split_status(text: str) -> tuple[str, str]:
-    """(the reply without the status line and the prompt, the status line) of a raw Jericho reply."""
+    """(the reply without the status line and the prompt, the status line) of a raw Jericho reply. A
+    status line that comes first (version 3's, one move behind) is dropped: the game then shows none."""
+    text = _LEADING_STATUS.sub("", text, count=1)
     status = ""
     m = _STATUS.search(text)
     if m:
@@ -85,16 +90,33 @@ class StoryStep:
     score: int | None = None            # the score after the command (None: the game does not say)
     ending: str | None = None           # the "*** ... ***" line, when the game ended on this command
     action: str | None = None           # what the game master reads of our engine's steps: nothing here
-    goal_score: int = 0
+    goal_score: int = 0                 # the change in score this command made
     scene: list = field(default_factory=list)
 
 
+def open_story(path: str | Path) -> "StorySource":
+    """The story file at ``path``, checked (``story.read_story``) and Jericho there
+    (``story.require_jericho``); ``SourceErrors`` of one line otherwise."""
+    checked = story_file.read_story(path)
+    story_file.require_jericho(path)
+    return StorySource(str(path), checked=checked)
+
+
+def unwrapped_folder() -> Path:
+    """Where a Blorb's Z-code is written for Jericho to load (the user's cache)."""
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tui-adventure" / "stories"
+
+
 @dataclass
-class Story:
+class StorySource:
     """A story file as a WORLD argument names it: what records, histories and saves read of a source,
-    and the games it makes (``new_game``). ``catalog.open_world`` checks the file first."""
+    and the games it makes (``new_game``). ``open_story`` checks the file first."""
 
     path: str
+    checked: story_file.Story | None = None
     max_turns: int = MAX_TURNS
     seed: int | None = None
     title: str = ""
@@ -108,9 +130,16 @@ class Story:
 
     def __post_init__(self) -> None:
         path = Path(self.path)
+        if self.checked is None:
+            self.checked = story_file.read_story(path)
         self.title = self.title or path.stem
         self.game = self.game or records_name(path)
-        self.meta = {"zmachine": {"file": path.name}, **self.meta}
+        self.meta = {"zmachine": {"file": path.name, "md5": self.checked.md5, "version": self.checked.version,
+                                  "release": self.checked.release, "serial": self.checked.serial}, **self.meta}
+
+    def playable(self) -> Path:
+        """The file Jericho loads (a Blorb's Z-code unwrapped into the cache)."""
+        return story_file.playable_file(self.checked, unwrapped_folder())
 
     @staticmethod
     def is_clembench() -> bool:
@@ -118,6 +147,9 @@ class Story:
 
     def new_game(self) -> "StoryGame":
         return StoryGame(self)
+
+    def close(self) -> None:
+        """Nothing held: each game holds its own interpreter."""
 
 
 class StoryGame:
@@ -127,14 +159,14 @@ class StoryGame:
     goals = None
     engine = None
 
-    def __init__(self, story: Story) -> None:
+    def __init__(self, story: StorySource) -> None:
         from jericho import FrotzEnv
 
         self.story = story
         self.title = story.title
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # Jericho warns that an uncatalogued game has no helpers: we know
-            self.env = FrotzEnv(str(story.path), seed=story.seed)
+            self.env = FrotzEnv(str(story.playable()), seed=story.seed)
             if not self.env.bindings and story.seed is None:
                 self.env.seed(1)              # Jericho's default for an uncatalogued game changes with time
         self.catalogued = bool(self.env.is_fully_supported and self.env.bindings)
@@ -153,6 +185,7 @@ class StoryGame:
         self._ending: str | None = None
         self._score: int | None = None
         self._moves = 0
+        self._place: tuple[int, str] | None = None   # (moves, room) when read aside with "look"
         self._read_status()
 
     def first_observation(self) -> str:
@@ -160,6 +193,7 @@ class StoryGame:
 
     def step(self, command: str) -> StoryStep:
         typed = _plain_command(command)
+        before = self._score or 0
         if self.over:
             # an ended game only asks to restart, restore or quit: nothing more is played
             return StoryStep(command, "[The game is over.]", done=True, score=self._score)
@@ -167,13 +201,18 @@ class StoryGame:
             warnings.simplefilter("ignore")
             raw, _, _, _ = self.env.step(typed)
         text, self._status = split_status(raw)
+        self._score = None   # read again: from the status line, the ending's own words, or "score"
         self._read_status()
         self._moves_after_step()
         self._ending = self._game_ending(text)
+        if self._score is None and self._ending is not None:
+            m = _SCORED.search(text)   # "In that game you scored 25 out of a possible 25"
+            self._score = int(m.group(1)) if m else None
+        self.status()   # the score now, read without spending a move when no status line shows it
         won = self._won_now()
         lost = None if self._ending is None or won else (self._ending or "the game ended")
         return StoryStep(command, text, done=self._ending is not None, lost=lost, score=self._score,
-                         ending=self._ending)
+                         ending=self._ending, goal_score=(self._score or 0) - before)
 
     def _game_ending(self, text: str) -> str | None:
         if self.catalogued:
@@ -217,12 +256,21 @@ class StoryGame:
         return self._ending is not None
 
     def location(self) -> str:
+        """Jericho's on a catalogued game, else the status line's; a game that shows none (Jericho gives
+        a version-3 game's status line no text) answers "look" aside, its first line naming the room."""
         if self.catalogued:
             place = self.env.get_player_location()
             if place is not None and place.name:
                 return place.name.capitalize()
         room = read_status(self._status)[0]
-        return room or "?"
+        if room:
+            return room
+        if self.over:   # an ended game answers nothing aside: where it ended
+            return self._place[1] if self._place is not None else "?"
+        if self._place is None or self._place[0] != self._moves:
+            lines = [ln.strip() for ln in self._aside("look").splitlines() if ln.strip()]
+            self._place = (self._moves, lines[0][:80] if lines else "?")
+        return self._place[1]
 
     def inventory(self) -> list[str]:
         if self.catalogued:
@@ -265,16 +313,18 @@ class StoryGame:
     def restore(self, moment: tuple) -> None:
         state, self._status, self._ending, self._score, self._moves = moment
         self.env.set_state(state)
+        self._place = None
 
     # -- what only a catalogued game has ------------------------------------------------
     def valid_actions(self) -> list[str] | None:
         """Jericho's valid actions (catalogued games; needs spaCy's English model installed, never
         downloaded); None otherwise."""
-        if not self.catalogued or not spacy_model_installed():
+        if not self.catalogued:
             return None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return list(self.env.get_valid_actions())
+            found = story_file.valid_actions(self.env)
+        return None if found is None else list(found)
 
     def object_tree(self) -> list[str] | None:
         """The Z-machine's object tree as indented lines, each object under its parent (catalogued games:
@@ -300,9 +350,3 @@ class StoryGame:
     def close(self) -> None:
         self.env.close()
 
-
-def spacy_model_installed() -> bool:
-    """spaCy's English model is installed (Jericho's valid actions need it and would download it)."""
-    import importlib.util
-
-    return importlib.util.find_spec("spacy") is not None and importlib.util.find_spec("en_core_web_sm") is not None
