@@ -198,7 +198,8 @@ class ModelPlayer:
         words the model did not produce."""
         if self.mode == "text" or not result.tool_calls:
             return result.text.strip()
-        commands = [command_of(episode.world if episode.game is not None else None, c.name, read_arguments(c.arguments)[0]) for c in result.tool_calls]
+        world = episode.world if episode.game is not None else None   # None: a game whose one tool is act
+        commands = [command_of(world, c.name, read_arguments(c.arguments)[0]) for c in result.tool_calls]
         command, plan = commands[0]
         plan = plan or [c for c, _ in commands[1:]]
         return as_reply(episode, command, plan)
