@@ -189,11 +189,14 @@ def test_a_missing_story_file_is_one_line(tmp_path, where, said):
         zstory.read_story(tmp_path / where)
 
 
-def test_jerichos_frotz_would_end_the_process_on_what_read_story_refuses(jericho, tmp_path):
-    """Why the checks come first: raw Jericho on a truncated file exits the interpreter's process."""
-    (tmp_path / "truncated.z5").write_bytes((STORIES / "lighthouse.z5").read_bytes()[:30000])
+@pytest.mark.parametrize("name", ["truncated.z5", "lighthouse.zblorb"])
+def test_jerichos_frotz_would_end_the_process_on_what_read_story_checks_first(jericho, tmp_path, name):
+    """Why the checks come first and a Blorb is unwrapped: raw Jericho on a truncated file, or on a
+    Blorb, exits the interpreter's process ("Fatal error")."""
+    code = (STORIES / "lighthouse.z5").read_bytes()
+    (tmp_path / name).write_bytes(code[:30000] if name.endswith(".z5") else blorb(code))
     script = ("import warnings, jericho; warnings.simplefilter('ignore'); env = jericho.FrotzEnv(r'%s');"
-              " env.reset(); env.step('open chest'); print('still here')" % (tmp_path / "truncated.z5"))
+              " env.reset(); env.step('open chest'); print('still here')" % (tmp_path / name))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert "still here" not in done.stdout and "Fatal error" in done.stdout + done.stderr
 
