@@ -35,8 +35,11 @@ def adventure() -> str:
     return shutil.which("adventure") or f"{sys.executable} -m tui_adventure.cli"
 
 
-def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True).stdout
+SOCKET = f"bench-zmachine-{os.getpid()}"   # a tmux server of this run's own, killed at its end
+
+
+def tmux(*args: str, check: bool = False) -> str:
+    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=check).stdout
 
 
 def wait_for(session: str, needle: str, timeout: float = 20.0) -> float:
@@ -53,9 +56,11 @@ def first_frame(world: str, run: int) -> float:
     """Seconds from a new tmux pane running ``adventure play WORLD`` to its first room on screen."""
     tmp = tempfile.mkdtemp()
     name = f"bench-z-{os.getpid()}-{run}"
-    cmd = f"cd {ROOT} && TUI_ADVENTURE_HOME={tmp}/home {adventure()} play {world} --records {tmp}/records"
+    # this checkout's code (PYTHONPATH), whatever the tmux server's environment holds
+    cmd = (f"cd {ROOT} && PYTHONPATH={ROOT} TUI_ADVENTURE_HOME={tmp}/home {adventure()} play {world}"
+           f" --records {tmp}/records")
     t0 = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "100", "-y", "30", cmd], check=True)
+    tmux("new-session", "-d", "-s", name, "-x", "100", "-y", "30", cmd, check=True)
     try:
         return wait_for(name, NEEDLES[world]) - t0
     finally:
@@ -65,10 +70,13 @@ def first_frame(world: str, run: int) -> float:
 
 def first_frames(rounds: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {w: [] for w in NEEDLES}
-    for i in range(rounds):
-        order = list(NEEDLES) if i % 2 == 0 else list(reversed(NEEDLES))   # alternate which goes first
-        for world in order:
-            times[world].append(first_frame(world, 2 * i + order.index(world)))
+    try:
+        for i in range(rounds):
+            order = list(NEEDLES) if i % 2 == 0 else list(reversed(NEEDLES))   # alternate which goes first
+            for world in order:
+                times[world].append(first_frame(world, 2 * i + order.index(world)))
+    finally:
+        tmux("kill-server")
     return times
 
 
@@ -81,7 +89,7 @@ def batch(jobs: int, episodes: int) -> tuple[float, float, int]:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp,
-                              env={**os.environ, "TUI_ADVENTURE_HOME": str(tmp / "home")})
+                              env={**os.environ, "PYTHONPATH": str(ROOT), "TUI_ADVENTURE_HOME": str(tmp / "home")})
         wall = time.perf_counter() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0:
