@@ -131,17 +131,21 @@ def test_build_script_without_inform6_names_the_set_up(tmp_path):
     assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
 
 
-def blorb(code: bytes, kind: bytes = b"ZCOD", exec_usage: bytes = b"Exec") -> bytes:
-    """A Blorb holding ``code`` as its one resource, indexed as ``exec_usage`` 0."""
-    index = struct.pack(">I4sII", 1, exec_usage, 0, 12 + 8 + 16)
+def blorb(code: bytes, kind: bytes = b"ZCOD", exec_usage: bytes = b"Exec", sound: int = 0) -> bytes:
+    """A Blorb holding ``code`` as its executable, indexed as ``exec_usage`` 0, after a sound chunk of
+    ``sound`` bytes (odd lengths padded) when ``sound``."""
+    before = 12 + 8 + 28 + (8 + sound + (sound & 1) if sound else 0)
+    index = struct.pack(">I4sII4sII", 2, exec_usage, 0, before, b"Snd ", 3, 12 + 8 + 28)
     body = b"IFRS" + b"RIdx" + struct.pack(">I", len(index)) + index
+    if sound:
+        body += b"FORM" + struct.pack(">I", sound) + b"\1" * sound + b"\0" * (sound & 1)
     body += kind + struct.pack(">I", len(code)) + code + b"\0" * (len(code) & 1)
     return b"FORM" + struct.pack(">I", len(body)) + body
 
 
 def test_a_blorb_is_unwrapped_to_the_z_code_jericho_plays(jericho, tmp_path):
     code = (STORIES / "lighthouse.z5").read_bytes()
-    (tmp_path / "lighthouse.zblorb").write_bytes(blorb(code))
+    (tmp_path / "lighthouse.zblorb").write_bytes(blorb(code, sound=3 * 1024 * 1024 + 1))
     story = zstory.read_story(tmp_path / "lighthouse.zblorb")
     assert story.blorb and story.version == 5 and story.md5 == zstory.read_story(STORIES / "lighthouse.z5").md5
     path = zstory.playable_file(story, tmp_path / "unwrapped")
@@ -167,7 +171,8 @@ def _bad_files() -> dict[str, tuple[bytes, str]]:
         "tables.z3": (small[:0x0C] + b"\xff\xf0" + small[0x0E:], "table addresses lie outside the file"),
         "sound.blorb": (b"FORM\0\0\0\4AIFF", "an IFF FORM but not a Blorb"),
         "cut.zblorb": (blorb(code)[:5000], "truncated: the Blorb says"),
-        "glulx.gblorb": (blorb(glulx, kind=b"GLUL"), "a Glulx game, which Jericho cannot play"),
+        "glulx.gblorb": (blorb(glulx, kind=b"GLUL"), "not Z-code (ZCOD): a Glulx or other game"),
+        "huge.z8": (code + bytes(512 * 1024), "larger than the 512 KB the Z-machine can address"),
         "pictures.zblorb": (blorb(code, exec_usage=b"Pict"), "a Blorb without a game"),
         "v6.zblorb": (blorb(bytes([6]) + code[1:]), "a version-6 (graphical) story file"),
     }
