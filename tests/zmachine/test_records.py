@@ -123,3 +123,12 @@ def test_without_jericho_a_story_file_is_one_line_naming_the_extra(tmp_path, mon
         said = (result.stdout + result.stderr).strip().splitlines()
         assert "Traceback" not in result.stderr
         assert any("pip install -e '.[zmachine]'" in line for line in said), said
+
+
+def test_check_reads_a_story_files_header_without_an_interpreter(tmp_path):
+    bad = tmp_path / "bad.z5"
+    bad.write_bytes(b"\x05" + b"\x00" * 10)
+    result = adventure("check", STORIES / "tower.z3", bad, cwd=tmp_path)
+    assert result.returncode == 1
+    good, broken = result.stdout.strip().splitlines()
+    assert "tower.z3: ok (a Z-machine story file, version 3" in good and broken.startswith(str(bad))
