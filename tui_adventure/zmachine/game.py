@@ -176,7 +176,9 @@ class StoryGame:
         walk = bindings.get("walkthrough") if self.catalogued else None
         self.walkthrough: list[str] | None = walk.split("/") if walk else None
         self._max_score: int | None = None
+        self._known_score = 0   # the last score read: what stands while the game asks a question
         self.restart()
+        self._max_score = self._read_max_score() or None   # fixed for the game: read once, at its start
 
     # -- playing --------------------------------------------------------------------
     def restart(self) -> None:
@@ -186,6 +188,7 @@ class StoryGame:
         self._first, self._status = split_status(raw)
         self._ending: str | None = None
         self._score: int | None = None
+        self._known_score = 0
         self._moves = 0
         self._place: tuple[int, str] | None = None   # (moves, room) when read aside with "look"
         self._read_status()
@@ -285,13 +288,13 @@ class StoryGame:
         return [line.strip() for line in text.splitlines() if line.strip()]
 
     def status(self) -> Status:
-        if self._max_score is None:
-            self._max_score = self._read_max_score()
         score = self._score
-        if score is None:
+        if score is None:   # no status line says it: the game's answer to "score", read aside
             m = _SCORED.search(self._aside("score"))
-            score = self._score = int(m.group(1)) if m else 0
-        return Status(score=score, max_score=self._max_score or None, moves=self._moves)
+            # a game waiting for an answer ("Are you sure?") answers no score: the last one stands
+            score = self._score = int(m.group(1)) if m else self._known_score
+        self._known_score = score
+        return Status(score=score, max_score=self._max_score, moves=self._moves)
 
     def _read_max_score(self) -> int:
         if self.catalogued:
