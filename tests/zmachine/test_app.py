@@ -109,3 +109,13 @@ async def test_a_recorded_story_episode_replays_on_screen(tmp_path):
         await settle(pilot)
         assert app.screen.query_one(RoomPanel).data.room == "Lamp Room"
         assert app.screen.query_one(ScorePanel).data.scored == (30, 30, 12)
+
+
+def test_an_unfinished_story_episode_continues_in_its_folder(tmp_path):
+    first = adventure("repl", LIGHTHOUSE, "--records", tmp_path / "r", stdin="open chest\ntake key from chest\nquit\n",
+                      cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    again = adventure("repl", LIGHTHOUSE, "--records", tmp_path / "r", stdin="score\nquit\n", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "[continuing your unfinished game: turn 3" in again.stdout
+    assert "Score: 5 of 30, in 2 moves" in again.stdout
