@@ -84,7 +84,10 @@ def test_save_and_restore_of_a_story_file_replay_its_commands(tmp_path):
     assert "one  (turn 2," in result.stdout and "[restored one: turn 2]" in result.stdout
     assert "Score: 5 of 30, in 2 moves" in result.stdout.split("[restored one")[1]
     saved = next((tmp_path / "saves").rglob("one.json"))
-    cellar = tmp_path / "saves" / "cellar---cellar"
+    from tui_adventure.catalog import open_world
+    from tui_adventure.keyboard.history import world_key
+
+    cellar = tmp_path / "saves" / world_key(open_world(str(STORIES / "cellar.z5")))
     cellar.mkdir()
     (cellar / "one.json").write_bytes(saved.read_bytes())   # another game's save, put in this game's folder
     result = adventure("repl", STORIES / "cellar.z5", "--records", tmp_path / "r", stdin="saves\nrestore one\nquit\n",

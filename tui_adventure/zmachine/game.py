@@ -135,8 +135,10 @@ class StorySource:
             self.checked = story_file.read_story(path)
         self.title = self.title or path.stem
         self.game = self.game or records_name(path)
+        # the records' experiment is the file's name: lighthouse.z5 and lighthouse.z8 are two experiments
         self.meta = {"zmachine": {"file": path.name, "md5": self.checked.md5, "version": self.checked.version,
-                                  "release": self.checked.release, "serial": self.checked.serial}, **self.meta}
+                                  "release": self.checked.release, "serial": self.checked.serial},
+                     "experiment": records_name(Path(path.name + ".x")), **self.meta}
 
     def playable(self) -> Path:
         """The file Jericho loads (a Blorb's Z-code unwrapped into the cache)."""
