@@ -122,3 +122,19 @@ def test_an_unfinished_story_episode_continues_in_its_folder(tmp_path):
     assert again.returncode == 0, again.stderr
     assert "[continuing your unfinished game: turn 3" in again.stdout
     assert "Score: 5 of 30, in 2 moves" in again.stdout
+
+
+async def test_blind_play_of_a_story_file_hides_the_score(tmp_path):
+    from tui_adventure.app import make_app
+    from tui_adventure.widgets.panels import ScorePanel
+
+    new_story_game().close()
+    app = make_app(LIGHTHOUSE, records=tmp_path / "records", saves=tmp_path / "saves", cursor_blink=False, blind=True)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await type_line(pilot, "open chest")
+        await type_line(pilot, "take key from chest")
+        await type_line(pilot, "score")
+        await settle(pilot)
+        shown = str(app.screen.query_one("#score-text").render())
+        assert "Turn 2/100" in shown and "Score" not in shown
+        assert "Score: 5" not in transcript(app) and "Turns: 2/100" in transcript(app)

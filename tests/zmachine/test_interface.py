@@ -113,3 +113,11 @@ def test_a_version_3_game_is_scored_and_placed_without_a_status_line():
         assert game.status().score == 5
     finally:
         game.close()
+
+
+def test_the_games_own_file_commands_write_no_file(lighthouse, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for command in ("save", "SAVE game", "script", "recording on", "restore"):
+        step = lighthouse.step(command)
+        assert "would write files" in step.observation
+    assert list(tmp_path.iterdir()) == [] and lighthouse.status().moves == 0

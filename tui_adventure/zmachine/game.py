@@ -29,6 +29,12 @@ MAX_TURNS = 100           # a story file's turn limit unless a run says otherwis
 INPUT_LIMIT = 190         # characters of a command given to the game (Jericho's buffer holds 198 bytes)
 TREE_LIMIT = 2_000        # object-tree lines shown at most
 
+# the interpreter's own verbs that write or read files in the working folder (Frotz's save, its transcript,
+# its command recording): never sent; the workbench's undo, save and restore keep the game instead
+FILE_VERBS = frozenset({"save", "restore", "script", "transcript", "unscript", "noscript", "recording", "replay"})
+FILE_VERB_ANSWER = ("[The game's own save, restore, transcript and recording are off here: they would write"
+                    " files. The workbench's undo, save and restore keep the game.]")
+
 # a version-3 game's status line comes first, as it stood when the command was typed (one move behind)
 _LEADING_STATUS = re.compile(r"\A>? ?[^\n]*?\s{2,}(?:Score|Moves|Turns|Time):[^\n]*\n")
 _STATUS = re.compile(r"[ ]{8,}(?P<status>[^\n]*?)\s*\Z")
@@ -208,6 +214,8 @@ class StoryGame:
     def _step(self, command: str) -> StoryStep:
         typed = _plain_command(command)
         before = self._score or 0
+        if typed.split(" ", 1)[0].lower().strip(".,!") in FILE_VERBS:
+            return StoryStep(command, FILE_VERB_ANSWER, score=self._score)
         if self.over:
             # an ended game only asks to restart, restore or quit: nothing more is played
             return StoryStep(command, "[The game is over.]", done=True, score=self._score)
