@@ -126,7 +126,6 @@ def test_an_unfinished_story_episode_continues_in_its_folder(tmp_path):
 
 async def test_blind_play_of_a_story_file_hides_the_score(tmp_path):
     from tui_adventure.app import make_app
-    from tui_adventure.widgets.panels import ScorePanel
 
     new_story_game().close()
     app = make_app(LIGHTHOUSE, records=tmp_path / "records", saves=tmp_path / "saves", cursor_blink=False, blind=True)
