@@ -81,10 +81,15 @@ def first_frames(rounds: int) -> dict[str, list[float]]:
 
 
 def batch(jobs: int, episodes: int) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds of the run's processes, episodes written) for one ``adventure run``."""
+    """(wall seconds, CPU seconds of the run's processes, episodes written) for one ``adventure run``
+    of ``episodes`` copies of the story file (a run plays a file once: copies are other games)."""
     tmp = Path(tempfile.mkdtemp())
     try:
-        argv = [*adventure().split(), "run", *[str(STORY)] * episodes, "--player", f"scripted:{WALKTHROUGH}",
+        copies = []
+        for i in range(episodes):
+            copies.append(tmp / f"lighthouse{i:03d}.z5")
+            shutil.copyfile(STORY, copies[-1])
+        argv = [*adventure().split(), "run", *map(str, copies), "--player", f"scripted:{WALKTHROUGH}",
                 "--jobs", str(jobs), "--records", str(tmp / "records")]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
@@ -95,7 +100,7 @@ def batch(jobs: int, episodes: int) -> tuple[float, float, int]:
         if done.returncode != 0:
             raise SystemExit(f"adventure run failed ({done.returncode}): {done.stderr[-2000:]}")
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        written = sum(1 for _ in (tmp / "records").rglob("scores.json"))
+        written = sum(1 for _ in (tmp / "records").rglob("completed.json"))
         return wall, cpu, written
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
