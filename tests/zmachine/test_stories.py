@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, adventure
 from needs import SETUP, module, program
 from tui_adventure.engine.yamlpos import SourceErrors
 from tui_adventure.zmachine import story as zstory
@@ -186,6 +186,18 @@ def test_each_bad_story_file_is_one_line_naming_it(tmp_path, name):
         zstory.read_story(tmp_path / name)
     line = str(caught.value)
     assert line.startswith(f"{tmp_path / name}: ") and said in line and "\n" not in line
+
+
+@pytest.mark.parametrize("command", ["play", "script"])
+@pytest.mark.parametrize("name", ["truncated.z5", "graphical.z6", "cut.zblorb", "pictures.zblorb"])
+def test_the_cli_says_a_bad_story_files_one_line_and_nothing_else(tmp_path, command, name):
+    data, said = _bad_files()[name]
+    (tmp_path / name).write_bytes(data)
+    with pytest.raises(SourceErrors) as caught:
+        zstory.read_story(tmp_path / name)
+    result = adventure(command, tmp_path / name, stdin="look\n", cwd=tmp_path)
+    assert result.returncode == 1 and said in str(caught.value)
+    assert (result.stdout + result.stderr).strip().splitlines() == [str(caught.value)]
 
 
 @pytest.mark.parametrize("where, said", [("missing.z5", "no such story file"), (".", "not a regular file")])
