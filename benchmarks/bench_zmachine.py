@@ -3,12 +3,13 @@
 * first frame: from launching ``adventure play stories/lighthouse.z5`` in a new tmux pane to its
   first room's text on screen, against ``adventure play house`` the same way; the two alternate
   round by round, so a busy machine slows both alike (target: the story file within 1 s of house);
-* a batch: ``adventure run`` of the lighthouse's walkthrough (``--player scripted:...``) as EPISODES
-  episodes with ``--jobs N``: wall time, the CPU time of the run's processes, and their ratio, the
-  cores kept busy (target: about N, as far as the machine has N cores to give).
+* a batch: ``adventure run`` of EPISODES copies of the lighthouse, each played by a script of
+  TURNS ``look`` then the walkthrough (``--player scripted:...``), with ``--jobs N`` (and ``--procs
+  P``): wall time, the CPU time of the run's processes, and their ratio, the cores kept busy (target:
+  about N, as far as the machine has N cores to give), and the CPU time a turn.
 
 Screen polling costs ~2-4 ms per capture, so terminal figures are upper bounds.
-Run: python benchmarks/bench_zmachine.py [--rounds 5] [--jobs 1,2] [--episodes 24]
+Run: python benchmarks/bench_zmachine.py [--rounds 5] [--batches 1x1,2x1,2x2] [--episodes 8] [--turns 300]
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def first_frames(rounds: int) -> dict[str, list[float]]:
     return times
 
 
-def batch(jobs: int, episodes: int) -> tuple[float, float, int]:
+def batch(jobs: int, procs: int, episodes: int, turns: int) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds of the run's processes, episodes written) for one ``adventure run``
     of ``episodes`` copies of the story file (a run plays a file once: copies are other games)."""
     tmp = Path(tempfile.mkdtemp())
@@ -89,8 +90,10 @@ def batch(jobs: int, episodes: int) -> tuple[float, float, int]:
         for i in range(episodes):
             copies.append(tmp / f"lighthouse{i:03d}.z5")
             shutil.copyfile(STORY, copies[-1])
-        argv = [*adventure().split(), "run", *map(str, copies), "--player", f"scripted:{WALKTHROUGH}",
-                "--jobs", str(jobs), "--records", str(tmp / "records")]
+        script = tmp / "script.txt"
+        script.write_text("look\n" * turns + WALKTHROUGH.read_text())
+        argv = [*adventure().split(), "run", *map(str, copies), "--player", f"scripted:{script}",
+                "--jobs", str(jobs), "--procs", str(procs), "--max-turns", str(turns + 50), "--records", str(tmp / "records")]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp,
@@ -109,8 +112,9 @@ def batch(jobs: int, episodes: int) -> tuple[float, float, int]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--jobs", default="1,2", help="comma-separated --jobs values")
-    ap.add_argument("--episodes", type=int, default=24)
+    ap.add_argument("--batches", default="1x1,2x1,2x2", help="comma-separated JOBSxPROCS: --jobs and --procs of each run")
+    ap.add_argument("--episodes", type=int, default=8)
+    ap.add_argument("--turns", type=int, default=300, help="looks before each episode's walkthrough")
     ap.add_argument("--no-frames", action="store_true")
     args = ap.parse_args()
     ms = lambda xs: f"best {1000 * min(xs):.0f} ms, median {1000 * statistics.median(xs):.0f} ms"  # noqa: E731
@@ -124,11 +128,12 @@ def main() -> None:
                 print(f"first frame, adventure play {Path(world).name} ({args.rounds} rounds, alternating): {ms(xs)}")
             gap = statistics.median(times[str(STORY)]) - statistics.median(times["house"])
             print(f"story file's median minus house's: {1000 * gap:+.0f} ms  (target < 1000 ms)")
-    for jobs in (int(j) for j in args.jobs.split(",")):
-        wall, cpu, written = batch(jobs, args.episodes)
-        print(f"adventure run lighthouse.z5 x {args.episodes} --jobs {jobs}: {written} episodes in {wall:.2f} s wall,"
-              f" {cpu:.2f} s CPU: {cpu / wall:.2f} cores busy, {1000 * wall / args.episodes:.0f} ms an episode")
-
+    for spec in args.batches.split(","):
+        jobs, procs = map(int, spec.split("x"))
+        wall, cpu, written = batch(jobs, procs, args.episodes, args.turns)
+        turns = written * (args.turns + len(WALKTHROUGH.read_text().split("\n")) - 1)
+        print(f"adventure run lighthouse.z5 x {args.episodes} --jobs {jobs} --procs {procs}: {written} episodes,"
+              f" {wall:.1f} s wall, {cpu:.1f} s CPU: {cpu / wall:.2f} cores busy, {1000 * cpu / max(turns, 1):.1f} ms CPU a turn")
 
 if __name__ == "__main__":
     main()
