@@ -5,6 +5,7 @@ Jericho (the [zmachine] extra) and inform6 come from .ci/setup.sh; without them 
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import struct
@@ -72,6 +73,21 @@ def assert_ends(answers: list[str], end: str, score: int, most: int) -> None:
 @pytest.mark.parametrize("name, walkthrough, end, score, most", ENDINGS)
 def test_each_game_reaches_its_end_along_its_walkthrough(jericho, name, walkthrough, end, score, most):
     assert_ends(play(jericho, STORIES / name, walkthrough), end, score, most)
+
+
+@pytest.mark.parametrize("name, walkthrough, end, score, most", ENDINGS)
+def test_a_run_along_each_walkthrough_is_scored_as_tales_scores_it(jericho, tmp_path, name, walkthrough, end, score, most):
+    """adventure run, then adventure score: Success or Lose, and Main Score = 100 x score / max score."""
+    records = tmp_path / "records"
+    played = adventure("run", STORIES / name, "--player", f"scripted:{STORIES / walkthrough}", "--records", records,
+                       cwd=tmp_path)
+    assert played.returncode in (0, 1) and "played 1" in played.stdout + played.stderr, played.stderr
+    assert adventure("score", records, cwd=tmp_path).returncode == 0
+    (found,) = records.rglob("scores.json")
+    episode = json.loads(found.read_text())["episode scores"]
+    assert (episode["Success"], episode["Lose"], episode["Aborted"]) == ((1, 0, 0) if end == WON else (0, 1, 0))
+    assert (episode["score"], episode["max_score"]) == (score, most)
+    assert episode["Main Score"] == pytest.approx(100 * score / most)
 
 
 def test_the_games_cover_doors_containers_and_versions(jericho):
