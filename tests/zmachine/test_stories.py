@@ -5,6 +5,7 @@ Jericho (the [zmachine] extra) and inform6 come from .ci/setup.sh; without them 
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import struct
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, adventure
 from needs import SETUP, module, program
 from tui_adventure.engine.yamlpos import SourceErrors
 from tui_adventure.zmachine import story as zstory
@@ -72,6 +73,21 @@ def assert_ends(answers: list[str], end: str, score: int, most: int) -> None:
 @pytest.mark.parametrize("name, walkthrough, end, score, most", ENDINGS)
 def test_each_game_reaches_its_end_along_its_walkthrough(jericho, name, walkthrough, end, score, most):
     assert_ends(play(jericho, STORIES / name, walkthrough), end, score, most)
+
+
+@pytest.mark.parametrize("name, walkthrough, end, score, most", ENDINGS)
+def test_a_run_along_each_walkthrough_is_scored_as_tales_scores_it(jericho, tmp_path, name, walkthrough, end, score, most):
+    """adventure run, then adventure score: Success or Lose, and Main Score = 100 x score / max score."""
+    records = tmp_path / "records"
+    played = adventure("run", STORIES / name, "--player", f"scripted:{STORIES / walkthrough}", "--records", records,
+                       cwd=tmp_path)
+    assert played.returncode in (0, 1) and "played 1" in played.stdout + played.stderr, played.stderr
+    assert adventure("score", records, cwd=tmp_path).returncode == 0
+    (found,) = records.rglob("scores.json")
+    episode = json.loads(found.read_text())["episode scores"]
+    assert (episode["Success"], episode["Lose"], episode["Aborted"]) == ((1, 0, 0) if end == WON else (0, 1, 0))
+    assert (episode["score"], episode["max_score"]) == (score, most)
+    assert episode["Main Score"] == pytest.approx(100 * score / most)
 
 
 def test_the_games_cover_doors_containers_and_versions(jericho):
@@ -186,6 +202,18 @@ def test_each_bad_story_file_is_one_line_naming_it(tmp_path, name):
         zstory.read_story(tmp_path / name)
     line = str(caught.value)
     assert line.startswith(f"{tmp_path / name}: ") and said in line and "\n" not in line
+
+
+@pytest.mark.parametrize("command", ["play", "script"])
+@pytest.mark.parametrize("name", ["truncated.z5", "graphical.z6", "cut.zblorb", "pictures.zblorb"])
+def test_the_cli_says_a_bad_story_files_one_line_and_nothing_else(tmp_path, command, name):
+    data, said = _bad_files()[name]
+    (tmp_path / name).write_bytes(data)
+    with pytest.raises(SourceErrors) as caught:
+        zstory.read_story(tmp_path / name)
+    result = adventure(command, tmp_path / name, stdin="look\n", cwd=tmp_path)
+    assert result.returncode == 1 and said in str(caught.value)
+    assert (result.stdout + result.stderr).strip().splitlines() == [str(caught.value)]
 
 
 @pytest.mark.parametrize("where, said", [("missing.z5", "no such story file"), (".", "not a regular file")])
