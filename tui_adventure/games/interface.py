@@ -74,7 +74,8 @@ class Playable(Protocol):
         ...
 
     def step(self, command: str) -> Step:
-        """Play one command. Bounded in time; never raises for what a player types."""
+        """Play one command; never raises for what a player types. (A story file's interpreter runs to the
+        game's next prompt: a game that never asks again holds its process.)"""
         ...
 
     @property
