@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Everything the test suite needs, installed once into the active venv and the machine:
 #   - this project (editable) with the extras the tests use: test, web, gym, openenv (OpenEnv),
-#     anthropic, fd (Fast Downward), ray;
+#     anthropic, fd (Fast Downward), ray, zmachine (Jericho);
 #   - clemcore 3.7.2's light route (.ci/clemcore.sh), which checks the records;
-#   - Debian's chromium (what is served to browsers) and tmux (the app in a real terminal):
+#   - Debian's chromium (what is served to browsers), tmux (the app in a real terminal) and
+#     inform6-compiler with inform6-library (stories/build.sh rebuilds the test games):
 #     apt-get when run as root where apt-get is (as CI runs); otherwise it says what to install.
 # The tests install nothing themselves: a missing package or program fails, naming this script.
 # Idempotent: a second run installs nothing new. Usage, from a clone, in a venv:
@@ -21,6 +22,8 @@ PY="${PYTHON:-python}"
 missing=()
 command -v tmux >/dev/null || missing+=(tmux)
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
+command -v inform6 >/dev/null || missing+=(inform6-compiler)
+[ -f /usr/share/inform6/library/parser.h ] || missing+=(inform6-library)
 if ((${#missing[@]})); then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         export DEBIAN_FRONTEND=noninteractive
@@ -32,6 +35,6 @@ if ((${#missing[@]})); then
 fi
 
 # the project and every extra the tests use, then clemcore's light route
-"$PY" -m pip install -q --disable-pip-version-check -e '.[test,web,gym,openenv,anthropic,fd,ray]'
+"$PY" -m pip install -q --disable-pip-version-check -e '.[test,web,gym,openenv,anthropic,fd,ray,zmachine]'
 PYTHON="$PY" bash .ci/clemcore.sh
 echo "setup.sh: done; run the tests with: pytest"

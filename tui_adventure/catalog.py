@@ -1,4 +1,5 @@
-"""What a WORLD argument names: a file, a packaged native world, or a packaged clembench instance.
+"""What a WORLD argument names: a file, a packaged native world, a packaged clembench instance, or a
+Z-machine story file (``zmachine``; played through the one game interface, ``games``).
 
 Every front end (play, repl, run, check, solve, script, replay) resolves its
 arguments here, so ``house`` or ``clembench/home_deliver_three_basic_easy/0``
@@ -15,6 +16,7 @@ from .instances.convert import load_world_file as load_world
 from .engine.world import World
 from .engine.yamlpos import SourceError, SourceErrors, did_you_mean
 from .engine.text import plural
+from .zmachine.story import is_story_path
 
 NATIVE = Path(__file__).resolve().parent / "data" / "worlds"
 
@@ -24,10 +26,24 @@ def native_worlds() -> dict[str, Path]:
     return {p.stem: p for p in sorted(NATIVE.glob("*.yaml"))}
 
 
-def open_world(arg: str | Path) -> World:
-    """The World an argument names; ``SourceErrors`` (printable as ``file: message``) if none."""
+def is_story(arg: str | Path) -> bool:
+    """The argument names a Z-machine story file (.z1-.z8, .zblorb, .blorb), by its suffix."""
+    return is_story_path(arg)
+
+
+def open_world(arg: str | Path, max_turns: int | None = None) -> World:
+    """The World an argument names, or for a story file its ``zmachine.game.StorySource`` (checked, and
+    Jericho there); ``SourceErrors`` (printable as ``file: message``) if none. ``max_turns``: a story
+    file's turn limit (our worlds state their own)."""
     text = str(arg)
     path = Path(text)
+    if is_story_path(text):
+        from .zmachine.game import open_story
+
+        story = open_story(path)
+        if max_turns is not None:
+            story.max_turns = max_turns
+        return story
     if path.exists() or path.suffix in (".yaml", ".yml") or "/" in text and not packaged.is_name(text):
         return load_world(path)
     if packaged.is_name(text):
@@ -42,13 +58,13 @@ def open_world(arg: str | Path) -> World:
 
 
 def expand(args: list[str]) -> list[str]:
-    """The worlds a batch plays: folders become their ``*.yaml`` files, ``clembench`` all 128
+    """The worlds a batch plays: folders become their ``*.yaml`` files and story files, ``clembench`` all 128
     packaged instances and ``clembench/<experiment>`` its 16; anything else stays as given."""
     out: list[str] = []
     for arg in args:
         path = Path(arg)
         if path.is_dir():
-            out.extend(str(p) for p in sorted(path.rglob("*.yaml")))
+            out.extend(str(p) for p in sorted(path.rglob("*")) if p.suffix == ".yaml" or is_story_path(p))
         elif not path.exists() and (arg.rstrip("/") == "clembench" or
                                     packaged.is_name(arg) and arg.rstrip("/").count("/") == 1):
             out.extend(packaged.names(arg))

@@ -35,6 +35,10 @@ def _main(args) -> int:
                           " name a folder (it is created when missing)"), file=sys.stderr)
             return 2
 
+    refusal = _needs_our_engine(args)
+    if refusal:
+        print(visible(refusal), file=sys.stderr)
+        return 2
     if args.command == "check":
         return headless.check(args.worlds)
     if args.command == "solve":
@@ -183,6 +187,27 @@ def _main(args) -> int:
 
         return {"play": play, "repl": play, "replay": replay, "study": study}[args.command](args)
     return 2
+
+
+# what each command that works on a world's rules does with it (a story file has no rules to read)
+_OUR_ENGINE = {"solve": "plans over the world's rules", "pddl": "writes the world's rules as PDDL",
+               "clemgame": "writes our worlds as a clemgame's instances"}
+
+
+def _needs_our_engine(args) -> str | None:
+    """One line refusing a story file to a command that needs our engine's world, or None."""
+    from ..catalog import is_story
+
+    what = args.command if args.command == "solve" else getattr(args, "format", None)
+    if what not in _OUR_ENGINE:
+        return None
+    named = [getattr(args, "world", None), *(getattr(args, "worlds", None) or [])]
+    story = next((w for w in named if w and is_story(w)), None)
+    if story is None:
+        return None
+    command = "solve" if what == "solve" else f"export {what}"
+    return (f"adventure {command}: {story} is a Z-machine story file; {command} {_OUR_ENGINE[what]}, which only"
+            " our worlds have: play it with adventure play, repl or run")
 
 
 def run() -> None:

@@ -12,6 +12,12 @@ after a failed command, what a simulated plan leaves behind); the player's
 own view (``Turn.goal_score``, ``outcome``) follows the game itself. Native
 worlds are forgiving by default (a bare command is fine) unless the world
 asks for ``strict``.
+
+The game is played through the one game interface (``games.interface.Playable``,
+``Episode.play``): our worlds and Z-machine story files alike. Upstream's bookkeeping
+(goals in its shapes, exploration, plans) needs our engine's game (``Playable.engine``);
+a game without it is scored by its own score (``Outcome.scored``: Main Score is
+100 x score / max score, TALES's normalised score).
 """
 
 from __future__ import annotations
@@ -24,8 +30,9 @@ from ..engine import metrics
 from ..engine.game import Game, StepResult
 from ..engine.text import MAX_COMMAND
 from ..engine.world import World
+from ..games import open_game
 from ..players import ContextFull
-from .interpreter import Interpreter
+from .interpreter import Interpreter, ScoreKeeper
 
 HALLUCINATION_WORDS = ("complete", "finish", "done", "successfully")
 
@@ -65,13 +72,20 @@ class Outcome:
     turn_limit_reached: bool
     par: int | None
     lost: bool = False
+    scored: bool = False   # goals_achieved/goal_count are the game's score/max score (a story file's)
 
     @property
     def achieved_goal_ratio(self) -> float:
+        if self.scored and self.goal_count <= 0:   # a game that states no max score: won is all of it
+            return 1.0 if self.success else 0.0
         return metrics.achieved_goal_ratio(self.goals_achieved, self.goal_count)
 
     @property
     def main_score(self) -> float:
+        """clembench's Main Score; for a game scored by its own score, 100 x score / max score (a loss
+        keeps what was scored, as TALES's normalised score does), NaN when aborted."""
+        if self.scored:
+            return math.nan if self.aborted else self.achieved_goal_ratio * 100
         return metrics.main_score(self.achieved_goal_ratio, self.aborted, self.lost)
 
     @property
@@ -93,11 +107,13 @@ class Episode:
 
     def __init__(self, world: World, *, par: int | None = None, strict: bool | None = None,
                  listener: Callable[[str, object], None] | None = None, voices=None) -> None:
-        """``voices``: the world's model-voiced characters (``voices.Voices``), asked after each turn
-        that turns to them; None plays them silent (a replay, a planner, a scorer)."""
+        """``world``: one of our worlds or a story file's ``zmachine.game.StorySource`` (a source:
+        ``games.open_game``). ``voices``: the world's model-voiced characters (``voices.Voices``),
+        asked after each turn that turns to them; None plays them silent (a replay, a planner, a scorer)."""
         self.world = world
         self.voices = voices
-        self.game = Game(world)
+        self.play = open_game(world)   # the game, through the one game interface
+        self.game: Game | None = self.play.engine   # our engine's game (None: another engine's)
         self.clembench = world.is_clembench()
         self.strict = world.strict if strict is None else strict
         self.planning = world.meta.get("variant") == "plan"
@@ -115,19 +131,19 @@ class Episode:
         self.lost: str | None = None      # a scene's lose condition held: the game is lost (its message)
         self.error: BaseException | None = None
         self.listener = listener
-        self.interpreter = Interpreter(world, self.game)
+        self.interpreter = Interpreter(world, self.game) if self.game is not None else ScoreKeeper(self.play)
         self.goals: list = []            # the goals as upstream's game master last heard of them
         self.plans: list[list[str]] = []
         self._before: list[tuple] = []   # per turn: what undo puts back
         prompt = world.meta.get("prompt", "") if self.clembench else ""
-        self.first_message = prompt + self.game.first_observation()
+        self.first_message = prompt + self.play.first_observation()
         self.messages: list[dict] = [{"role": "user", "content": self.first_message}]
 
     # -- the loop ---------------------------------------------------------
     def whose_turn(self) -> str | None:
         """The id of the player to move in a world of several players (None: one player)."""
         scene = self.world.scene
-        return scene.active(self.game.state) if scene is not None and scene.spec.players else None
+        return scene.active(self.game.state) if scene is not None and scene.spec.players and self.game else None
 
     def submit(self, reply: str) -> Turn:
         """Play one reply. Raises RuntimeError if the episode already ended. A command (the part of the
@@ -178,6 +194,8 @@ class Episode:
             self.lost = result.lost
             self._event(turn, "game_lost", result.lost)
             self._end(turn)
+        elif self.play.over:   # the game ended itself (a story file won): it takes no more moves
+            self._end(turn)
         elif len(self.turns) >= self.max_turns:
             self.turn_limit_reached = True
             self.aborted = True
@@ -209,7 +227,7 @@ class Episode:
     def _all_goals(self, goals: list) -> bool:
         if self.clembench:
             return self.interpreter.all_goals(goals)
-        return bool(self.world.goals) and self.game.all_goals_achieved()
+        return self.play.won
 
     def _end(self, turn: Turn) -> None:
         self.ended = True
@@ -249,6 +267,8 @@ class Episode:
     def scene_lines(self, turn: Turn, lines: list[str]) -> None:
         """What voiced characters said and did, after the turn's own text (the player reads it next);
         the goals follow any change their tools made."""
+        if self.game is None:   # voiced characters live in our worlds' scenes only
+            return
         if lines and turn.observation is not None:
             turn.observation = "\n".join([turn.observation, *lines])
             if self.messages and self.messages[-1]["role"] == "user":
@@ -283,8 +303,8 @@ class Episode:
             self.messages.pop()                       # the reply
             if turn.observation is not None:
                 self.messages.pop()                   # and what the player read after it
-            if turn.result is not None:
-                self.game.undo(1)
+            if turn.result is not None and self.game is not None:
+                self.game.undo(1)   # our engine's own undo; another engine's comes back with the interpreter
             interp, goals, finished, plans = self._before.pop()
             self.interpreter.restore(interp)
             self.goals, self.finished = goals, finished
@@ -299,11 +319,12 @@ class Episode:
     # -- results ------------------------------------------------------------
     @property
     def outcome(self) -> Outcome:
+        status = self.play.status()   # our worlds: goals achieved of goals; a story file: score of max score
         return Outcome(turns=len(self.turns), aborted=self.aborted,
                        success=self.finished and not self.aborted and self.lost is None,
-                       goals_achieved=len(self.game.achieved), goal_count=len(self.world.goals),
+                       goals_achieved=status.score, goal_count=status.max_score or 0,
                        invalid_format=self.invalid_format, turn_limit_reached=self.turn_limit_reached,
-                       par=self.par, lost=self.lost is not None)
+                       par=self.par, lost=self.lost is not None, scored=self.game is None)
 
 
 class PlayerFailed(RuntimeError):

@@ -8,6 +8,8 @@ included, as upstream does (see ``exploration.py`` for the bookkeeping).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ..instances.feedback import fail_arg
 from ..engine.game import Game, StepResult
 from .exploration import INVENTORY, Exploration
@@ -92,3 +94,53 @@ class Interpreter:
     def restore(self, snap: tuple) -> None:
         ex, self.goals = snap
         self.exploration.restore(ex)
+
+
+@dataclass
+class Stopped:
+    """The step of a ``done`` the player gave a game without our engine (``interface.Step``)."""
+
+    command: str
+    observation: str = "You stop playing."
+    fail: dict | None = None
+    done: bool = True
+    lost: str | None = None
+    action: str = "done"
+    goal_score: int = 0
+    scene: list = field(default_factory=list)
+
+
+class ScoreKeeper:
+    """The interpreter of a game without our engine (a story file): the game's text, and its score and
+    moves as the turn's info; no goals in upstream's shapes, no exploration, no plans."""
+
+    clembench = False
+
+    def __init__(self, play) -> None:
+        self.play = play            # a games.interface.Playable
+        self.goals: frozenset = frozenset()
+
+    def process(self, command: str) -> tuple[list, str, dict, object]:
+        """(no goals, the game's text, its score and moves, the step); ``done`` is not sent to the game:
+        the player ends the episode there, as in our worlds."""
+        if command.strip().lower() == "done":
+            return [], "You stop playing.", {"action_type": "done", "done_action": True}, Stopped(command)
+        result = self.play.step(command)
+        status = self.play.status()
+        info = {"score": status.score, "max_score": status.max_score, "moves": status.moves}
+        if self.play.over:
+            info["game_over"] = "won" if self.play.won else "lost"
+        return [], result.observation, info, result
+
+    @staticmethod
+    def all_goals(goals: list) -> bool:
+        return False
+
+    def simulate(self, plan: list[str]) -> list[list]:
+        return []
+
+    def snapshot(self) -> object:
+        return self.play.snapshot()
+
+    def restore(self, snap: object) -> None:
+        self.play.restore(snap)

@@ -35,6 +35,8 @@ class Panels:
     par_at_least: int | None = None  # when the exact search ran out of budget: what it proved
     blind: bool = False              # some figures are hidden (Visibility): draw only what is left
     par_pending: bool = False        # the exact search for par is still running (in a worker): "computing"
+    scored: tuple[int, int | None, int] | None = None   # a game with a score of its own: (score, max, moves)
+    walkthrough: int | None = None   # the length of a known winning walkthrough (Jericho's; not par)
 
 
 def par_label(par: int | None, upstream: int | None, at_least: int | None = None, pending: bool = False) -> str:
@@ -50,7 +52,8 @@ def par_label(par: int | None, upstream: int | None, at_least: int | None = None
 
 
 def figures_line(p: Panels) -> str:
-    """The Score panel in one line, ``turn 3/30 · par 4 · goals 1/2 (+1) · score 50``: what a one-line
+    """The Score panel in one line, ``turn 3/30 · par 4 · goals 1/2 (+1) · score 50`` (a story file:
+    ``turn 3/100 · score 5/30 · moves 3 · walkthrough 12``): what a one-line
     view shows (the REPL's toolbar, the app below its breakpoint). A figure the view hides (``Visibility``,
     blind play) is None or NaN in ``p`` and left out here."""
     parts = [f"turn {p.turns}/{p.max_turns}"]
@@ -61,6 +64,11 @@ def figures_line(p: Panels) -> str:
         if p.last_goal_change:
             goals += f" ({p.last_goal_change:+d})"
         parts += [goals, "score -" if math.isnan(p.main_score) else f"score {p.main_score:.0f}"]
+    if p.scored is not None:   # a game with a score of its own (a story file)
+        score, top, moves = p.scored
+        parts += [f"score {score}/{top if top else '?'}", f"moves {moves}"]
+    if p.walkthrough is not None:
+        parts.append(f"walkthrough {p.walkthrough}")
     return " · ".join(parts)
 
 
@@ -115,12 +123,12 @@ class Visibility:
         hide: dict = {}
         if not self.par:
             hide |= {"par": None, "par_upstream": None, "par_at_least": None, "moves_over_par": None,
-                     "turn_ratio": None}
+                     "turn_ratio": None, "walkthrough": None}
         if not self.progress:
             hide["progress"] = None
         if not self.score:
             hide |= {"goals": [(g, False) for g, _ in p.goals], "goals_achieved": None, "last_goal_change": 0,
-                     "main_score": math.nan}
+                     "main_score": math.nan, "scored": None}
         return replace(p, **hide, blind=True) if hide else p
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..engine.snapshot import write_atomic
 from ..engine.sources import parse_json
+from ..zmachine.story import is_story_path
 
 CLEM_VERSION = "3.7.2"
 SECRET_KEYS = {"api_key", "authorization", "Authorization", "x-api-key", "headers"}
@@ -220,7 +221,8 @@ def world_pointer(directory: Path) -> str | None:
     if (directory / "instance.json").exists():
         world = read_json(directory / "instance.json")
         world = world.get("world") if isinstance(world, dict) else None
-        if isinstance(world, str) and (world.endswith((".yaml", ".yml")) or world.startswith("clembench/")):
+        if isinstance(world, str) and (world.endswith((".yaml", ".yml")) or world.startswith("clembench/")
+                                       or is_story_path(world)):
             return world
     return None
 
@@ -333,8 +335,13 @@ def read_episode(directory: str | Path, world=None, limit: int | None = None) ->
         if not packaged.is_name(where) and not Path(where).exists():
             raise RecordsError(f"{directory}: its world {where} is gone; pass the world with --world WORLD")
         try:
-            world = packaged.world(where) if packaged.is_name(where) and not Path(where).exists() \
-                else load_world_file(where)
+            if is_story_path(where):   # a Z-machine story file: checked, and Jericho there
+                from ..zmachine.game import open_story
+
+                world = open_story(where)
+            else:
+                world = packaged.world(where) if packaged.is_name(where) and not Path(where).exists() \
+                    else load_world_file(where)
         except SourceErrors as exc:
             raise RecordsError(f"{directory}: its world cannot be loaded: {exc.errors[0]}") from None
     return Recorded(directory, world, replies_of(data), str(player))

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..engine.names import check_name, inside
 from ..engine.snapshot import write_atomic
+from ..zmachine.story import is_story_path
 from .files import (
     CLEM_VERSION, DISCARDED, MARKERS, POINTER, Busy, FolderLock, OtherRun, RecordsError, dumps_compact, encode_json,
     now, real_path, run_json, scrub, write_json,
@@ -173,7 +174,7 @@ class Recorder:
         path = Path(str(self.world.path or ""))
         if self.world.meta.get("packaged"):   # clembench/<experiment>/<game_id>: found without a file
             write_json(self.dir / POINTER, {"world": self.world.meta["packaged"]}, final=False)
-        elif path.suffix in (".yaml", ".yml") and path.exists():
+        elif (path.suffix in (".yaml", ".yml") or is_story_path(path)) and path.exists():
             write_json(self.dir / POINTER, {"world": real_path(str(path))}, final=False)
 
     def instance_dict(self) -> dict:
@@ -480,11 +481,17 @@ def instance_of(world, game_id: int) -> dict:
             instance = {**instance, "max_turns": world.max_turns}
         return instance
     path = Path(world.path)
-    return {"game_id": game_id, "world": str(path.resolve() if path.exists() else path), "title": world.title,
-            "max_turns": world.max_turns, "par": world.par, "goal_state": [str(g) for g in world.goals]}
+    instance = {"game_id": game_id, "world": str(path.resolve() if path.exists() else path), "title": world.title,
+                "max_turns": world.max_turns, "par": world.par, "goal_state": [str(g) for g in world.goals]}
+    if "zmachine" in world.meta:
+        instance["zmachine"] = world.meta["zmachine"]
+    return instance
 
 
 def adventure_info(world) -> dict:
     """The top-level ``adventure_info`` of an interactions.json (what upstream's scorer reads)."""
-    return {"variant": world.meta.get("variant", "basic"), "max_turns": world.max_turns,
+    info = {"variant": world.meta.get("variant", "basic"), "max_turns": world.max_turns,
             "optimal_turns": world.meta.get("optimal_turns", world.par), "goal_count": len(world.goals)}
+    if "zmachine" in world.meta:   # a story file: scored by its own score (records/scorer.py)
+        info["zmachine"] = world.meta["zmachine"]
+    return info

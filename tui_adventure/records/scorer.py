@@ -14,6 +14,11 @@ the same way, and upstream's numbers come out exactly, its quirks included:
 - Main Score is ``achieved_goal_ratio * 100`` in that order (1/3 gives
   33.33333333333333), NaN when aborted.
 
+A Z-machine story file's episode (``adventure_info`` names ``zmachine``) keeps the same
+names where they mean the same (Success: won; Lose: lost or ended unwon; Aborted; the
+request counts); its Main Score is 100 x score / max score (TALES's normalised score; a
+loss keeps what was scored), and each turn has the game's ``score`` after it.
+
 Upstream's turn and episode keys come first, in upstream's order (clem eval
 reads only ``Aborted`` and ``Main Score``); ours follow: per turn the progress
 rate (share of the optimal plan done, when the world is at hand), per episode
@@ -62,6 +67,8 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     shared between episodes of the same world to reuse its solved states.
     """
     info = data.get("adventure_info", {})
+    story = isinstance(info, dict) and "zmachine" in info   # scored by the game's own score
+    score_now, max_score = 0, info.get("max_score") if story else None
     turns = data.get("turns", [])
     turn_scores: dict = {}
     invalid_format = ""
@@ -108,7 +115,10 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
             if kind == "action_fail":
                 fail[content["phase"]] = 1
                 fail[content["fail_type"]] = 1
-            if kind in ("action_info", "action_fail"):
+            if kind == "action_info" and story:
+                score_now = content.get("score", score_now)
+                max_score = content.get("max_score") or max_score
+            if kind in ("action_info", "action_fail") and not story:
                 x = content["exploration_info"]
                 exploration = {"epistemic_action": 1 if x["action_epistemic"] else 0,
                                "pragmatic_action": 1 if x["action_pragmatic"] else 0,
@@ -125,6 +135,8 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
         s.update({t: fail[t] for t in FAIL_TYPES})
         s["goal_score"] = goal_score
         s.update(exploration)
+        if story:
+            s["score"] = score_now
         s.update(plan)                       # bad_plan_followed is written before it is known (upstream)
         if i >= 1 and plans[-1]["plan_command_success_ratio"] == 0.0 and plan["plan_followed"]:
             plan = {**plan, "bad_plan_followed": 1}
@@ -162,6 +174,8 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
         episode.update({m.TURNS_OVER_PAR: NAN, m.TURN_RATIO: NAN, "finish_speed": NAN})
     goal_count = info.get("goal_count") or 0
     ratio = len(final_goals) / goal_count if goal_count else 1.0   # upstream's, unclamped
+    if story:   # TALES's normalised score; a game that states no max score: won is all of it
+        ratio = score_now / max_score if max_score else (1.0 if finished else 0.0)
     episode["achieved_goal_ratio"] = ratio
     aborted = bool(invalid_format or turn_limit_loss or context_loss)
     if aborted:
@@ -171,7 +185,9 @@ def score_interactions(data: dict, exact_par: int | None = None, world=None,
     if lost and not aborted:
         finished = False
         episode.update({m.SUCCESS: 0, m.LOSE: 1})
-    episode[m.MAIN_SCORE] = m.main_score(ratio, aborted, lost)
+    episode[m.MAIN_SCORE] = m.main_score(ratio, aborted, lost and not story)
+    if story:
+        episode.update({"score": score_now, "max_score": max_score})
     episode["plan_followed_ratio"] = sum(p["plan_followed"] for p in plans[1:]) / n if n else 0.0
     episode["plan_average_viability_ratio"] = sum(p["plan_command_success_ratio"] for p in plans) / n if n else 0.0
     episode["bad_plan_follow_ratio"] = sum(p["bad_plan_followed"] for p in plans) / n if n else 0.0

@@ -105,7 +105,7 @@ class ReplayScreen(Screen):
     def _start(self) -> None:
         world = self.recorded.world
         self.session = Session(world, records=None)
-        self.entries = [("note", world.title, ""), ("obs", self.session.game.first_observation(), "")]
+        self.entries = [("note", world.title, ""), ("obs", self.session.playable.first_observation(), "")]
         self.frames = [Frame(len(self.entries), self._panels(self.session))]
         self.replies = []
         self.drawn = 0

@@ -1,0 +1,22 @@
+"""The one game interface (``interface.Playable``) and the game a WORLD argument's source makes.
+
+A source is what ``catalog.open_world`` returns: one of our ``World``s, or a story file's
+``zmachine.game.StorySource``; each makes games that satisfy ``Playable``.
+"""
+
+from __future__ import annotations
+
+from .interface import Goals, Playable, Status, Step
+
+__all__ = ["Goals", "Playable", "Status", "Step", "open_game"]
+
+
+def open_game(source, engine=None) -> Playable:
+    """A new play-through of ``source``: our engine's for a ``World`` (over ``engine``, an
+    ``engine.game.Game`` already made for it, when given), else the source's own (``new_game()``)."""
+    from ..engine.world import World
+    from .native import NativeGame
+
+    if isinstance(source, World):
+        return NativeGame(source, engine)
+    return source.new_game()
