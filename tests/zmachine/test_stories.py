@@ -131,17 +131,21 @@ def test_build_script_without_inform6_names_the_set_up(tmp_path):
     assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
 
 
-def blorb(code: bytes, kind: bytes = b"ZCOD", exec_usage: bytes = b"Exec") -> bytes:
-    """A Blorb holding ``code`` as its one resource, indexed as ``exec_usage`` 0."""
-    index = struct.pack(">I4sII", 1, exec_usage, 0, 12 + 8 + 16)
+def blorb(code: bytes, kind: bytes = b"ZCOD", exec_usage: bytes = b"Exec", sound: int = 0) -> bytes:
+    """A Blorb holding ``code`` as its executable, indexed as ``exec_usage`` 0, after a sound chunk of
+    ``sound`` bytes (odd lengths padded) when ``sound``."""
+    before = 12 + 8 + 28 + (8 + sound + (sound & 1) if sound else 0)
+    index = struct.pack(">I4sII4sII", 2, exec_usage, 0, before, b"Snd ", 3, 12 + 8 + 28)
     body = b"IFRS" + b"RIdx" + struct.pack(">I", len(index)) + index
+    if sound:
+        body += b"FORM" + struct.pack(">I", sound) + b"\1" * sound + b"\0" * (sound & 1)
     body += kind + struct.pack(">I", len(code)) + code + b"\0" * (len(code) & 1)
     return b"FORM" + struct.pack(">I", len(body)) + body
 
 
 def test_a_blorb_is_unwrapped_to_the_z_code_jericho_plays(jericho, tmp_path):
     code = (STORIES / "lighthouse.z5").read_bytes()
-    (tmp_path / "lighthouse.zblorb").write_bytes(blorb(code))
+    (tmp_path / "lighthouse.zblorb").write_bytes(blorb(code, sound=3 * 1024 * 1024 + 1))
     story = zstory.read_story(tmp_path / "lighthouse.zblorb")
     assert story.blorb and story.version == 5 and story.md5 == zstory.read_story(STORIES / "lighthouse.z5").md5
     path = zstory.playable_file(story, tmp_path / "unwrapped")
@@ -167,7 +171,8 @@ def _bad_files() -> dict[str, tuple[bytes, str]]:
         "tables.z3": (small[:0x0C] + b"\xff\xf0" + small[0x0E:], "table addresses lie outside the file"),
         "sound.blorb": (b"FORM\0\0\0\4AIFF", "an IFF FORM but not a Blorb"),
         "cut.zblorb": (blorb(code)[:5000], "truncated: the Blorb says"),
-        "glulx.gblorb": (blorb(glulx, kind=b"GLUL"), "a Glulx game, which Jericho cannot play"),
+        "glulx.gblorb": (blorb(glulx, kind=b"GLUL"), "not Z-code (ZCOD): a Glulx or other game"),
+        "huge.z8": (code + bytes(512 * 1024), "larger than the 512 KB the Z-machine can address"),
         "pictures.zblorb": (blorb(code, exec_usage=b"Pict"), "a Blorb without a game"),
         "v6.zblorb": (blorb(bytes([6]) + code[1:]), "a version-6 (graphical) story file"),
     }
@@ -189,11 +194,14 @@ def test_a_missing_story_file_is_one_line(tmp_path, where, said):
         zstory.read_story(tmp_path / where)
 
 
-def test_jerichos_frotz_would_end_the_process_on_what_read_story_refuses(jericho, tmp_path):
-    """Why the checks come first: raw Jericho on a truncated file exits the interpreter's process."""
-    (tmp_path / "truncated.z5").write_bytes((STORIES / "lighthouse.z5").read_bytes()[:30000])
+@pytest.mark.parametrize("name", ["truncated.z5", "lighthouse.zblorb"])
+def test_jerichos_frotz_would_end_the_process_on_what_read_story_checks_first(jericho, tmp_path, name):
+    """Why the checks come first and a Blorb is unwrapped: raw Jericho on a truncated file, or on a
+    Blorb, exits the interpreter's process ("Fatal error")."""
+    code = (STORIES / "lighthouse.z5").read_bytes()
+    (tmp_path / name).write_bytes(code[:30000] if name.endswith(".z5") else blorb(code))
     script = ("import warnings, jericho; warnings.simplefilter('ignore'); env = jericho.FrotzEnv(r'%s');"
-              " env.reset(); env.step('open chest'); print('still here')" % (tmp_path / "truncated.z5"))
+              " env.reset(); env.step('open chest'); print('still here')" % (tmp_path / name))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert "still here" not in done.stdout and "Fatal error" in done.stdout + done.stderr
 

@@ -37,8 +37,9 @@ PLAYABLE_VERSIONS = (1, 2, 3, 4, 5, 7, 8)
 
 # Z-code is addressed in 16 bits scaled by the version (the standard's 1.1): 128 KB (v1-3), 256 KB (v4-5), 512 KB (v6-8).
 MAX_LENGTH = {1: 128, 2: 128, 3: 128, 4: 256, 5: 256, 6: 512, 7: 512, 8: 512}
-# A Blorb holds pictures and sounds beside the code; past this it is refused before being read.
-MAX_BLORB = 64 * 1024 * 1024
+MAX_CODE = 512 * 1024
+# A Blorb's chunks (pictures, sounds...) and resource-index entries looked at, at most
+MAX_CHUNKS = 10_000
 HEADER = 64
 
 EXTRA = "pip install -e '.[zmachine]'"
@@ -79,20 +80,22 @@ def _fail(path: str | Path, message: str) -> SourceErrors:
 
 def read_story(path: str | Path) -> Story:
     """The story file at ``path``, checked; ``SourceErrors`` with one line naming the problem and
-    the fix for a missing, unreadable, truncated, damaged, non-Z-machine or version-6 file."""
+    the fix for a missing, unreadable, truncated, damaged, non-Z-machine or version-6 file. At most
+    the Z-code's own bounds (512 KB) are read, however large the file: a Blorb's pictures and sounds
+    are skipped, not read."""
     path = Path(path)
     try:
         if not path.is_file():
             raise _fail(path, "no such story file" if not path.exists() else "not a regular file")
-        size = path.stat().st_size
-        if size > MAX_BLORB:
-            raise _fail(path, f"{size:,} bytes is too large for a story file (at most {MAX_BLORB:,})")
         with path.open("rb") as f:
-            data = f.read(MAX_BLORB + 1)
+            if f.read(4) == b"FORM":
+                return _checked(path, _unwrap(path, f), blorb=True)
+            f.seek(0)
+            data = f.read(MAX_CODE + 1)
     except OSError as exc:
         raise _fail(path, f"cannot read the story file ({exc.strerror or exc})") from None
-    if data[:4] == b"FORM":
-        return _checked(path, _unwrap(path, data), blorb=True)
+    if len(data) > MAX_CODE:
+        raise _fail(path, f"not a Z-machine story file (larger than the {MAX_CODE // 1024} KB the Z-machine can address)")
     return _checked(path, data, blorb=False)
 
 
@@ -134,46 +137,53 @@ def _checked(path: Path, code: bytes, blorb: bool) -> Story:
     return Story(path=path, code=bytes(code), version=version, release=word(0x02), serial=serial, blorb=blorb)
 
 
-def _unwrap(path: Path, data: bytes) -> bytes:
-    """The ``ZCOD`` chunk a Blorb's resource index names as its executable (``Exec`` 0)."""
-    if len(data) < 12 or data[8:12] != b"IFRS":
+def _unwrap(path: Path, f) -> bytes:
+    """The ``ZCOD`` chunk a Blorb's resource index names as its executable (``Exec`` 0), read from
+    ``f`` (open on the Blorb, past its first four bytes) chunk header by chunk header."""
+    head = f.read(8)
+    if len(head) < 8 or head[4:8] != b"IFRS":
         raise _fail(path, "not a story file: an IFF FORM but not a Blorb (its type is not IFRS)")
-    length = struct.unpack_from(">I", data, 4)[0]
-    if length + 8 > len(data):
-        raise _fail(path, f"truncated: the Blorb says {length + 8:,} bytes and the file has {len(data):,};"
-                          " download or copy it again")
-    chunks = _chunks(path, data, 12, length + 8)
-    index = next((body for kind, _, body in chunks if kind == b"RIdx"), None)
-    if index is None or len(index) < 4:
+    end = struct.unpack_from(">I", head, 0)[0] + 8
+    size = os.fstat(f.fileno()).st_size
+    if end > size:
+        raise _fail(path, f"truncated: the Blorb says {end:,} bytes and the file has {size:,}; download or copy it again")
+    chunks = {}   # offset -> (type, length) of every chunk
+    at = 12
+    while at + 8 <= end and len(chunks) < MAX_CHUNKS:
+        f.seek(at)
+        kind, length = struct.unpack(">4sI", f.read(8))
+        if at + 8 + length > end:
+            raise _fail(path, f"truncated: the Blorb's {_kind(kind)} chunk runs past its end; download or copy it again")
+        chunks[at] = (kind, length)
+        at += 8 + length + (length & 1)   # chunks are padded to an even length
+    index = next((at for at, (kind, _) in chunks.items() if kind == b"RIdx"), None)
+    if index is None or chunks[index][1] < 4:
         raise _fail(path, "a Blorb without a resource index (RIdx chunk): it cannot say where its game is")
-    count = struct.unpack_from(">I", index, 0)[0]
-    if len(index) < 4 + 12 * count:
+    f.seek(index + 8)
+    count = min(struct.unpack(">I", f.read(4))[0], MAX_CHUNKS)
+    if chunks[index][1] < 4 + 12 * count:
         raise _fail(path, "a Blorb whose resource index is cut short; download or copy it again")
-    starts = {start: (kind, body) for kind, start, body in chunks}
+    entries = f.read(12 * count)
     for i in range(count):
-        usage, number, start = struct.unpack_from(">4sII", index, 4 + 12 * i)
-        if usage == b"Exec" and number == 0:
-            kind, body = starts.get(start, (None, b""))
-            if kind == b"ZCOD":
-                return body
-            if kind is None:
-                raise _fail(path, "a Blorb whose resource index points outside its chunks")
-            raise _fail(path, f"a Blorb whose game is {kind.decode('ascii', 'replace')!r}, not Z-code (ZCOD):"
-                              " a Glulx game, which Jericho cannot play")
+        usage, number, start = struct.unpack_from(">4sII", entries, 12 * i)
+        if usage != b"Exec" or number != 0:
+            continue
+        if start not in chunks:
+            raise _fail(path, "a Blorb whose resource index points outside its chunks")
+        kind, length = chunks[start]
+        if kind != b"ZCOD":
+            raise _fail(path, f"a Blorb whose game is {_kind(kind)}, not Z-code (ZCOD): a Glulx or other game,"
+                              " which Jericho cannot play")
+        if length > MAX_CODE:
+            raise _fail(path, f"a Blorb whose Z-code is larger than the {MAX_CODE // 1024} KB the Z-machine can address")
+        f.seek(start + 8)
+        return f.read(length)
     raise _fail(path, "a Blorb without a game (no executable in its resource index): pictures or sounds only")
 
 
-def _chunks(path: Path, data: bytes, at: int, end: int) -> list[tuple[bytes, int, bytes]]:
-    """The IFF chunks from ``at`` to ``end``: (type, offset, body); each padded to an even length."""
-    out = []
-    while at + 8 <= end:
-        kind, size = struct.unpack_from(">4sI", data, at)
-        if at + 8 + size > end:
-            raise _fail(path, f"truncated: the Blorb's {kind.decode('ascii', 'replace')!r} chunk runs past its end;"
-                              " download or copy it again")
-        out.append((kind, at, data[at + 8:at + 8 + size]))
-        at += 8 + size + (size & 1)
-    return out
+def _kind(kind: bytes) -> str:
+    """An IFF chunk type as people read it: printable characters only."""
+    return repr("".join(chr(b) if 0x20 <= b < 0x7F else "?" for b in kind))
 
 
 def playable_file(story: Story, folder: str | Path) -> Path:
