@@ -99,6 +99,9 @@ class AdventureEnv(gym.Env):
         # it when it draws the next one, or at close(), so its memory comes back at once (World.close)
         self._made: World | None = None
         self._world = open_world(world) if isinstance(world, str) else world
+        if self._world is not None and not isinstance(self._world, World):   # a story file's source
+            raise ValueError(f"{world}: a story file plays in gymnasium.make('tui_adventure/World-v0',"
+                             " world=...) (envs.playable.GameEnv), not AdventureEnv")
         if self._world is None:
             self._world = self._made = self._generated(0)
         self.action_space = spaces.Text(ACTION_CHARS, min_length=0, charset=ACTION_CHARSET)
