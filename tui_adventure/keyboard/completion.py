@@ -134,3 +134,33 @@ def _slot_after(syntax: str, head: str) -> str | None:
             return m.group(1)
         parts.append(r".+?" if m else "(?:" + "|".join(re.escape(w) for w in token.split("|")) + ")")
     return None
+
+
+class GameWords:
+    """What can be typed in a game without our engine's grammar (a story file): the verbs such games
+    share (Inform's and Infocom's), completed as our worlds' are; no names (the game does not list them)."""
+
+    VERBS = ("attack", "climb", "close", "down", "drink", "drop", "east", "eat", "enter", "examine", "exit",
+             "get", "give", "go", "inventory", "jump", "kill", "light", "listen", "lock", "look", "move", "north",
+             "northeast", "northwest", "open", "pull", "push", "put", "read", "remove", "say", "search", "show",
+             "smell", "south", "southeast", "southwest", "take", "talk", "tell", "throw", "turn", "unlock",
+             "up", "wait", "wear", "west")
+
+    help_verbs = list(VERBS)
+
+    def main_verbs(self) -> list[str]:
+        return list(self.VERBS)
+
+    def verbs(self) -> list[str]:
+        return list(self.VERBS)
+
+    @staticmethod
+    def exits(st, room) -> list[tuple[str | None, str]]:
+        return []
+
+    def complete(self, text: str, st=None, extra: list[str] = ()) -> tuple[int, list[str]]:
+        """(where the word being completed starts, candidates): the first word only."""
+        stripped = text.lstrip().removeprefix(">").lstrip()
+        if " " in stripped:
+            return len(text), []
+        return len(text) - len(stripped), sorted({w for w in (*self.VERBS, *extra) if w.startswith(stripped.lower())})

@@ -35,6 +35,8 @@ class Panels:
     par_at_least: int | None = None  # when the exact search ran out of budget: what it proved
     blind: bool = False              # some figures are hidden (Visibility): draw only what is left
     par_pending: bool = False        # the exact search for par is still running (in a worker): "computing"
+    scored: tuple[int, int | None, int] | None = None   # a game with a score of its own: (score, max, moves)
+    walkthrough: int | None = None   # the length of a known winning walkthrough (Jericho's; not par)
 
 
 def par_label(par: int | None, upstream: int | None, at_least: int | None = None, pending: bool = False) -> str:
@@ -100,12 +102,12 @@ class Visibility:
         hide: dict = {}
         if not self.par:
             hide |= {"par": None, "par_upstream": None, "par_at_least": None, "moves_over_par": None,
-                     "turn_ratio": None}
+                     "turn_ratio": None, "walkthrough": None}
         if not self.progress:
             hide["progress"] = None
         if not self.score:
             hide |= {"goals": [(g, False) for g, _ in p.goals], "goals_achieved": None, "last_goal_change": 0,
-                     "main_score": math.nan}
+                     "main_score": math.nan, "scored": None}
         return replace(p, **hide, blind=True) if hide else p
 
 

@@ -87,7 +87,7 @@ def _undo(session: Playing, arg: str) -> Feedback:
 
 def _restart(session: Playing, arg: str) -> Feedback:
     session.restart()
-    return Feedback("restart", f"[restarted]\n{session.episode.game.first_observation()}")
+    return Feedback("restart", f"[restarted]\n{session.episode.play.first_observation()}")
 
 
 def _save(session: Playing, arg: str) -> Feedback:
@@ -147,6 +147,15 @@ def _help(session: Playing, arg: str) -> Feedback:
 
 def _score(session: Playing, arg: str) -> Feedback:
     p = session.panels(progress=True)
+    if p.scored is not None or session.game is None:   # a game with a score of its own (a story file)
+        lines = [f"Turns: {p.turns}/{p.max_turns}"]
+        if p.scored is not None:
+            score, top, moves = p.scored
+            lines[:0] = [f"Score: {score} of {top if top else '?'}, in {plural(moves, 'move')}"]
+            lines.append(f"Main score so far: {p.main_score:g}")
+        if p.walkthrough is not None:
+            lines.append(f"A known walkthrough takes {plural(p.walkthrough, 'command')} (not proven optimal)")
+        return Feedback("meta", "\n".join(lines))
     if not (session.show.score or session.show.par):
         return Feedback("meta", "\n".join([f"Turns: {p.turns}", "Goals:"] + [f"  {g}" for g, _ in p.goals]))
     lines = [f"Goals: {p.goals_achieved}/{p.goal_count}" + "".join(

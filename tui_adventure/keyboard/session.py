@@ -23,8 +23,9 @@ from ..records.recorder import Recorder
 from ..records.files import foreign_to
 from ..engine.metrics import moves, moves_over_par, turn_ratio
 from .figures import RESEARCHER, Panels, ProgressFigures, Visibility
+from .panel_data import game_panels, world_panels
 from ..gamemaster.voices import Voices
-from .completion import Words
+from .completion import GameWords, Words
 from .continuing import continue_last
 from . import meta_commands
 from .meta_commands import META_COMMANDS, Feedback
@@ -34,7 +35,6 @@ from ..engine.world import World
 from ..gamemaster.episode import Episode, Turn, play_turn
 from ..players import Reply, recorder_options
 from ..players.base import as_reply
-from ..players.prompting import goal_text
 from ..engine.text import MAX_COMMAND, plural
 
 PROGRESS_SECONDS = 3.0   # the longest one progress search may run (in a worker) before par shows "?"
@@ -59,7 +59,7 @@ class Session:
         self.human_run = player is None   # the records' run is the person's own, not a model's they may take over
         self.record_name = name or self.player.name
         self.history = history if history is not None else History.for_world(world)
-        self.words = Words(world)
+        self._words: Words | GameWords | None = None
         self.show = show
         self.time_limit = time_limit
         self.record_meta = dict(meta or {})
@@ -78,7 +78,7 @@ class Session:
         With ``resume``, the run's last episode of this world continues when it is unfinished."""
         if self.recorder is not None:
             self.recorder.unlock()
-        self.episode = Episode(self.world, voices=self.voices)
+        self._new_game()
         self.recorder = None
         self.seconds_before = 0.0
         self.begin()
@@ -103,9 +103,34 @@ class Session:
         """``run_dir`` is another study's participant's (``foreign_to``): never continued nor written here."""
         return foreign_to(run_dir, self.record_meta.get("study"))
 
+    def _new_game(self) -> None:
+        """A new episode, the last one's game let go (a story file's interpreter)."""
+        old = getattr(self, "episode", None)
+        self.episode = Episode(self.world, voices=self.voices)
+        if old is not None:
+            old.play.close()
+
+    @property
+    def playable(self):
+        """The game through the one game interface (``games.interface.Playable``)."""
+        return self.episode.play
+
+    @property
+    def words(self) -> "Words | GameWords":
+        """What can be typed: our world's verbs and names, or a story file's usual verbs."""
+        if self._words is None:
+            self._words = Words(self.world) if self.game is not None else GameWords()
+        return self._words
+
+    def room_id(self) -> str | None:
+        """Where the player is: our world's room id, or the location a story file shows."""
+        if self.game is not None:
+            return self.world.style.player_room(self.game.state)
+        return self.playable.location()
+
     def begin(self) -> None:
         """The episode's clocks and the rooms seen so far start now."""
-        self.visited = {self.world.style.player_room(self.game.state)}
+        self.visited = {self.room_id()}
         self.started = time.monotonic()
         self.shown_now()
 
@@ -216,13 +241,14 @@ class Session:
         return Feedback("turn", self.turn_text(turn), turn)
 
     def _after_turn(self) -> None:
-        self.visited.add(self.world.style.player_room(self.game.state))
+        self.visited.add(self.room_id())
         self.shown_now()
 
     def close(self) -> None:
         """The session's writer ends (the front end is closing): the episode folder's lock goes with it."""
         if self.recorder is not None:
             self.recorder.unlock()
+        self.playable.close()
 
     def records_summary(self) -> str:
         """Where this session's records went, said when the app or the REPL ends."""
@@ -268,13 +294,15 @@ class Session:
             return "the time limit ran out: this world is over" if ep.ended_by == "time_limit" else "this world is over"
         if ep.lost is not None:
             return f"lost after {plural(o.turns, 'turn')}: {ep.lost}"
+        reached = (f"score {o.goals_achieved} of {o.goal_count or '?'}" if o.scored
+                   else f"{o.goals_achieved}/{plural(o.goal_count, 'goal')}")
         if ep.ended_by == "time_limit":
-            return f"aborted: time limit reached; {o.goals_achieved}/{plural(o.goal_count, 'goal')}"
+            return f"aborted: time limit reached; {reached}"
         if o.aborted:
             why = "turn limit reached" if o.turn_limit_reached else f"invalid reply ({o.invalid_format})"
-            return f"aborted: {why}; {o.goals_achieved}/{plural(o.goal_count, 'goal')}"
+            return f"aborted: {why}; {reached}"
         verdict = "won" if o.success else "ended"
-        return f"{verdict} after {plural(o.turns, 'turn')}: {o.goals_achieved}/{plural(o.goal_count, 'goal')}, main score {o.main_score:g}"
+        return f"{verdict} after {plural(o.turns, 'turn')}: {reached}, main score {o.main_score:g}"
 
     # -- meta-commands (meta_commands.py) --------------------------------------
     async def meta(self, word: str, arg: str = "") -> Feedback:
@@ -293,7 +321,7 @@ class Session:
         if self.recorder is None or self.episode.ended:
             self.new_episode()
             return
-        self.episode = Episode(self.world, voices=self.voices)
+        self._new_game()
         self.begin()
         self.recorder.restart(self.episode, kind)
 
@@ -321,13 +349,16 @@ class Session:
                                goals_at_start=len(self.game.achieved))
 
     def look(self) -> str:
+        """The room as the player reads it (a story file: where it says the player is)."""
+        if self.game is None:
+            return self.playable.location()
         return self.world.style.room_description(self.game.state)
 
     # -- words: what can be typed here (completion.py) ----------------------------
     def first_text(self) -> str:
         """What the person reads first: exactly the first message a model gets (for a clembench
         instance, its prompt with the rules and the goal), so records that say it was sent are true."""
-        return self.episode.first_message or self.game.first_observation()
+        return self.episode.first_message or self.playable.first_observation()
 
     def example_commands(self) -> str:
         """Two commands that are valid here, for help texts (clembench has no look and no compass)."""
@@ -348,10 +379,13 @@ class Session:
 
     def complete(self, text: str) -> tuple[int, list[str]]:
         """(where the word being completed starts, candidates): verbs and meta-commands first, then names."""
-        return self.words.complete(text, self.game.state, sorted(META_COMMANDS))
+        return self.words.complete(text, self.game.state if self.game is not None else None, sorted(META_COMMANDS))
 
     # -- panels ---------------------------------------------------------------
     def tracker(self):
+        """The planner's progress tracker (our worlds); ValueError for a game without our engine."""
+        if self.game is None:
+            raise ValueError("only our worlds have a planner")
         if self._tracker is None:
             from ..engine.metrics import ProgressTracker
 
@@ -444,31 +478,9 @@ class Session:
         return self.player.name if active is None else f"{self.player.name}: {self.world.name_of(active)}'s turn"
 
     def panels(self, progress: bool = False) -> Panels:
-        world, ep, st = self.world, self.episode, self.game.state
-        style = world.style
-        room = style.player_room(st)
-        # a direction's target is named once visited (or when shown): a room's text names its exits, not
-        # what lies behind them; exits without a direction are named by the room's text itself (clembench)
-        exits = [f"{label}: {world.name_of(target) if self.show.unvisited_exits or target in self.visited else '?'}"
-                 if label else world.name_of(target) for label, target in self.exits(st, room)]
-        inventory = [world.name_of(x) for x in style.held(st)]
-        achieved = self.game.achieved
-        goals = [(goal_text(world, g), g in achieved) for g in world.goals]
-        last = ep.turns[-1].goal_score if ep.turns and self.changed_by_turn else 0
-        turns = len(ep.turns)
-        par = self.par(compute=progress and self.show.par)
-        over = self.moves_over_par(par)
-        tr = turn_ratio(self.moves(), par, ep.max_turns) if par is not None else None
-        o = ep.outcome
-        panels = Panels(title=world.title, room=world.name_of(room).capitalize() if room else "?", exits=sorted(exits),
-                      inventory=inventory, goals=goals, goals_achieved=len(achieved), goal_count=len(world.goals),
-                      last_goal_change=last, turns=turns, max_turns=ep.max_turns, par=par,
-                      par_upstream=self.par_upstream(), par_at_least=self.par_at_least(), moves_over_par=over,
-                      turn_ratio=tr, main_score=o.main_score, progress=self.progress() if progress else None,
-                      player=self.whose_turn(), ended=ep.ended, par_pending=self.par_pending(),
-                      outcome=self.outcome_text() if ep.ended else "",
-                      invalid=sum(1 for t in ep.turns if t.fail is not None or t.invalid_format))
-        return self.show.panels(panels)
+        """What the panels show now (``progress``: with the planner's figures, off the UI thread)."""
+        made = world_panels(self, progress) if self.game is not None else game_panels(self)
+        return self.show.panels(made)
 
 
 class _Line:

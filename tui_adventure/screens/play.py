@@ -150,8 +150,10 @@ class PlayScreen(Screen):
         self.call_after_refresh(self.start_progress)
 
     def start_progress(self) -> None:
-        """Capture the turn's state here, on the UI thread: the search must not read a game that moves on."""
-        self.compute_progress(self.session.game.state, len(self.session.episode.turns))
+        """Capture the turn's state here, on the UI thread: the search must not read a game that moves on.
+        A game without our engine has no planner: nothing to compute."""
+        if self.session.game is not None:
+            self.compute_progress(self.session.game.state, len(self.session.episode.turns))
 
     @work(thread=True, exclusive=True, group="progress")
     def compute_progress(self, state, turns: int) -> None:

@@ -102,7 +102,9 @@ class ScorePanel(Vertical):
         if d is None:
             return
         bar = self.query_one(ProgressBar)
-        if d.blind:   # only what a model could count for itself: its turns and its invalid commands
+        if d.scored is not None or (d.goal_count == 0 and not d.goals and d.walkthrough is not None):
+            lines = _game_score_lines(d)
+        elif d.blind:   # only what a model could count for itself: its turns and its invalid commands
             lines = [f"Turn {d.turns}/{d.max_turns}", f"Invalid {d.invalid}"]
             if d.par is not None or d.par_at_least is not None:
                 lines.append(f"par {par_label(d.par, d.par_upstream, d.par_at_least, d.par_pending)}")
@@ -124,6 +126,21 @@ class ScorePanel(Vertical):
         bar.display = d.progress is not None or not d.blind
         if d.progress is not None:
             bar.update(progress=round(100 * d.progress))
+
+
+def _game_score_lines(d: Panels) -> list[str]:
+    """A game with a score of its own (a story file): its score of its max score and moves, the turns of
+    the episode, and a known walkthrough's length, labelled as such (it is not proven optimal)."""
+    lines = []
+    if d.scored is not None:
+        score, top, moves = d.scored
+        change = f" ({d.last_goal_change:+d})" if d.last_goal_change else ""
+        lines.append(f"Score {score} of {top if top else '?'}{change}  Moves {moves}")
+    walk = f"  walkthrough {d.walkthrough}" if d.walkthrough is not None else ""
+    lines.append(f"Turn {d.turns}/{d.max_turns}{walk}")
+    if d.scored is not None:
+        lines.append(f"Main {_num(d.main_score, '{:.0f}')}  Invalid {d.invalid}")
+    return lines
 
 
 class PlayerPanel(Panel):
