@@ -183,6 +183,11 @@ class _Reader:
                     self.error(doc, "worlds", f"more than {MAX_WORLDS} worlds (counted before loading them):"
                                               f" a study holds at most {MAX_WORLDS}")
                     break
+        if practice is not None and practice.world.is_clembench() \
+                and any(isinstance(e.world.meta.get("zmachine"), dict) for e in worlds):
+            self.error(doc, "practice", f"{practice.label} teaches clembench's moves (\"go hallway\"), but this"
+                                        " study's story files take classic commands (north, take lamp, look):"
+                                        " use practice: tutorial")
         if self.errors:
             raise SourceErrors(self.errors)
         return Study(self.name, title, worlds, instructions, practice, order, show, consent, code, url)
