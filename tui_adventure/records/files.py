@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..engine.snapshot import write_atomic
 from ..engine.sources import parse_json
+from ..zmachine.story import is_story_path
 
 CLEM_VERSION = "3.7.2"
 SECRET_KEYS = {"api_key", "authorization", "Authorization", "x-api-key", "headers"}
@@ -220,7 +221,8 @@ def world_pointer(directory: Path) -> str | None:
     if (directory / "instance.json").exists():
         world = read_json(directory / "instance.json")
         world = world.get("world") if isinstance(world, dict) else None
-        if isinstance(world, str) and (world.endswith((".yaml", ".yml")) or world.startswith("clembench/")):
+        if isinstance(world, str) and (world.endswith((".yaml", ".yml")) or world.startswith("clembench/")
+                                       or is_story_path(world)):
             return world
     return None
 
@@ -312,6 +314,7 @@ def read_episode(directory: str | Path, world=None, limit: int | None = None) ->
     from ..instances import packaged
     from ..instances.convert import load_world_file
     from ..engine.yamlpos import SourceErrors
+    from ..zmachine.game import open_story
 
     directory = Path(directory)
     if not (directory / "interactions.json").exists():
@@ -333,8 +336,14 @@ def read_episode(directory: str | Path, world=None, limit: int | None = None) ->
         if not packaged.is_name(where) and not Path(where).exists():
             raise RecordsError(f"{directory}: its world {where} is gone; pass the world with --world WORLD")
         try:
-            world = packaged.world(where) if packaged.is_name(where) and not Path(where).exists() \
-                else load_world_file(where)
+            if is_story_path(where):   # a story file's episode: its source, at the turn limit it was played under
+                world = open_story(where)
+                limit_then = read_json(directory / "instance.json").get("max_turns") \
+                    if (directory / "instance.json").exists() else None
+                world.max_turns = limit_then if isinstance(limit_then, int) and limit_then > 0 else world.max_turns
+            else:
+                world = packaged.world(where) if packaged.is_name(where) and not Path(where).exists() \
+                    else load_world_file(where)
         except SourceErrors as exc:
             raise RecordsError(f"{directory}: its world cannot be loaded: {exc.errors[0]}") from None
     return Recorded(directory, world, replies_of(data), str(player))

@@ -1,0 +1,75 @@
+"""Records of story-file runs read back: adventure watch's rows (turns and score), a replay of one
+episode with the panels as they were, and adventure export trajectories with the score as reward."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import adventure
+from stories import STORIES, new_story_game, walkthrough
+
+from tui_adventure.watch.episodes import LOST, SUCCESS
+from tui_adventure.watch.tree import RecordsTree
+from tui_adventure.watch.view import episode_cells
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    """A scripted run of the lighthouse won and of the cellar lost, scored."""
+    new_story_game().close()
+    folder = tmp_path_factory.mktemp("story-records")
+    won, lost = folder / "won.txt", folder / "lost.txt"
+    won.write_text("\n".join(walkthrough("lighthouse")) + "\n")
+    lost.write_text((STORIES / "cellar.lose").read_text())
+    for story, script in (("lighthouse.z5", won), ("cellar.z5", lost)):
+        done = adventure("run", STORIES / story, "--player", f"scripted:{script}", "--records", folder / "r",
+                         "--name", "scripted", cwd=folder)
+        assert done.returncode == 0, done.stderr
+    assert adventure("score", folder / "r", cwd=folder).returncode == 0
+    return folder / "r"
+
+
+def test_watch_rows_show_turns_and_the_games_own_score(records, tmp_path):
+    tree = RecordsTree(records)
+    tree.tick()
+    rows = {ep.game: ep for ep in tree.episodes.values()}
+    light, cellar = rows["lighthouse"], rows["cellar"]
+    assert (light.status, light.turns, light.goals, light.goal_count, light.main_score) == \
+        (SUCCESS, len(walkthrough("lighthouse")), 30, 30, 100.0)
+    assert (cellar.status, cellar.goals, cellar.goal_count, cellar.main_score) == (LOST, 15, 25, 60.0)
+    cells = episode_cells(light)
+    assert cells[3] == "12" and cells[4] == "30/30 pts" and cells[5] == "100"
+    assert episode_cells(cellar)[4] == "15/25 pts"
+
+
+async def test_a_story_files_episode_replays_with_its_score(records):
+    from tui_adventure.app import AdventureApp
+    from tui_adventure.widgets.panels import RoomPanel, ScorePanel
+
+    episode = next((records / "scripted/lighthouse").rglob("interactions.json")).parent
+    app = AdventureApp(replay=episode)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert screen.title == "replay: lighthouse" and len(screen.frames) == 1 + len(walkthrough("lighthouse"))
+        assert screen.query_one(RoomPanel).data.room == "Beach"
+        await pilot.press("right", "right")
+        assert screen.query_one(ScorePanel).data.scored[:2] == (5, 30)
+        await pilot.press("end")
+        assert screen.query_one(ScorePanel).data.scored[:2] == (30, 30)
+        assert screen.query_one(RoomPanel).data.room == "Lamp Room"
+
+
+def test_export_trajectories_of_story_files_rewards_the_score(records, tmp_path):
+    out = tmp_path / "t.jsonl"
+    result = adventure("export", "trajectories", records, "--out", out, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = {line["game"]: line for line in map(json.loads, out.read_text().splitlines())}
+    light = lines["lighthouse"]
+    assert light["messages"][0]["role"] == "user" and "Beach" in light["messages"][0]["content"]
+    assert [m["content"] for m in light["messages"] if m["role"] == "assistant"] == walkthrough("lighthouse")
+    assert sum(light["rewards"]) == 30 and light["rewards"][1] == 5
+    assert light["scores"]["Main Score"] == 100.0 and lines["cellar"]["scores"]["Lose"] == 1
+    assert sum(lines["cellar"]["rewards"]) == 15
