@@ -54,3 +54,58 @@ def test_the_repl_plays_a_story_file_with_undo_and_score(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "[score +5: 5 of 30]" in result.stdout
     assert "Score: 5 of 30, in 2 moves" in result.stdout and "Score: 0 of 30, in 1 move" in result.stdout
+
+
+async def test_the_debug_screen_shows_what_a_story_file_has(tmp_path):
+    from textual.widgets import OptionList, Static
+
+    from tui_adventure.screens.debug import DebugScreen
+
+    app = app_for(tmp_path)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await type_line(pilot, "open chest")
+        await pilot.press("f4")
+        await settle(pilot)
+        assert isinstance(app.screen, DebugScreen)
+        assert "no planner" in str(app.screen.query_one("#plan", Static).render())
+        assert "keeps a score" in str(app.screen.query_one("#goal-facts", Static).render())
+        commands = app.screen.query_one("#commands", OptionList)
+        assert "catalogued games only" in str(commands.get_option_at_index(0).prompt)
+        await pilot.press("escape")
+        await settle(pilot)
+        await type_line(pilot, "take key from chest")
+        assert "Removed." in transcript(app)
+
+
+def test_save_and_restore_of_a_story_file_replay_its_commands(tmp_path):
+    lines = "open chest\ntake key from chest\nsave one\nwest\nsaves\nrestore one\nscore\nquit\n"
+    result = adventure("repl", STORIES / "lighthouse.z5", "--records", tmp_path / "r", stdin=lines, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "one  (turn 2," in result.stdout and "[restored one: turn 2]" in result.stdout
+    assert "Score: 5 of 30, in 2 moves" in result.stdout.split("[restored one")[1]
+    saved = next((tmp_path / "saves").rglob("one.json"))
+    cellar = tmp_path / "saves" / "cellar---cellar"
+    cellar.mkdir()
+    (cellar / "one.json").write_bytes(saved.read_bytes())   # another game's save, put in this game's folder
+    result = adventure("repl", STORIES / "cellar.z5", "--records", tmp_path / "r", stdin="saves\nrestore one\nquit\n",
+                       cwd=tmp_path)
+    assert "No saves of this world" in result.stdout and "a save of another story file (lighthouse.z5)" in result.stdout
+
+
+async def test_a_recorded_story_episode_replays_on_screen(tmp_path):
+    from stories import walkthrough
+    from tui_adventure.app import AdventureApp
+    from tui_adventure.widgets.panels import RoomPanel, ScorePanel
+
+    script = tmp_path / "w.txt"
+    script.write_text("\n".join(walkthrough("lighthouse")))
+    ran = adventure("run", LIGHTHOUSE, "--player", f"scripted:{script}", "--records", tmp_path / "rec", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    episode = next((tmp_path / "rec").rglob("interactions.json")).parent
+    app = AdventureApp(replay=episode, cursor_blink=False)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await pilot.pause()
+        await pilot.press("end")
+        await settle(pilot)
+        assert app.screen.query_one(RoomPanel).data.room == "Lamp Room"
+        assert app.screen.query_one(ScorePanel).data.scored == (30, 30, 12)

@@ -8,7 +8,7 @@ from tui_adventure.games import open_game
 from tui_adventure.games.interface import Playable
 
 from conftest import WORLDS
-from stories import walkthrough
+from stories import STORIES, walkthrough
 
 
 def members(cls) -> set[str]:
@@ -87,3 +87,29 @@ def test_a_command_is_one_line_of_the_game_input():
     assert _plain_command("é" * 500) == "?" * 190
     text, status = split_status("\nTaken.\n\n>" + " " * 128 + "Keeper's CottageScore: 5Moves: 3")
     assert (text, status) == ("Taken.", "Keeper's CottageScore: 5Moves: 3")
+
+
+def test_a_question_the_game_asks_changes_no_figure(lighthouse):
+    lighthouse.step("quit")                      # "Are you sure you want to quit?" waits for yes or no
+    assert lighthouse.status().max_score == 30   # read at the start, not from an answer to the question
+    lighthouse.step("n")
+    lighthouse.step("open chest")
+    lighthouse.step("take key from chest")
+    lighthouse.step("restart")                   # another question, while 5 points are scored
+    assert lighthouse.status().score == 5
+
+
+def test_a_version_3_game_is_scored_and_placed_without_a_status_line():
+    from stories import new_story_game
+
+    game = new_story_game(STORIES / "tower.z3")
+    try:
+        assert game.location() == "Tower Gate" and game.status().max_score == 25
+        for command in walkthrough("tower")[:2]:
+            step = game.step(command)
+        assert step.goal_score == 5 and game.status().score == 5
+        assert not step.observation.startswith(">")   # the stale status line Jericho prints first is dropped
+        game.step("restart")
+        assert game.status().score == 5
+    finally:
+        game.close()

@@ -81,3 +81,54 @@ def test_a_broken_story_file_is_one_line(tmp_path):
     bad.write_bytes(b"\x05" + b"\x00" * 10)
     result = adventure("run", bad, "--player", "random", "--records", tmp_path / "r", cwd=tmp_path)
     assert "bad.z5" in result.stdout + result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_oracle_follows_a_known_walkthrough_and_says_when_there_is_none(tmp_path):
+    import asyncio
+
+    from stories import new_story_game
+    from tui_adventure.catalog import open_world
+    from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn
+    from tui_adventure.players import make_player
+
+    new_story_game().close()
+    story = open_world(str(STORIES / "lighthouse.z5"))
+
+    async def play(walk, spec):
+        episode = Episode(story)
+        episode.play.walkthrough = walk   # what Jericho gives a catalogued game
+        player = make_player(spec, story)
+        try:
+            while not episode.ended:
+                await play_turn(episode, player)
+        except PlayerFailed as exc:
+            return episode, str(exc)
+        return episode, None
+
+    episode, failed = asyncio.run(play(walkthrough("lighthouse"), "oracle"))
+    assert failed is None and episode.outcome.success and len(episode.turns) == len(walkthrough("lighthouse"))
+    _, failed = asyncio.run(play(None, "oracle"))
+    assert "neither" in failed
+    _, failed = asyncio.run(play(None, "random"))
+    assert "cannot list" in failed
+
+
+def test_without_jericho_a_story_file_is_one_line_naming_the_extra(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "jericho", None)   # import jericho fails as when the extra is missing
+    for command in (["run", STORIES / "lighthouse.z5", "--player", "random", "--records", tmp_path / "r"],
+                    ["script", STORIES / "lighthouse.z5"]):
+        result = adventure(*command, stdin="look\n", cwd=tmp_path)
+        said = (result.stdout + result.stderr).strip().splitlines()
+        assert "Traceback" not in result.stderr
+        assert any("pip install -e '.[zmachine]'" in line for line in said), said
+
+
+def test_check_reads_a_story_files_header_without_an_interpreter(tmp_path):
+    bad = tmp_path / "bad.z5"
+    bad.write_bytes(b"\x05" + b"\x00" * 10)
+    result = adventure("check", STORIES / "tower.z3", bad, cwd=tmp_path)
+    assert result.returncode == 1
+    good, broken = result.stdout.strip().splitlines()
+    assert "tower.z3: ok (a Z-machine story file, version 3" in good and broken.startswith(str(bad))

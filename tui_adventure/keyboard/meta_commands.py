@@ -20,8 +20,10 @@ from ..engine.text import plural
 from ..engine.game import Game
 from ..engine.world import World
 from ..gamemaster.episode import Episode
-from .completion import Words
+from ..zmachine.saves import list_story_saves, save_story
+from .completion import GameWords, Words
 from .figures import Panels, Visibility
+from .panel_data import metrics_so_far
 
 
 class Playing(Protocol):
@@ -31,10 +33,10 @@ class Playing(Protocol):
     episode: Episode
     saves: Path
     show: Visibility
-    words: Words
+    words: Words | GameWords
 
     @property
-    def game(self) -> Game: ...
+    def game(self) -> Game | None: ...
 
     def look(self) -> str: ...
 
@@ -45,8 +47,6 @@ class Playing(Protocol):
     def restart(self, kind: str = "restart") -> None: ...
 
     async def restore(self, name: str) -> None: ...
-
-    def metrics_so_far(self, par: int | None): ...
 
     def panels(self, progress: bool = False) -> Panels: ...
 
@@ -90,14 +90,25 @@ def _restart(session: Playing, arg: str) -> Feedback:
     return Feedback("restart", f"[restarted]\n{session.episode.play.first_observation()}")
 
 
+def saves_of(session: Playing) -> list:
+    """This world's saves in the session's folder (a story file's: the saves of its Z-code)."""
+    if session.game is None:
+        return list_story_saves(session.world, session.saves)
+    return list_saves(session.saves, session.world)
+
+
 def _save(session: Playing, arg: str) -> Feedback:
     name = arg or "quicksave"
-    saves = list_saves(session.saves, session.world)
+    saves = saves_of(session)
     replaced = any(s.name == name for s in saves)
     if not replaced and len(saves) >= MAX_SAVES:
         return Feedback("error", f"There are {MAX_SAVES} saves of this world already: save over one of them"
                                  " (saves lists them) instead of adding one.")
-    path = save_game(session.game, name, session.saves)
+    if session.game is None:   # a story file: its commands, replayed on restore (zmachine/saves.py)
+        played = [t.command for t in session.episode.turns if t.command is not None]
+        path = save_story(session.world, played, name, session.saves)
+    else:
+        path = save_game(session.game, name, session.saves)
     return Feedback("meta", f"[saved to {path}{', replacing the earlier save of that name' if replaced else ''}]")
 
 
@@ -116,7 +127,7 @@ async def _restore(session: Playing, arg: str) -> Feedback:
     if arg:
         _own_save(arg)
     else:
-        saves = list_saves(session.saves, session.world)
+        saves = saves_of(session)
         if not saves:
             return Feedback("error", f"No saves of this world in {session.saves}/.")
         arg = saves[0].name
@@ -125,7 +136,7 @@ async def _restore(session: Playing, arg: str) -> Feedback:
 
 
 def _saves(session: Playing, arg: str) -> Feedback:
-    saves = list_saves(session.saves, session.world)
+    saves = saves_of(session)
     if not saves:
         return Feedback("meta", f"No saves of this world in {session.saves}/.")
     return Feedback("meta", "\n".join(f"{s.name}  (turn {s.turn}, {s.saved_at})" for s in saves))
@@ -164,7 +175,7 @@ def _score(session: Playing, arg: str) -> Feedback:
              f"Main score so far: {p.main_score:g}"]
     if p.progress is not None:
         lines.append(f"Progress: {100 * p.progress:.0f}% of the optimal plan")
-    m = session.metrics_so_far(p.par) if session.show.score and session.show.par else None
+    m = metrics_so_far(session, p.par) if session.show.score and session.show.par else None
     if m is not None:
         over = f"Moves over par {p.moves_over_par:+d}, " if p.moves_over_par is not None else ""   # once won
         lines.append(f"{over}Turn ratio {m.turn_ratio:.2f}, full rating {m.full_rating:.2f}")

@@ -55,3 +55,19 @@ def game_panels(session) -> Panels:
                   invalid=sum(1 for t in ep.turns if t.fail is not None or t.invalid_format),
                   scored=(status.score, status.max_score, status.moves),
                   walkthrough=len(walk) if walk else None)
+
+
+def metrics_so_far(session, par: int | None):
+    """The episode so far in the game view (``engine.metrics.episode_metrics``), or None without a par."""
+    if par is None or session.game is None:
+        return None
+    from ..engine.metrics import TurnData, episode_metrics
+
+    ep = session.episode
+    data = [TurnData(t.command or t.reply, t.fail or ({"invalid_format": t.invalid_format} if t.invalid_format
+                                                     else None), t.goal_score) for t in ep.turns[:session.moves()]]
+    if data:
+        last = data[-1]
+        data[-1] = TurnData(last.command, last.fail, last.goal_score, len(session.game.achieved))
+    return episode_metrics(data, par=par, max_turns=ep.max_turns, goals_total=len(session.world.goals),
+                           goals_at_start=len(session.game.achieved))

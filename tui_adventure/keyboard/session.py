@@ -31,6 +31,7 @@ from . import meta_commands
 from .meta_commands import META_COMMANDS, Feedback
 from .history import History, world_key
 from ..engine.snapshot import load_save
+from ..zmachine.saves import load_story
 from ..engine.world import World
 from ..gamemaster.episode import Episode, Turn, play_turn
 from ..players import Reply, recorder_options
@@ -327,27 +328,13 @@ class Session:
 
     async def restore(self, name: str) -> None:
         """Replay the save's commands through a fresh episode (checked first: a bad save changes nothing)."""
-        save = load_save(name, self.world, self.saves)
+        commands = (load_save(name, self.world, self.saves).commands if self.game is not None
+                    else load_story(self.world, name, self.saves))   # a story file's save: its commands
         self.restart("restore")
-        for command in save.commands:
+        for command in commands:
             if self.episode.ended:
                 break
             await play_turn(self.episode, _Line(as_reply(self.episode, command), "restored"), self.recorder)
-    def metrics_so_far(self, par: int | None):
-        """The episode so far in the game view (``engine.metrics.episode_metrics``), or None without a par."""
-        if par is None:
-            return None
-        from ..engine.metrics import TurnData, episode_metrics
-
-        ep = self.episode
-        data = [TurnData(t.command or t.reply, t.fail or ({"invalid_format": t.invalid_format} if t.invalid_format
-                                                         else None), t.goal_score) for t in ep.turns[:self.moves()]]
-        if data:
-            last = data[-1]
-            data[-1] = TurnData(last.command, last.fail, last.goal_score, len(self.game.achieved))
-        return episode_metrics(data, par=par, max_turns=ep.max_turns, goals_total=len(self.world.goals),
-                               goals_at_start=len(self.game.achieved))
-
     def look(self) -> str:
         """The room as the player reads it (a story file: where it says the player is)."""
         if self.game is None:

@@ -73,8 +73,10 @@ class ModelPlayer:
         if self.mode == "text":
             return []
         world = episode.world
+        # a game without our engine's actions (a story file) has one tool in either tool mode: act(command)
+        mode = self.mode if episode.game is not None else "tool"
         if self._tools is None or self._tools[0] is not world:
-            self._tools = (world, tool_specs(world, self.mode, episode.planning))
+            self._tools = (world, tool_specs(world, mode, episode.planning))
         return self._tools[1]
 
     def run_facts(self, episode) -> dict:
@@ -196,7 +198,8 @@ class ModelPlayer:
         words the model did not produce."""
         if self.mode == "text" or not result.tool_calls:
             return result.text.strip()
-        commands = [command_of(episode.world, c.name, read_arguments(c.arguments)[0]) for c in result.tool_calls]
+        world = episode.world if episode.game is not None else None   # None: a game whose one tool is act
+        commands = [command_of(world, c.name, read_arguments(c.arguments)[0]) for c in result.tool_calls]
         command, plan = commands[0]
         plan = plan or [c for c, _ in commands[1:]]
         return as_reply(episode, command, plan)

@@ -25,6 +25,8 @@ class OraclePlayer:
 
     async def reply(self, episode, stream=None) -> Reply:
         game = episode.game
+        if game is None:   # a game without our engine: its known walkthrough, where it has one
+            return Reply(as_reply(episode, _walkthrough_move(episode)))
         if self._planner is None or self._planner.world is not game.world:
             self._planner = Planner(game.world)
         if self._expect is None or game.state.facts != self._expect or not self._plan:
@@ -43,6 +45,17 @@ class OraclePlayer:
         return Reply(as_reply(episode, command, self._plan[:2] or ["done"]))
 
 
+def _walkthrough_move(episode) -> str:
+    """The next command of the game's known walkthrough (Jericho's, on its catalogued games), then done;
+    ValueError when the game has none."""
+    walk = episode.play.walkthrough
+    if not walk:
+        raise ValueError("the oracle follows our planner or a known walkthrough, and this game has neither"
+                         " (Jericho knows walkthroughs of its catalogued games only)")
+    i = len(episode.turns)
+    return walk[i] if i < len(walk) else "done"
+
+
 class RandomPlayer:
     """Uniform over the admissible commands of the current state (seeded, so reproducible)."""
 
@@ -54,6 +67,13 @@ class RandomPlayer:
 
     async def reply(self, episode, stream=None) -> Reply:
         game = episode.game
+        if game is None:   # a game without our engine: the valid actions it can list
+            commands = episode.play.valid_actions()
+            if commands is None:
+                raise ValueError("random picks among the valid actions, which this game cannot list (Jericho"
+                                 " finds them on its catalogued games, with spaCy's en_core_web_sm installed)")
+            commands = [c for c in commands if c != "done"] or ["done"]
+            return Reply(as_reply(episode, self.rng.choice(commands)))
         if self._planner is None or self._planner.world is not game.world:
             self._planner = Planner(game.world)
         commands = [c for c in self._planner.admissible_commands(game.state) if c != "done"] or ["done"]

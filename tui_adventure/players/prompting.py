@@ -1,4 +1,4 @@
-"""What a model is told about a native world before it reads the first room.
+"""What a model is told about a native world (or a story file) before it reads the first room.
 
 Imported clembench worlds carry upstream's own prompt (the episode already
 puts it in front of the first observation) and get nothing more: their
@@ -108,10 +108,35 @@ def native_prompt(world, mode: str = "text", planning: bool = False) -> str:
     return "\n".join(lines)
 
 
+def story_prompt(title: str, max_turns: int, mode: str = "text", max_score: int | None = None) -> str:
+    """What a model is told of a Z-machine story file: what such a game is, how to answer, and how it is
+    scored (its own score; Main Score is the share of the max score reached)."""
+    lines = [f"You are playing \"{title}\", a piece of interactive fiction: a Z-machine story file, the format"
+             " of Infocom's and Inform's text adventures (Zork is one), run by an interpreter. I will send you"
+             " what the game prints, and you act in it one command at a time.",
+             "", "Type commands as a player types them at the game's > prompt: short imperative sentences such as"
+             " look, north, take lamp, open the mailbox, put the coin in the slot, inventory, examine the door."
+             " The game's parser knows its own words; if it does not understand, it says so: try other words.",
+             "", "The game keeps a score: earn as many points as you can and win it"
+             + (f" (the most it gives is {max_score} points)." if max_score else "."),
+             ""]
+    if mode == "text":
+        lines += ["Reply with exactly one command on a line that starts with >, and nothing else. For example:",
+                  "> look", 'To stop playing before the game ends, reply "> done".']
+    else:
+        lines += ["Act by calling the act tool with one command each turn.",
+                  'To stop playing before the game ends, call act with the command "done".']
+    lines.append(f"You have at most {plural(max_turns, 'turn')}.")
+    return "\n".join(lines)
+
+
 def system_prompt(episode, mode: str = "text") -> str | None:
-    """The system message a model gets for ``episode``: ours for a native world, none for an imported
-    clembench one (clemcore sends none; the instance's prompt opens the first user message). The one
-    rule for both runners: ``adventure run`` (``llm.ModelPlayer``) and clemcore's (``clemgame/``)."""
+    """The system message a model gets for ``episode``: ours for a native world or a story file, none for
+    an imported clembench one (clemcore sends none; the instance's prompt opens the first user message).
+    The one rule for both runners: ``adventure run`` (``llm.ModelPlayer``) and clemcore's (``clemgame/``)."""
     if episode.clembench:
         return None
+    if episode.game is None:   # a game without our engine: a story file
+        play = episode.play
+        return story_prompt(play.title, episode.max_turns, mode, play.status().max_score)
     return native_prompt(episode.world, mode, episode.planning)

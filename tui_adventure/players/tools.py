@@ -180,7 +180,8 @@ def parse_arguments(arguments) -> dict | str:
 
 
 def command_of(world, name: str, arguments) -> tuple[str, list[str]]:
-    """(command, planned next commands) for one tool call, written as a person would type them."""
+    """(command, planned next commands) for one tool call, written as a person would type them;
+    ``world`` None: a game whose one tool is ``act`` (a story file)."""
     args = parse_arguments(arguments)
     if name == "act":
         if isinstance(args, str):
@@ -190,7 +191,7 @@ def command_of(world, name: str, arguments) -> tuple[str, list[str]]:
         return str(args.get("command", "")).strip(), plan
     if isinstance(args, str):
         args = {}
-    action = world.action_by_id.get(name)
+    action = world.action_by_id.get(name) if world is not None else None   # None: a game of act() alone
     if action is None:   # not one of ours: say it as the model named it, and let the parser judge
         return " ".join([name.replace("_", " "), *map(str, args.values())]).strip(), []
     val = {k: str(v).strip() for k, v in args.items() if v not in (None, "")}

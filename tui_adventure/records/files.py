@@ -314,7 +314,6 @@ def read_episode(directory: str | Path, world=None, limit: int | None = None) ->
     from ..instances import packaged
     from ..instances.convert import load_world_file
     from ..engine.yamlpos import SourceErrors
-    from ..zmachine.game import open_story
 
     directory = Path(directory)
     if not (directory / "interactions.json").exists():
@@ -336,11 +335,10 @@ def read_episode(directory: str | Path, world=None, limit: int | None = None) ->
         if not packaged.is_name(where) and not Path(where).exists():
             raise RecordsError(f"{directory}: its world {where} is gone; pass the world with --world WORLD")
         try:
-            if is_story_path(where):   # a story file's episode: its source, at the turn limit it was played under
+            if is_story_path(where):   # a Z-machine story file: checked, and Jericho there
+                from ..zmachine.game import open_story
+
                 world = open_story(where)
-                limit_then = read_json(directory / "instance.json").get("max_turns") \
-                    if (directory / "instance.json").exists() else None
-                world.max_turns = limit_then if isinstance(limit_then, int) and limit_then > 0 else world.max_turns
             else:
                 world = packaged.world(where) if packaged.is_name(where) and not Path(where).exists() \
                     else load_world_file(where)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..engine.names import check_name, inside
 from ..engine.snapshot import write_atomic
+from ..zmachine.story import is_story_path
 from .files import (
     CLEM_VERSION, DISCARDED, MARKERS, POINTER, Busy, FolderLock, OtherRun, RecordsError, dumps_compact, encode_json,
     now, real_path, run_json, scrub, write_json,
@@ -173,7 +174,7 @@ class Recorder:
         path = Path(str(self.world.path or ""))
         if self.world.meta.get("packaged"):   # clembench/<experiment>/<game_id>: found without a file
             write_json(self.dir / POINTER, {"world": self.world.meta["packaged"]}, final=False)
-        elif path.suffix in (".yaml", ".yml") and path.exists():
+        elif (path.suffix in (".yaml", ".yml") or is_story_path(path)) and path.exists():
             write_json(self.dir / POINTER, {"world": real_path(str(path))}, final=False)
 
     def instance_dict(self) -> dict:

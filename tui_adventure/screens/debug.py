@@ -64,17 +64,20 @@ class DebugScreen(Screen[str | None]):
         self.sub_title = "debug: enter on a command plays it; enter on a turn goes back to it"
         s = self.session
         game = s.game
-        self.all_facts = game.facts()
-        self.show_facts("")
-        from ..engine.planning import Planner
+        if game is None:   # a game without our engine (a story file): what the one game interface has
+            self.mount_game(s.playable)
+        else:
+            self.all_facts = game.facts()
+            self.show_facts("")
+            from ..engine.planning import Planner
 
-        planner = Planner(s.world)
-        self.query_one("#commands", OptionList).add_options(
-            [Option(Text(c), id=c) for c in planner.admissible_commands(game.state)])
-        goals = []
-        for g in s.world.goals:
-            goals.append(f"{'[x]' if g in game.achieved else '[ ]'} {g}")
-        self.query_one("#goal-facts", Static).update(Text("\n".join(goals) or "(no goals)"))
+            planner = Planner(s.world)
+            self.query_one("#commands", OptionList).add_options(
+                [Option(Text(c), id=c) for c in planner.admissible_commands(game.state)])
+            goals = []
+            for g in s.world.goals:
+                goals.append(f"{'[x]' if g in game.achieved else '[ ]'} {g}")
+            self.query_one("#goal-facts", Static).update(Text("\n".join(goals) or "(no goals)"))
         events = []
         for turn in s.episode.turns:    # every turn, every event whole: the pane scrolls
             fail = f"  fail: {turn.fail['phase']}/{turn.fail['type']}" if turn.fail else ""
@@ -85,9 +88,46 @@ class DebugScreen(Screen[str | None]):
         turns += [Option(Text(visible(f"{t.index}: {t.command if t.command is not None else t.reply}")), id=str(t.index))
                   for t in s.episode.turns]
         self.query_one("#turns", OptionList).add_options(turns)
-        self.search_plan()
-        self.compare_moves()
+        if game is not None:
+            self.search_plan()
+            self.compare_moves()
         self.query_one("#fact-filter", Input).focus()   # typing goes somewhere at once
+
+    def mount_game(self, play) -> None:
+        """The tabs of a game without our engine: its object tree as the facts, its valid actions (found in
+        a worker), no goals as facts and no planner (a known walkthrough's length instead)."""
+        tree = play.object_tree()
+        self.all_facts = tree if tree is not None else []
+        self.show_facts("")
+        if tree is None:
+            self.query_one("#facts", OptionList).border_title = "no object tree: Jericho reads it on its catalogued games"
+        self.query_one("#goal-facts", Static).update(Text("(no goals as facts: this game keeps a score of its own)"))
+        walk = play.walkthrough
+        self.query_one("#plan", Static).update(Text(
+            "no planner for this game" + (f"; a known walkthrough takes {plural(len(walk), 'command')} (not proven"
+                                          " optimal)" if walk else "")))
+        self.query_one("#commands", OptionList).add_options(["finding the valid actions..."])
+        self.find_valid_actions(play)
+
+    @work(thread=True, exclusive=True, group="valid-actions")
+    def find_valid_actions(self, play) -> None:
+        """The game's valid actions, off the UI thread (Jericho tries hundreds of commands)."""
+        try:
+            found = play.valid_actions()
+        except Exception as exc:   # the interpreter's own failure: said, never raised into the screen
+            found, why = None, f"(the valid actions could not be found: {type(exc).__name__})"
+        else:
+            why = ("(no valid actions: Jericho finds them on its catalogued games only, with spaCy's"
+                   " en_core_web_sm model installed; python -m spacy download en_core_web_sm)")
+        self.app.call_from_thread(self._show_valid_actions, found, why)
+
+    def _show_valid_actions(self, found: list[str] | None, why: str) -> None:
+        commands = self.query_one("#commands", OptionList)
+        commands.clear_options()
+        if found is None:
+            commands.add_options([Text(why)])
+        else:
+            commands.add_options([Option(Text(visible(c)), id=c) for c in found] or ["(none found)"])
 
     def show_facts(self, needle: str) -> None:
         facts = self.query_one("#facts", OptionList)

@@ -9,12 +9,13 @@ every reply (the location, then "Score:" and "Moves:"), "*** You have won ***" a
 
 Every ``FrotzEnv`` loads its own copy of Jericho's interpreter library (``jericho._load_frotz_lib``
 copies ``libfrotz.so`` before loading it), so several games live in one process; each is driven by
-one thread at a time.
+one thread at a time (a lock keeps a worker's valid actions from crossing a step).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,6 +165,7 @@ class StoryGame:
 
         self.story = story
         self.title = story.title
+        self._lock = threading.RLock()   # the interpreter is driven by one thread at a time
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # Jericho warns that an uncatalogued game has no helpers: we know
             self.env = FrotzEnv(str(story.playable()), seed=story.seed)
@@ -174,7 +176,9 @@ class StoryGame:
         walk = bindings.get("walkthrough") if self.catalogued else None
         self.walkthrough: list[str] | None = walk.split("/") if walk else None
         self._max_score: int | None = None
+        self._known_score = 0   # the last score read: what stands while the game asks a question
         self.restart()
+        self._max_score = self._read_max_score() or None   # fixed for the game: read once, at its start
 
     # -- playing --------------------------------------------------------------------
     def restart(self) -> None:
@@ -184,6 +188,7 @@ class StoryGame:
         self._first, self._status = split_status(raw)
         self._ending: str | None = None
         self._score: int | None = None
+        self._known_score = 0
         self._moves = 0
         self._place: tuple[int, str] | None = None   # (moves, room) when read aside with "look"
         self._read_status()
@@ -192,6 +197,10 @@ class StoryGame:
         return self._first
 
     def step(self, command: str) -> StoryStep:
+        with self._lock:
+            return self._step(command)
+
+    def _step(self, command: str) -> StoryStep:
         typed = _plain_command(command)
         before = self._score or 0
         if self.over:
@@ -279,13 +288,13 @@ class StoryGame:
         return [line.strip() for line in text.splitlines() if line.strip()]
 
     def status(self) -> Status:
-        if self._max_score is None:
-            self._max_score = self._read_max_score()
         score = self._score
-        if score is None:
+        if score is None:   # no status line says it: the game's answer to "score", read aside
             m = _SCORED.search(self._aside("score"))
-            score = self._score = int(m.group(1)) if m else 0
-        return Status(score=score, max_score=self._max_score or None, moves=self._moves)
+            # a game waiting for an answer ("Are you sure?") answers no score: the last one stands
+            score = self._score = int(m.group(1)) if m else self._known_score
+        self._known_score = score
+        return Status(score=score, max_score=self._max_score, moves=self._moves)
 
     def _read_max_score(self) -> int:
         if self.catalogued:
@@ -297,6 +306,10 @@ class StoryGame:
         """The game's answer to ``command``, the game then put back as it was (no move spent)."""
         if self.over:
             return ""
+        with self._lock:
+            return self._answer_aside(command)
+
+    def _answer_aside(self, command: str) -> str:
         moment = self.snapshot()
         try:
             with warnings.catch_warnings():
@@ -308,12 +321,14 @@ class StoryGame:
 
     # -- time travel --------------------------------------------------------------------
     def snapshot(self) -> tuple:
-        return (self.env.get_state(), self._status, self._ending, self._score, self._moves)
+        with self._lock:
+            return (self.env.get_state(), self._status, self._ending, self._score, self._moves)
 
     def restore(self, moment: tuple) -> None:
-        state, self._status, self._ending, self._score, self._moves = moment
-        self.env.set_state(state)
-        self._place = None
+        with self._lock:
+            state, self._status, self._ending, self._score, self._moves = moment
+            self.env.set_state(state)
+            self._place = None
 
     # -- what only a catalogued game has ------------------------------------------------
     def valid_actions(self) -> list[str] | None:
@@ -321,7 +336,7 @@ class StoryGame:
         downloaded); None otherwise."""
         if not self.catalogued:
             return None
-        with warnings.catch_warnings():
+        with self._lock, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             found = story_file.valid_actions(self.env)
         return None if found is None else list(found)
