@@ -1,15 +1,20 @@
 """Records of story-file runs read back: adventure watch's rows (turns and score), a replay of one
-episode with the panels as they were, and adventure export trajectories with the score as reward."""
+episode with the panels as they were, and adventure export trajectories with the score as reward (and
+a model's one act tool)."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 
 from conftest import adventure
+from fake_llm_server import ToolCalls
+from model_env import configure_fake_gpt, in_loop
 from stories import STORIES, new_story_game, walkthrough
 
+from tui_adventure.export.trajectories import export
 from tui_adventure.watch.episodes import LOST, SUCCESS
 from tui_adventure.watch.tree import RecordsTree
 from tui_adventure.watch.view import episode_cells
@@ -73,3 +78,19 @@ def test_export_trajectories_of_story_files_rewards_the_score(records, tmp_path)
     assert sum(light["rewards"]) == 30 and light["rewards"][1] == 5
     assert light["scores"]["Main Score"] == 100.0 and lines["cellar"]["scores"]["Lose"] == 1
     assert sum(lines["cellar"]["rewards"]) == 15
+
+
+@in_loop
+async def test_a_models_story_episode_in_tools_mode_exports_its_one_act_tool(monkeypatch, tmp_path, server):
+    from tui_adventure.batches.episodes import run_all
+
+    configure_fake_gpt(monkeypatch, tmp_path, server)
+    server.script(ToolCalls([("act", {"command": "open chest"})]), ToolCalls([("act", {"command": "done"})]))
+    root = tmp_path / "records"
+    await run_all([str(STORIES / "lighthouse.z5")], "fake-gpt", root, jobs=1, mode="tools")
+    out = io.StringIO()
+    report = export(root, out)
+    assert report.written == 1 and not report.left_out
+    line = json.loads(out.getvalue())
+    assert line["mode"] == "tools" and [t["function"]["name"] for t in line["tools"]] == ["act"]
+    assert line["messages"][2]["tool_calls"][0]["function"]["name"] == "act"

@@ -125,7 +125,9 @@ def _tools(directory: Path, spec: dict) -> list[dict]:
     except RecordsError:
         return [{"name": n} for n in spec.get("tools", [])]
     planning = world.meta.get("variant") == "plan"
-    return [{"type": "function", "function": t} for t in tool_specs(world, spec["mode"], planning)]
+    # a game without our engine's actions (a story file) offered one tool in either tool mode: act(command)
+    mode = spec["mode"] if getattr(world, "actions", None) is not None else "tool"
+    return [{"type": "function", "function": t} for t in tool_specs(world, mode, planning)]
 
 
 def export(root: str | Path, out: IO) -> ExportReport:
