@@ -76,3 +76,15 @@ def test_what_a_story_file_cannot_do_is_one_clear_error(make):
         make("lighthouse.z5", reward="progress")
     with pytest.raises(ValueError, match="unknown info 'par'"):
         make("lighthouse.z5", infos=["par"])
+
+
+def test_a_saved_state_branches_the_story(make):
+    env = make("lighthouse.z5")
+    env.reset()
+    env.step("open chest")
+    saved = env.unwrapped.get_state()
+    _, reward, *_ = env.step("take key from chest")
+    env.step("west")
+    env.unwrapped.set_state(saved)
+    _, again, _, _, info = env.step("take key from chest")
+    assert reward == again == 5 and info["score"] == 5 and info["turn"] == 2 and info["location"] == "Beach"
