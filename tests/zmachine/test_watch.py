@@ -94,3 +94,34 @@ async def test_a_models_story_episode_in_tools_mode_exports_its_one_act_tool(mon
     line = json.loads(out.getvalue())
     assert line["mode"] == "tools" and [t["function"]["name"] for t in line["tools"]] == ["act"]
     assert line["messages"][2]["tool_calls"][0]["function"]["name"] == "act"
+
+
+async def test_the_dashboard_shows_story_rows_and_enter_replays_one(records):
+    import asyncio
+
+    from tui_adventure.app import AdventureApp
+    from tui_adventure.screens.replay import ReplayScreen
+    from tui_adventure.widgets.line_table import LineTable
+
+    app = AdventureApp(watch=records)
+    async with app.run_test(size=(150, 40)) as pilot:
+        shown: dict = {}
+        for _ in range(400):   # bounded: the tree's first look lands within a few ticks
+            await pilot.pause()
+            table = app.screen.query_one("#episodes", LineTable)
+            columns = app.screen.board.episode_columns
+            shown = {row[1]: row for row in (columns.split(line) for line in table.lines)}
+            if "lighthouse" in shown and "cellar" in shown:
+                break
+            await asyncio.sleep(0.05)
+        assert shown["lighthouse"][2:6] == ["success", "12", "30/30 pts", "100"]
+        assert shown["cellar"][2] == "lost" and shown["cellar"][4] == "15/25 pts"
+        table.focus()
+        table.action_move(next(i for i, line in enumerate(table.lines) if "lighthouse" in line) - table.cursor)
+        await pilot.press("enter")
+        for _ in range(400):
+            await pilot.pause()
+            if isinstance(app.screen, ReplayScreen) and len(app.screen.frames) > 1:
+                break
+            await asyncio.sleep(0.05)
+        assert isinstance(app.screen, ReplayScreen) and app.screen.title == "replay: lighthouse"
