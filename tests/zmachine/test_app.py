@@ -84,7 +84,10 @@ def test_save_and_restore_of_a_story_file_replay_its_commands(tmp_path):
     assert "one  (turn 2," in result.stdout and "[restored one: turn 2]" in result.stdout
     assert "Score: 5 of 30, in 2 moves" in result.stdout.split("[restored one")[1]
     saved = next((tmp_path / "saves").rglob("one.json"))
-    cellar = tmp_path / "saves" / "cellar---cellar"
+    from tui_adventure.catalog import open_world
+    from tui_adventure.keyboard.history import world_key
+
+    cellar = tmp_path / "saves" / world_key(open_world(str(STORIES / "cellar.z5")))
     cellar.mkdir()
     (cellar / "one.json").write_bytes(saved.read_bytes())   # another game's save, put in this game's folder
     result = adventure("repl", STORIES / "cellar.z5", "--records", tmp_path / "r", stdin="saves\nrestore one\nquit\n",
@@ -109,3 +112,13 @@ async def test_a_recorded_story_episode_replays_on_screen(tmp_path):
         await settle(pilot)
         assert app.screen.query_one(RoomPanel).data.room == "Lamp Room"
         assert app.screen.query_one(ScorePanel).data.scored == (30, 30, 12)
+
+
+def test_an_unfinished_story_episode_continues_in_its_folder(tmp_path):
+    first = adventure("repl", LIGHTHOUSE, "--records", tmp_path / "r", stdin="open chest\ntake key from chest\nquit\n",
+                      cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    again = adventure("repl", LIGHTHOUSE, "--records", tmp_path / "r", stdin="score\nquit\n", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "[continuing your unfinished game: turn 3" in again.stdout
+    assert "Score: 5 of 30, in 2 moves" in again.stdout

@@ -42,6 +42,16 @@ def test_a_run_of_story_files_is_scored_by_their_own_score(tmp_path):
     assert light["Request Count"] == len(turns)
 
 
+def test_two_releases_of_one_game_are_two_experiments(tmp_path):
+    records = tmp_path / "r"
+    for story in ("lighthouse.z5", "lighthouse.z8"):
+        ran = adventure("run", STORIES / story, "--player", scripted(tmp_path, "lighthouse"), "--records", records,
+                        cwd=tmp_path)
+        assert "played 1" in ran.stdout, ran.stdout + ran.stderr
+    found = sorted(p.parent.relative_to(records).parts[1:3] for p in records.rglob("interactions.json"))
+    assert found == [("lighthouse", "lighthouse.z5"), ("lighthouse", "lighthouse.z8")]
+
+
 def test_clemcores_tools_read_a_story_files_records(tmp_path):
     from clemcore_check import evaluate, require_clemcore, transcribe_all
 

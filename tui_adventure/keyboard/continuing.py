@@ -37,7 +37,9 @@ class Continuing(Protocol):
     visited: set[str]
 
     @property
-    def game(self) -> Game: ...
+    def game(self) -> Game | None: ...
+
+    def room_id(self) -> str | None: ...
 
     def foreign(self, run_dir: Path) -> bool: ...
 
@@ -56,11 +58,12 @@ def continue_last(session: Continuing, options: dict) -> bool:
         recorder.unlock()
         session.continued = f"[a new episode: {recorder.dir} is unfinished, but its voiced characters cannot be replayed]"
         return False
-    seen = {world.style.player_room(session.game.state)}
+    seen = {session.room_id()}
     try:
-        read_back(recorder, session.episode, lambda turn: seen.add(world.style.player_room(session.game.state)))
+        read_back(recorder, session.episode, lambda turn: seen.add(session.room_id()))
     except (RecordsError, OSError, ValueError) as exc:
         recorder.unlock()
+        session.episode.play.close()
         session.episode = Episode(world, voices=session.voices)
         session.continued = f"[a new episode: the unfinished one could not be continued ({exc})]"
         return False

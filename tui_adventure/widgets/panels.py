@@ -102,7 +102,7 @@ class ScorePanel(Vertical):
         if d is None:
             return
         bar = self.query_one(ProgressBar)
-        if d.scored is not None or (d.goal_count == 0 and not d.goals and d.walkthrough is not None):
+        if d.scored is not None:   # a game with a score of its own (a story file), shown
             lines = _game_score_lines(d)
         elif d.blind:   # only what a model could count for itself: its turns and its invalid commands
             lines = [f"Turn {d.turns}/{d.max_turns}", f"Invalid {d.invalid}"]

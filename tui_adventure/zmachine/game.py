@@ -9,7 +9,8 @@ every reply (the location, then "Score:" and "Moves:"), "*** You have won ***" a
 
 Every ``FrotzEnv`` loads its own copy of Jericho's interpreter library (``jericho._load_frotz_lib``
 copies ``libfrotz.so`` before loading it), so several games live in one process; each is driven by
-one thread at a time (a lock keeps a worker's valid actions from crossing a step).
+one thread at a time; the valid actions are searched on an interpreter of their own, set to the
+game's state, so a step never waits for a search.
 """
 
 from __future__ import annotations
@@ -135,8 +136,10 @@ class StorySource:
             self.checked = story_file.read_story(path)
         self.title = self.title or path.stem
         self.game = self.game or records_name(path)
+        # the records' experiment is the file's name: lighthouse.z5 and lighthouse.z8 are two experiments
         self.meta = {"zmachine": {"file": path.name, "md5": self.checked.md5, "version": self.checked.version,
-                                  "release": self.checked.release, "serial": self.checked.serial}, **self.meta}
+                                  "release": self.checked.release, "serial": self.checked.serial},
+                     "experiment": records_name(Path(path.name + ".x")), **self.meta}
 
     def playable(self) -> Path:
         """The file Jericho loads (a Blorb's Z-code unwrapped into the cache)."""
@@ -166,6 +169,8 @@ class StoryGame:
         self.story = story
         self.title = story.title
         self._lock = threading.RLock()   # the interpreter is driven by one thread at a time
+        self._search = threading.Lock()  # and the valid actions' own interpreter too
+        self._searcher = None            # made when first asked: a step never waits for a search
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # Jericho warns that an uncatalogued game has no helpers: we know
             self.env = FrotzEnv(str(story.playable()), seed=story.seed)
@@ -334,11 +339,18 @@ class StoryGame:
     def valid_actions(self) -> list[str] | None:
         """Jericho's valid actions (catalogued games; needs spaCy's English model installed, never
         downloaded); None otherwise."""
-        if not self.catalogued:
+        if not self.catalogued or not story_file.valid_actions_model():
             return None
-        with self._lock, warnings.catch_warnings():
+        with self._lock:   # the moment is taken here; the search runs on an interpreter of its own
+            state = self.env.get_state()
+        with self._search, warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            found = story_file.valid_actions(self.env)
+            if self._searcher is None:
+                from jericho import FrotzEnv
+
+                self._searcher = FrotzEnv(str(self.story.playable()), seed=self.story.seed)
+            self._searcher.set_state(state)
+            found = story_file.valid_actions(self._searcher)
         return None if found is None else list(found)
 
     def object_tree(self) -> list[str] | None:
@@ -364,4 +376,6 @@ class StoryGame:
 
     def close(self) -> None:
         self.env.close()
+        if self._searcher is not None:
+            self._searcher.close()
 
