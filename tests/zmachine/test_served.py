@@ -38,7 +38,7 @@ def test_a_participant_plays_a_command_of_a_story_file_in_a_browser(folder):
             term.wait_for("revealing a brass key")
         finally:
             browser.close()
-    episode = folder / "rec" / "human-zed" / "lighthouse" / "lighthouse" / "instance_00000"
+    episode = folder / "rec" / "human-zed" / "lighthouse" / "lighthouse.z5" / "instance_00000"
     turns = json.loads((episode / "interactions.json").read_text())["turns"]
     said = [e["action"]["content"] for t in turns for e in t if e["action"]["type"] == "get message"]
     assert said == ["open chest"]

@@ -57,7 +57,7 @@ async def test_a_story_file_study_in_the_app_runs_to_its_end(tmp_path):
         assert "All 2 worlds of Classics are done" in str(app.screen.query_one("#intermission").render())
     assert run.done_count() == 2
     for name in ("lighthouse", "cellar"):
-        assert (tmp_path / f"records/human-ann/{name}/{name}/instance_00000/completed.json").exists()
+        assert (tmp_path / f"records/human-ann/{name}/{name}.z5/instance_00000/completed.json").exists()
 
 
 def test_the_practice_world_of_a_story_file_study_teaches_classic_commands(tmp_path):
@@ -91,4 +91,4 @@ def test_participants_and_a_model_are_paired_on_the_story_episodes_both_finished
     row = paired[("human-bea", "Main Score", "all")]
     assert row["model"] == "scripted" and row["n_instances"] == "1"   # only the story both finished
     assert float(row["model_mean"]) == float(row["human_mean"]) == 100.0
-    assert ("human-bea", "Main Score", "cellar/cellar") not in paired
+    assert ("human-bea", "Main Score", "cellar/cellar.z5") not in paired

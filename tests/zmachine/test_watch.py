@@ -111,11 +111,11 @@ async def test_the_dashboard_shows_story_rows_and_enter_replays_one(records):
             table = app.screen.query_one("#episodes", LineTable)
             columns = app.screen.board.episode_columns
             shown = {row[1]: row for row in (columns.split(line) for line in table.lines)}
-            if "lighthouse" in shown and "cellar" in shown:
+            if "lighthouse.z5" in shown and "cellar.z5" in shown:
                 break
             await asyncio.sleep(0.05)
-        assert shown["lighthouse"][2:6] == ["success", "12", "30/30 pts", "100"]
-        assert shown["cellar"][2] == "lost" and shown["cellar"][4] == "15/25 pts"
+        assert shown["lighthouse.z5"][2:6] == ["success", "12", "30/30 pts", "100"]   # named by its file
+        assert shown["cellar.z5"][2] == "lost" and shown["cellar.z5"][4] == "15/25 pts"
         table.focus()
         table.action_move(next(i for i, line in enumerate(table.lines) if "lighthouse" in line) - table.cursor)
         await pilot.press("enter")

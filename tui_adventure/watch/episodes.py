@@ -16,6 +16,7 @@ from datetime import datetime
 from ..records.files import RecordsError, is_player
 from ..records.scorer import score_interactions
 from ..engine import metrics as m
+from ..zmachine.story import is_story_path
 
 # What an episode is doing, as its files say.
 STARTING = "starting"    # instance.json, no turn yet
@@ -71,7 +72,9 @@ class EpisodeInfo:
     def __post_init__(self) -> None:
         if not self.world:   # made once: every sort and filter of thousands of rows reads it
             number = self.instance.removeprefix("instance_").lstrip("0") or "0"
-            self.world = self.game if self.game == self.experiment else f"{self.experiment} #{number}"
+            # our worlds: the game; a story file: its file's name (the experiment); else the instance's number
+            own = self.game == self.experiment or is_story_path(self.experiment)
+            self.world = self.experiment if own else f"{self.experiment} #{number}"
 
     def stuck(self, turns: int = STUCK_TURNS) -> bool:
         """Playing on without getting anywhere: no goal in ``turns`` turns, or one command over and over."""
