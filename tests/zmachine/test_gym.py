@@ -88,3 +88,11 @@ def test_a_saved_state_branches_the_story(make):
     env.unwrapped.set_state(saved)
     _, again, _, _, info = env.step("take key from chest")
     assert reward == again == 5 and info["score"] == 5 and info["turn"] == 2 and info["location"] == "Beach"
+
+
+def test_a_house_env_cannot_be_switched_to_a_story_file(make):
+    env = gymnasium.make("tui_adventure/house-v0")
+    env.reset()
+    with pytest.raises(ValueError, match="a story file plays in its own environment"):
+        env.reset(options={"world": str(STORIES / "lighthouse.z5")})
+    env.close()
