@@ -98,7 +98,7 @@ class AdventureEnv(gym.Env):
         # the world this env drew (generate=) and has handed out to no one (get_state, fork): it closes
         # it when it draws the next one, or at close(), so its memory comes back at once (World.close)
         self._made: World | None = None
-        self._world = open_world(world) if isinstance(world, str) else world
+        self._world = _ours(world, open_world(world) if isinstance(world, str) else world)
         if self._world is None:
             self._world = self._made = self._generated(0)
         self.action_space = spaces.Text(ACTION_CHARS, min_length=0, charset=ACTION_CHARSET)
@@ -153,8 +153,10 @@ class AdventureEnv(gym.Env):
             if not isinstance(options["world"], (str, World)):
                 raise TypeError(f"options['world'] is a file, a packaged name or a World, not"
                                 f" {type(options['world']).__name__}")
-            self._world = open_world(options["world"]) if isinstance(options["world"], str) else options["world"]
-            self._fit_space(self._world)
+            named = options["world"]
+            world = _ours(named, open_world(named) if isinstance(named, str) else named)
+            self._world = world
+            self._fit_space(world)
         elif self._generate is not None:   # a world drawn from the seeded generator: the seed fixes it
             self._world = self._generated(int(self.np_random.integers(0, 2 ** 31 - 1)))
             self._fit_space(self._world)
@@ -330,6 +332,16 @@ class AdventureEnv(gym.Env):
                 self._fitted.clear()
             self._fitted[text] = fitted
         return fitted
+
+
+def _ours(named, source):
+    """``source`` when it is one of our worlds (or None); a story file's source is a one-line ValueError
+    naming the environment that plays it."""
+    if source is not None and not isinstance(source, World):
+        raise ValueError(f"{named}: a story file plays in its own environment, gymnasium.make("
+                         "'tui_adventure/World-v0', world=...) (envs.playable.GameEnv); reset(options=...) cannot"
+                         " switch to one")
+    return source
 
 
 _ACTION_CHARS: dict = {}   # the actions' definitions' ids -> (them, the characters of their texts)

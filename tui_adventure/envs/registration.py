@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 
-ENTRY = "tui_adventure.envs.env:AdventureEnv"
+ENTRY = "tui_adventure.envs.playable:make_env"   # AdventureEnv, or GameEnv for a story file
 NATIVE = ("tutorial", "house", "manor")
 
 

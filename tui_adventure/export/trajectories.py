@@ -5,7 +5,7 @@ messages as the model saw them (system prompt, tool calls and tool results
 included, from the last request of a model's episode; rebuilt from the
 interactions for a person or a program), the tools that were offered, a
 reward per turn (the change in goals reached, as the game master logged
-it) and the episode's scores. Errored and unfinished episodes are left out
+it; for a story file, the change in the game's own score) and the episode's scores. Errored and unfinished episodes are left out
 and counted, as ``eval`` counts them. In a world of several players each
 seat is a trajectory of its own (``seat``, ``id`` ending in ``player_K``):
 one conversation holding both seats' moves as ``assistant`` would teach a
@@ -64,11 +64,12 @@ def trajectories(directory: Path, root: Path, above: tuple[str, ...] | None = No
     out = []
     for seat in seats:
         rewards, messages = [], []
+        score = 0   # a game scored by its own score (a story file): the reward is its change
         for turn in data["turns"]:
             mine = any(_kind(e) == "get message" and e.get("from") == seat for e in turn) or len(seats) == 1
             if not mine:
                 continue
-            reward = 0
+            reward, scored = 0, False
             for event in turn:
                 action = event.get("action") or {}
                 kind, content = action.get("type"), action.get("content")
@@ -76,7 +77,9 @@ def trajectories(directory: Path, root: Path, above: tuple[str, ...] | None = No
                     messages.append({"role": "user", "content": content})
                 elif kind == "get message":
                     messages.append({"role": "assistant", "content": content})
-                elif kind == "goal_status" and isinstance(content, dict):
+                elif kind == "action_info" and isinstance(content, dict) and type(content.get("score")) is int:
+                    reward, score, scored = content["score"] - score, content["score"], True
+                elif kind == "goal_status" and isinstance(content, dict) and not scored:
                     reward = content.get("turn_goal_score", 0)
             rewards.append(reward)
         calls = _calls(directory, seat)
@@ -122,7 +125,9 @@ def _tools(directory: Path, spec: dict) -> list[dict]:
     except RecordsError:
         return [{"name": n} for n in spec.get("tools", [])]
     planning = world.meta.get("variant") == "plan"
-    return [{"type": "function", "function": t} for t in tool_specs(world, spec["mode"], planning)]
+    # a game without our engine's actions (a story file) offered one tool in either tool mode: act(command)
+    mode = spec["mode"] if getattr(world, "actions", None) is not None else "tool"
+    return [{"type": "function", "function": t} for t in tool_specs(world, mode, planning)]
 
 
 def export(root: str | Path, out: IO) -> ExportReport:

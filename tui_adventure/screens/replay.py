@@ -104,6 +104,8 @@ class ReplayScreen(Screen):
 
     def _start(self) -> None:
         world = self.recorded.world
+        if self.session is not None:   # started again: the last play-through's game let go (an interpreter)
+            self.session.close()
         self.session = Session(world, records=None)
         self.entries = [("note", world.title, ""), ("obs", self.session.playable.first_observation(), "")]
         self.frames = [Frame(len(self.entries), self._panels(self.session))]
@@ -230,6 +232,10 @@ class ReplayScreen(Screen):
         from .request import RequestScreen
 
         self.app.push_screen(RequestScreen(turn))
+
+    def on_unmount(self) -> None:
+        if self.session is not None:
+            self.session.close()
 
     def action_close(self) -> None:
         """Back to where it was opened from (the watch dashboard); a replay alone stays."""

@@ -49,11 +49,23 @@ def _arrive_in(people: dict, participant: str) -> None:
         people[participant] = {"row": len(people), "arrived": _now()}
 
 
+CLASSIC_COMMANDS = 'short commands such as "north", "take lamp", "look" and "inventory"'
+
+
+def is_story_file(world) -> bool:
+    """The world is a Z-machine story file (its source says so in its meta), played in its own words."""
+    return isinstance(world.meta.get("zmachine"), dict)
+
+
 def what_it_asks(world) -> str:
     """What a world asks of a participant beyond short commands, in words for lay people (with a leading
-    space), or "": several characters played in turn, and the clembench worlds' way of moving."""
+    space), or "": several characters played in turn, the clembench worlds' way of moving, and a story
+    file's classic commands."""
     said = []
-    players = world.scene_spec.players if world.scene_spec is not None else ()
+    if is_story_file(world):
+        said.append(f"This is a classic text adventure: type {CLASSIC_COMMANDS}; the game answers in its own words.")
+    spec = getattr(world, "scene_spec", None)   # a story file has no scenes of ours
+    players = spec.players if spec is not None else ()
     if len(players) > 1:
         names = [world.name_of(p) for p in players]
         said.append(f"In this world you play {len(names)} characters in turn ({', '.join(names)}): each turn,"
@@ -283,7 +295,10 @@ class StudyRun:
                     f"All {n} worlds of {self.study.title} are done") + ". Thank you!"
         asks = what_it_asks(stage.entry.world)
         if stage.practice:
-            return f"First a practice world: it is not recorded.{asks} Press Enter when ready."
+            teaches = ""
+            if any(is_story_file(e.world) for e in self.study.worlds) and not is_story_file(stage.entry.world):
+                teaches = f" It teaches the commands this study's games take: {CLASSIC_COMMANDS}."
+            return f"First a practice world: it is not recorded.{teaches}{asks} Press Enter when ready."
         done = self.done_count()
         return f"{done} of {n} done; next is world {done + 1} of {n}.{asks} Press Enter when ready."
 

@@ -196,6 +196,11 @@ class _Reader:
                     break
         if matching and worlds and self.room_for(1):
             practice = Entry(TUTORIAL, open_world(matching_tutorial(worlds)), limit)
+        if practice is not None and practice.world.is_clembench() \
+                and any(isinstance(e.world.meta.get("zmachine"), dict) for e in worlds):
+            self.error(doc, "practice", f"{practice.label} teaches clembench's moves (\"go hallway\"), but this"
+                                        " study's story files take classic commands (north, take lamp, look):"
+                                        " use practice: tutorial")
         if self.errors:
             raise SourceErrors(self.errors)
         return Study(self.name, title, worlds, instructions, practice, order, show, consent, code, url)

@@ -20,11 +20,11 @@ from ..engine.snapshot import write_atomic
 from ..keyboard.history import state_dir
 from .episodes import EpisodeInfo
 
-VERSION = 2
+VERSION = 3
 SAVE_EVERY = 30.0          # seconds between saves while rows are being added
 LIMIT = 256 * 1024 * 1024  # a cache file larger than this is not read
 FIELDS = ("status", "turns", "goals", "goal_count", "last_command", "repeats", "since_progress", "main_score",
-          "problem", "began", "finished")
+          "problem", "began", "finished", "scored")
 
 
 class SummaryCache:

@@ -16,6 +16,7 @@ from datetime import datetime
 from ..records.files import RecordsError, is_player
 from ..records.scorer import score_interactions
 from ..engine import metrics as m
+from ..zmachine.story import is_story_path
 
 # What an episode is doing, as its files say.
 STARTING = "starting"    # instance.json, no turn yet
@@ -56,6 +57,7 @@ class EpisodeInfo:
     repeats: int = 0          # the last command was played this many turns in a row
     since_progress: int = 0   # turns since a goal was last reached (or since the start)
     main_score: float | None = None
+    scored: bool = False      # goals/goal_count are the game's score/max score (a story file's)
     problem: str = ""         # why it errored, or which file cannot be read
     changed: float = 0.0
     ended_at: float = 0.0
@@ -70,7 +72,9 @@ class EpisodeInfo:
     def __post_init__(self) -> None:
         if not self.world:   # made once: every sort and filter of thousands of rows reads it
             number = self.instance.removeprefix("instance_").lstrip("0") or "0"
-            self.world = self.game if self.game == self.experiment else f"{self.experiment} #{number}"
+            # our worlds: the game; a story file: its file's name (the experiment); else the instance's number
+            own = self.game == self.experiment or is_story_path(self.experiment)
+            self.world = self.experiment if own else f"{self.experiment} #{number}"
 
     def stuck(self, turns: int = STUCK_TURNS) -> bool:
         """Playing on without getting anywhere: no goal in ``turns`` turns, or one command over and over."""
@@ -90,6 +94,7 @@ class Reading:
     stamps: tuple[float, ...]   # the writer's clock at each turn from ``since`` on (for seconds per turn)
     began: float | None = None      # the writer's clock at the first and the last turn (None: not stamped)
     finished: float | None = None
+    scored: bool = False            # goals/goal_count are a story file's score/max score
 
 
 def command_of(reply: str) -> str:
@@ -101,7 +106,10 @@ def command_of(reply: str) -> str:
 
 def read_interactions(data, since: int = 0) -> Reading:
     """The row's figures from a parsed interactions.json; ``RecordsError`` when it is not one.
-    ``since``: the turns already seen, whose timestamps are not wanted again."""
+    ``since``: the turns already seen, whose timestamps are not wanted again. An episode of a game scored
+    by its own score (a story file: each turn's ``action_info`` holds ``score``) counts points, not goals:
+    ``goals`` is its score, ``goal_count`` its max score (0: unstated), ``since_progress`` the turns
+    since it last rose."""
     if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
         raise RecordsError("interactions.json is not a clemcore interactions object")
     goals = 0
@@ -111,6 +119,8 @@ def read_interactions(data, since: int = 0) -> Reading:
     stamps: list[float] = []
     began: float | None = None
     finished: float | None = None
+    scored = False
+    top = 0
     for index, turn in enumerate(data["turns"]):
         if not isinstance(turn, list):
             raise RecordsError(f"interactions.json: turn {index} is not a list of events")
@@ -128,7 +138,11 @@ def read_interactions(data, since: int = 0) -> Reading:
                     finished = stamp if finished is None else max(finished, stamp)
                 if index >= since:
                     stamps.append(stamp)
-            elif kind in ("goal_status", "game_result"):
+            elif kind == "action_info" and isinstance(action.get("content"), dict) \
+                    and isinstance(action["content"].get("score"), int):
+                scored, goals = True, action["content"]["score"]
+                top = action["content"].get("max_score") if isinstance(action["content"].get("max_score"), int) else 0
+            elif kind in ("goal_status", "game_result") and not scored:
                 content = action.get("content")
                 achieved = content.get("goal_states_achieved") if isinstance(content, dict) else None
                 if isinstance(achieved, list):
@@ -143,10 +157,10 @@ def read_interactions(data, since: int = 0) -> Reading:
             break
         repeats += 1
     info = data.get("adventure_info")
-    goal_count = info.get("goal_count") if isinstance(info, dict) else None
+    goal_count = top if scored else info.get("goal_count") if isinstance(info, dict) else None
     return Reading(len(commands), goals, goal_count if isinstance(goal_count, int) else 0,
                    commands[-1] if commands else "", repeats, len(commands) - 1 - best_at, tuple(stamps),
-                   began, finished)
+                   began, finished, scored)
 
 
 def _stamp(text) -> float:

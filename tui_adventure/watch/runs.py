@@ -203,5 +203,5 @@ def describe(ep: EpisodeInfo) -> str:
     if ep.status == RUNNING and ep.repeats >= STUCK_REPEATS:
         return f"stuck: {ep.repeats} times the same command"
     if ep.stuck():
-        return f"stuck: no goal in {ep.since_progress} turns"
+        return f"stuck: no {'points' if ep.scored else 'goal'} in {ep.since_progress} turns"
     return ""

@@ -313,6 +313,7 @@ class RecordsTree:
                 ep.last_command, ep.repeats, ep.since_progress = (reading.last_command, reading.repeats,
                                                                   reading.since_progress)
                 ep.began, ep.finished = reading.began, reading.finished
+                ep.scored = reading.scored
                 if reading.stamps:
                     ep.last_stamp = self.runs.setdefault(ep.run, RunFacts(ep.run)).add_turns(
                         ep.last_stamp, reading.stamps)

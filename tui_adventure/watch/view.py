@@ -105,6 +105,8 @@ def episode_cells(ep: EpisodeInfo) -> tuple[str, ...]:
     """The row's cells as text for a terminal: names, commands and errors come from the records, and
     a control character in them is shown (``visible``), never sent to the terminal."""
     goals = f"{ep.goals}/{ep.goal_count}" if ep.goal_count else str(ep.goals)
+    if ep.scored:   # a story file's own score, not goals
+        goals = f"{goals} pts"
     score = "-" if ep.main_score is None else f"{ep.main_score:.0f}"
     return (visible(ep.run), visible(ep.world), ep.status, str(ep.turns), goals, score, visible(ep.last_command),
             visible(describe(ep)))
