@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import clem_helpers
 from tui_adventure.engine.game import Game, StepResult
-from tui_adventure.engine.loading.loader import load_world
+from tui_adventure.catalog import open_world
 
 from conftest import ROOT
 MINI_SCRIPT = ["take book", "go east", "open box", "take key", "brass", "x it", "go west",
@@ -37,7 +37,7 @@ def _script(path: Path) -> list[str]:
 
 
 WORLD_FILES = [ROOT / "tests" / "worlds" / "mini.yaml"] + sorted((ROOT / "worlds").glob("*.yaml"))
-WORLDS = [load_world(p) for p in WORLD_FILES]
+WORLDS = [open_world(str(p)) for p in WORLD_FILES]   # a clembench world file too
 SCRIPTS = [_script(p) for p in WORLD_FILES]
 EXTRA_COMMANDS: list[str] = []
 
