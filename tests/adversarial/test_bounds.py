@@ -118,6 +118,7 @@ def test_max_turns_is_capped_with_a_message(tmp_path):
     assert out.returncode == 1 and "max_turns 1000000 is more than 1,000" in out.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)   # a hang guard, not a speed test
 def test_a_container_chain_800_deep_is_checked_and_solved_quickly(tmp_path):
     n = 800
