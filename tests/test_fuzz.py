@@ -189,6 +189,7 @@ def test_any_unicode_text(d, command):
     POOL.try_input(d, command)
 
 
+@pytest.mark.slow
 @fuzz_settings(800)
 @given(d=depth, command=controls)
 def test_control_characters_and_nul(d, command):
@@ -209,6 +210,7 @@ def test_very_long_lines(d, command):
     POOL.try_input(d, command)
 
 
+@pytest.mark.slow
 @fuzz_settings(200)
 @given(d=depth, command=st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.binary(max_size=20),
                                   st.lists(st.text(max_size=5), max_size=3),
@@ -279,6 +281,7 @@ def test_random_commands_then_undo_all_returns_to_start(w, commands):
     assert g.undo(1) == 0
 
 
+@pytest.mark.slow
 @fuzz_settings(600)
 @given(w=st.integers(0, len(WORLDS) - 1), commands=st.lists(st.sampled_from(SEQ_COMMANDS), min_size=1, max_size=40))
 def test_undo_all_at_once_then_replay_is_identical(w, commands):

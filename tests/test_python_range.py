@@ -32,8 +32,10 @@ import pytest
 from conftest import ROOT, adventure
 from model_env import MODEL_ENV
 
-# one worker builds each cached venv and runs what uses it; a fresh venv takes minutes
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("python_range"), pytest.mark.timeout(2400)]
+# clemcore_full: as that file's venv, each end's is one pip install of the whole clemcore 3.7.2 and this
+# project; a fresh one takes minutes. One worker builds each end's venv and runs what uses it (an
+# xdist_group per end, so the two ends may build on both workers at once)
+pytestmark = [pytest.mark.slow, pytest.mark.clemcore_full, pytest.mark.timeout(2400)]
 
 OLDEST = tuple(int(x) for x in re.search(r'requires-python = ">=(\d+)\.(\d+)"',
                                          (ROOT / "pyproject.toml").read_text()).groups())
@@ -50,9 +52,9 @@ def _newest() -> tuple[int, int] | None:
 
 
 NEWEST = _newest()
-ENDS = [pytest.param(OLDEST, id="oldest"),
-        pytest.param(NEWEST, id="newest", marks=pytest.mark.skipif(
-            NEWEST is None or NEWEST == OLDEST, reason="clemcore 3.7.2 is not installed here: no newest end"))]
+ENDS = [pytest.param(OLDEST, id="oldest", marks=pytest.mark.xdist_group("python_oldest")),
+        pytest.param(NEWEST, id="newest", marks=[pytest.mark.xdist_group("python_newest"), pytest.mark.skipif(
+            NEWEST is None or NEWEST == OLDEST, reason="clemcore 3.7.2 is not installed here: no newest end")])]
 # what an import may miss in a venv of the core dependencies: the extras' own packages
 EXTRAS = {"gymnasium", "pettingzoo", "openenv", "ray", "textual_serve", "anthropic", "up_fast_downward",
           "numpy", "fastapi", "uvicorn", "pydantic"}

@@ -38,8 +38,11 @@ def test_keystrokes_past_the_command_lines_cap_cost_nothing(monkeypatch):
     """Typed keys (not a paste) beyond the cap are dropped before Input does any work for them."""
     from textual.widgets import Input
 
-    from tui_adventure.widgets.command_line import MAX_LINE, CommandLine
+    from tui_adventure.widgets import command_line
+    from tui_adventure.widgets.command_line import CommandLine
 
+    MAX_LINE = 300   # a smaller cap, as cheap to type past: the keys beyond it are what is counted
+    monkeypatch.setattr(command_line, "MAX_LINE", MAX_LINE)
     worked = []
     replace = Input.replace
     monkeypatch.setattr(Input, "replace", lambda self, *a: (worked.append(1), replace(self, *a)))
@@ -51,7 +54,7 @@ def test_keystrokes_past_the_command_lines_cap_cost_nothing(monkeypatch):
             monkeypatch.setattr(app, "bell", lambda: bells.append(1))
             line = app.query_one(CommandLine)
             line.focus()
-            for i in range(MAX_LINE + 3000):
+            for i in range(MAX_LINE + 1000):
                 line.post_message(events.Key("x", "x"))
                 if i % 500 == 0:
                     await pilot.pause()
@@ -63,7 +66,7 @@ def test_keystrokes_past_the_command_lines_cap_cost_nothing(monkeypatch):
 
     length, value = asyncio.run(run())
     assert length == MAX_LINE and value == "x" * MAX_LINE
-    assert len(worked) <= MAX_LINE + 1   # no work for the 3000 keys past the cap
+    assert len(worked) <= MAX_LINE + 1   # no work for the 1000 keys past the cap
     assert len(bells) == 1               # said once, not once a key
 
 
@@ -145,6 +148,7 @@ def run(coroutine, timeout: float = 120):
     return asyncio.run(asyncio.wait_for(coroutine, timeout))
 
 
+@pytest.mark.slow   # visitor processes
 @pytest.mark.parametrize("how", ["killed", "stopped"])
 def test_a_visitor_process_that_dies_or_stops_answering_frees_its_seat_and_the_page_says_why(tmp_path, how):
     import aiohttp
@@ -179,6 +183,7 @@ def test_a_visitor_process_that_dies_or_stops_answering_frees_its_seat_and_the_p
     assert run(scenario()) == (CRASHED if how == "killed" else STALLED)
 
 
+@pytest.mark.slow   # visitor processes
 def test_page_loads_take_no_seat_and_one_address_holds_few_tickets(tmp_path):
     import aiohttp
 
@@ -206,6 +211,7 @@ def test_page_loads_take_no_seat_and_one_address_holds_few_tickets(tmp_path):
     run(scenario())
 
 
+@pytest.mark.slow   # visitor processes
 def test_watch_serve_has_a_session_cap_tickets_and_a_screen_size_cap(tmp_path, caplog):
     import aiohttp
 
@@ -247,6 +253,7 @@ def test_watch_serve_has_a_session_cap_tickets_and_a_screen_size_cap(tmp_path, c
     assert len(said) == 1 and not any(r.exc_info for r in caplog.records)
 
 
+@pytest.mark.slow   # visitor processes
 def test_a_connection_that_sends_no_whole_request_is_closed_within_seconds(tmp_path):
     async def scenario():
         async with served("watch", ["--", str(tmp_path)], spares=0) as (server, _):
@@ -269,6 +276,7 @@ def test_a_connection_that_sends_no_whole_request_is_closed_within_seconds(tmp_p
     assert run(scenario()) == [b"", b""]   # closed by the server (aiohttp's default holds them 75 s or more)
 
 
+@pytest.mark.slow   # visitor processes
 def test_a_visitor_plays_the_study_as_the_server_read_it_at_its_start(tmp_path):
     import aiohttp
 
@@ -335,6 +343,7 @@ def alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow   # visitor processes
 def test_kill_9_of_the_server_leaves_no_visitor_process(tmp_path):
     import aiohttp
 
@@ -363,6 +372,7 @@ def test_kill_9_of_the_server_leaves_no_visitor_process(tmp_path):
         server.close()
 
 
+@pytest.mark.slow   # visitor processes
 def test_sigterm_ends_a_server_with_a_session_open_within_5_s_and_its_turns_are_kept(tmp_path):
     import aiohttp
 
@@ -432,6 +442,7 @@ def test_the_page_says_why_its_session_ended_when_the_visitor_process_dies(tmp_p
         server.close()
 
 
+@pytest.mark.slow   # visitor processes
 def test_two_megabytes_of_keystrokes_reach_the_app_only_up_to_the_input_bound(tmp_path, caplog):
     import aiohttp
 
@@ -476,6 +487,7 @@ async def pong(ws):
             return message.type, message.data, message.extra
 
 
+@pytest.mark.slow   # visitor processes
 def test_numbers_made_of_non_ascii_digits_are_the_defaults_not_a_crash(tmp_path, caplog):
     import aiohttp
 
@@ -525,6 +537,7 @@ async def test_a_watch_filter_of_non_ascii_or_endless_digits_is_ignored_and_said
         assert app.is_running
 
 
+@pytest.mark.slow   # visitor processes
 def test_a_deeply_nested_message_is_one_log_line_and_the_session_goes_on(tmp_path, caplog):
     import aiohttp
 

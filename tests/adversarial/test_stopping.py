@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import adventure
 from fake_llm_server import FakeLLMServer, done_after
 
 EXPERIMENT = "clembench/home_deliver_three_basic_easy"   # 16 instances
@@ -113,5 +114,5 @@ def test_sigterm_ends_a_single_process_run_as_ctrl_c_does(tmp_path, ctrl_c):
         out, err = run.communicate(timeout=30)
         assert run.returncode == 143 and "stopped: finished episodes are kept" in out + err and "Traceback" not in err
         done = completed(records)
-        again = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        again = adventure(*command[3:], cwd=tmp_path)   # the rerun in this process: no signal is sent to it
     assert f"skipped {len(done)} (already done)" in again.stdout and f"played {16 - len(done)}," in again.stdout

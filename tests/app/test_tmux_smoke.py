@@ -9,8 +9,12 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from conftest import ROOT
 from needs import program
+
+pytestmark = pytest.mark.slow   # the app in its own process behind a real terminal
 
 
 def tmux(*args):

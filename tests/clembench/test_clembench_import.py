@@ -1,8 +1,6 @@
 """`adventure import clembench`: one readable world file per instance that plays like upstream."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -17,8 +15,7 @@ pytestmark = pytest.mark.xdist_group("clembench_import")
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
     out = tmp_path_factory.mktemp("imported")
-    run = subprocess.run([sys.executable, "-m", "tui_adventure.cli", "import", "clembench", str(INSTANCES),
-                          "--out", str(out)], capture_output=True, text=True, timeout=120)
+    run = adventure("import", "clembench", str(INSTANCES), "--out", str(out))
     assert run.returncode == 0, run.stderr
     return out
 

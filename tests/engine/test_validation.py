@@ -16,8 +16,6 @@ from __future__ import annotations
 import random
 import re
 import string
-import subprocess
-import sys
 from io import StringIO
 from pathlib import Path
 
@@ -31,7 +29,7 @@ from tui_adventure.engine.loading.loader import OBJECT_KEYS, ROOM_KEYS, TOP_KEYS
 from tui_adventure.engine.world import World
 from tui_adventure.engine.yamlpos import SourceErrors
 
-from conftest import ROOT
+from conftest import ROOT, adventure
 BROKEN = sorted((ROOT / "tests" / "broken").glob("*.yaml"))
 EXPECT_RE = re.compile(r"^# expect: (?:(\S+\.yaml):)?(\d+):(\d+):\s*(.*)$")
 LINE_RE = re.compile(r"^(.*?):(\d+):(\d+): (.*)$")
@@ -92,8 +90,7 @@ def test_every_message_says_how_to_fix():
 
 def test_console_path_no_traceback():
     path = ROOT / "tests" / "broken" / "unknown_top_key.yaml"
-    proc = subprocess.run([sys.executable, "-m", "tui_adventure.cli", "check", str(path)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = adventure("check", str(path), cwd=ROOT)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "unknown key 'roms'" in proc.stdout

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, WORLDS
+from conftest import ROOT, WORLDS, adventure
 
 SCRIPT = ["go west", "take red book", "go east", "go north", "open fridge", "look", "done"]
 
@@ -74,9 +74,7 @@ def test_kill_9_mid_episode_then_rerun(tmp_path):
     assert len(requests["calls"]) == 3
     assert not (folder / "completed.json").exists()
 
-    rerun = subprocess.run([sys.executable, "-m", "tui_adventure.cli", "run", str(world),
-                            "--player", f"scripted:{script}", "--records", str(records)],
-                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    rerun = adventure("run", str(world), "--player", f"scripted:{script}", "--records", str(records), cwd=tmp_path)
     assert rerun.returncode == 0, rerun.stderr
     assert (folder / "completed.json").exists()
     interactions = json.loads((folder / "interactions.json").read_text(encoding="utf-8"))

@@ -221,7 +221,10 @@ def test_par_ranges_are_honoured_or_refused_clearly():
     (["--split", "test"], "too small for held-out splits"),
     (["--par", "90..99"], "no adventure with par in 90..99"),
 ])
-def test_knobs_that_cannot_make_an_adventure_are_one_clear_line(in_tmp, args, says):
+def test_knobs_that_cannot_make_an_adventure_are_one_clear_line(in_tmp, monkeypatch, args, says):
+    from tui_adventure.generate import clembench_flavour
+
+    monkeypatch.setattr(clembench_flavour, "MAX_ATTEMPTS", 20)   # the message, not the count, is said here
     out = adventure("generate", "--flavour", "clembench", "--out", "w", *args)
     assert out.returncode == 2 and says in out.stderr, out.stderr
     assert not (in_tmp / "w").exists() or not any((in_tmp / "w").iterdir())

@@ -15,9 +15,9 @@ import pytest
 from conftest import TEST_WORLDS, adventure
 from fake_llm_server import CutStream, Raw, ToolCalls
 from model_env import write_json
-from tui_adventure.players.backends.learned import cache_path
+from tui_adventure.players.backends.learned import cache_path, forget
 
-pytestmark = pytest.mark.slow   # a subprocess per front end
+pytestmark = pytest.mark.slow   # every habit through both front ends
 MINI = str(TEST_WORLDS / "mini.yaml")
 NAMED_ACT = {"type": "function", "function": {"name": "act"}}
 FRONTS = ["run", "repl"]
@@ -29,9 +29,12 @@ def entry(cwd, **extra):
                                               **extra}])
 
 
-def play(front, cwd, mode="text", records="records", subprocess=False):
-    out = adventure(front, MINI, "--player", "fake-gpt", "--mode", mode, "--records", records, cwd=cwd,
-                    subprocess=subprocess)
+def play(front, cwd, mode="text", records="records", fresh=False):
+    """``adventure FRONT`` on the mini world; ``fresh``: as a new process would, knowing only the
+    cache file (what this process learned of servers is forgotten first)."""
+    if fresh:
+        forget()
+    out = adventure(front, MINI, "--player", "fake-gpt", "--mode", mode, "--records", records, cwd=cwd)
     assert "Traceback" not in out.stderr, out.stderr
     return out
 
@@ -154,7 +157,7 @@ def test_learned_forms_are_kept_between_runs_said_and_expire(config, server):
     assert play("run", config, "tool", "first").returncode == 0
     assert [r.body["tool_choice"] for r in server.requests] == ["required", NAMED_ACT]
     del server.requests[:]
-    second = play("run", config, "tool", "second", subprocess=True)   # a new process reads the cache file
+    second = play("run", config, "tool", "second", fresh=True)   # as a new process: only the cache file known
     assert [r.body["tool_choice"] for r in server.requests] == [NAMED_ACT]   # no refusal paid again
     assert "asking as learned on" in second.stderr and str(cache_path()) in second.stderr
     assert calls(config, "second")[0]["raw_response_obj"]["clem_player"]["request_options"]["learned"]
@@ -163,14 +166,14 @@ def test_learned_forms_are_kept_between_runs_said_and_expire(config, server):
     spec = run["player_models"]["0"]["model_spec"]
     spec["tool_choice"] = spec.pop("tool_choice_asked")
     run_file.write_text(json.dumps(run))
-    again = play("run", config, "tool", "first", subprocess=True)   # resumed: asked alike, not another run
+    again = play("run", config, "tool", "first", fresh=True)   # resumed: asked alike, not another run
     assert again.returncode == 0 and "skipped 1 (already done)" in again.stdout, again.stdout + again.stderr
     kept = json.loads(cache_path().read_text())
     for value in kept.values():
         value["at"] = time.time() - 8 * 86400   # past the expiry: asked afresh
     cache_path().write_text(json.dumps(kept))
     del server.requests[:]
-    third = play("run", config, "tool", "third", subprocess=True)
+    third = play("run", config, "tool", "third", fresh=True)
     assert [r.body["tool_choice"] for r in server.requests] == ["required", NAMED_ACT]
     assert "asking as learned" not in third.stderr
 
@@ -228,7 +231,7 @@ def test_what_the_probe_found_is_what_the_next_run_asks(config, server):
     server.responder = lambda request: ToolCalls([("act", {"command": "done"})]) if request.body.get("tools") else "ok"
     assert adventure("models", "probe", server.url, "--model", "qwen-test", cwd=config).returncode == 0
     del server.requests[:]
-    out = play("run", config, "tool", subprocess=True)   # a new process reads the cache file
+    out = play("run", config, "tool", fresh=True)   # as a new process: only the cache file known
     assert out.returncode == 0 and "asking as learned on" in out.stderr
     assert [r.body["tool_choice"] for r in server.requests] == [NAMED_ACT]
 

@@ -248,7 +248,13 @@ def test_several_jobs_on_one_local_server_get_a_warning(config, server, mini):
 
 # -- turn limits ---------------------------------------------------------------------------------
 def test_an_imported_worlds_max_turns_is_honoured(in_tmp):
-    adventure("import", "clembench", "--out", "w", check=True)
+    from tui_adventure.instances.packaged import INSTANCES
+
+    data = json.loads(INSTANCES.read_text())   # one instance of the packaged file: an import of one world
+    first = next(e for e in data["experiments"] if e["name"] == "home_deliver_three_basic_easy")
+    data["experiments"] = [{**first, "game_instances": first["game_instances"][:1]}]
+    (in_tmp / "instances.json").write_text(json.dumps(data))
+    assert adventure("import", "clembench", "instances.json", "--out", "w").returncode == 0
     path = next((in_tmp / "w" / "home_deliver_three_basic_easy").glob("instance_00000.yaml"))
     path.write_text(path.read_text().replace("max_turns: 50", "max_turns: 3", 1))   # the file's, not the instance's
     out = adventure("run", str(path), "--player", "random:1", "--records", "r")
