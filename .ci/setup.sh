@@ -37,4 +37,7 @@ fi
 # the project and every extra the tests use, then clemcore's light route
 "$PY" -m pip install -q --disable-pip-version-check -e '.[test,web,gym,openenv,anthropic,fd,ray,zmachine]'
 PYTHON="$PY" bash .ci/clemcore.sh
+# bytecode written once here: where PYTHONDONTWRITEBYTECODE is set, every test worker and every process the
+# tests start would otherwise compile the package again (a file changed later is compiled as usual)
+"$PY" -m compileall -q tui_adventure tests benchmarks >/dev/null
 echo "setup.sh: done; run the tests with: pytest"
