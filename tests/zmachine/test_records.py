@@ -142,3 +142,24 @@ def test_check_reads_a_story_files_header_without_an_interpreter(tmp_path):
     assert result.returncode == 1
     good, broken = result.stdout.strip().splitlines()
     assert "tower.z3: ok (a Z-machine story file, version 3" in good and broken.startswith(str(bad))
+
+
+def test_jobs_on_story_files_spread_over_processes(tmp_path, monkeypatch):
+    """A Z-machine turn is mostly Python holding its lock: ``--jobs 2`` alone on story files runs two worker
+    processes (one a core), so two cores are busy; our own worlds keep ``--jobs`` as concurrency in one."""
+    import tui_adventure.batches.run as batch_run
+
+    spread = []
+    real = batch_run.run_in_processes
+    monkeypatch.setattr(batch_run, "run_in_processes",
+                        lambda files, spec, records, jobs, procs, *a, **k: spread.append((procs, jobs)) or
+                        real(files, spec, records, jobs, procs, *a, **k))
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    records = tmp_path / "r"
+    ran = adventure("run", STORIES / "lighthouse.z5", STORIES / "lighthouse.z8", "--player",
+                    scripted(tmp_path, "lighthouse"), "--records", records, "--jobs", "2", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert spread == [(2, 1)] and "played 2" in ran.stdout and "succeeded 2" in ran.stdout
+    assert batch_run.story_processes(["house.yaml"], 4, 1, None) == (1, 4)         # our worlds: one process
+    assert batch_run.story_processes(["a.z5"] * 8, 4, 1, None) == (2, 2)           # at most one a core
+    assert batch_run.story_processes(["a.z5"] * 8, 4, 3, None) == (3, 4)           # --procs given: kept

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
-from ..catalog import expand
+from ..catalog import expand, is_story
 from ..engine.text import plural, visible
 from ..players import learned_note, make_player
 from ..players.base import ModelBacked
@@ -65,6 +65,18 @@ def write_plan(records: Path, run_name: str, episodes: int, shard: tuple[int, in
         pass
 
 
+def story_processes(files: list, jobs: int, procs: int, ray: str | None) -> tuple[int, int]:
+    """``(procs, jobs)`` for a run. A run of story files asked for ``--jobs N`` alone gets up to N processes
+    (at most one a core), the N episodes dealt out among them: a Z-machine turn is mostly Python holding its
+    lock, so N episodes in one process use one core. Anything else, or ``--procs``/``--ray`` given, is kept."""
+    if jobs <= 1 or procs > 1 or ray is not None or not any(is_story(f) for f in files):
+        return procs, jobs
+    import os
+
+    procs = min(jobs, os.cpu_count() or 1, len(files))
+    return procs, -(-jobs // procs) if procs > 1 else jobs
+
+
 def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mode: str = "text",
         name: str | None = None, max_turns: int | None = None, shard: tuple[int, int] | None = None,
         procs: int = 1, ray: str | None = None) -> int:
@@ -95,6 +107,7 @@ def run(paths: list[str], spec: str, records: str = "records", jobs: int = 1, mo
                       " (--name) or --records folder"), file=sys.stderr)
         return 1
     write_plan(Path(records), name or probe.name, len(files), shard)
+    procs, jobs = story_processes(files, jobs, procs, ray)
     for warning in (shared_local_server(probe, jobs * procs), learned_note(probe)):
         if warning:
             print(visible(warning), file=sys.stderr)
