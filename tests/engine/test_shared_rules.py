@@ -135,7 +135,7 @@ def test_commands_of_one_word_read_once_per_layout_are_each_worlds_own():
     worlds += [load_world(ROOT / "worlds" / f"{name}.yaml") for name in ("house", "manor", "house", "manor")]
     for world in worlds:
         p = world.parser
-        own = p._read_once(set(p.by_first) | set(DIRECTIONS) | set(world.style.passages), layout_of(world.actions))
+        own = p._read_once(set(p.by_first) | set(DIRECTIONS) | set(world.style.passages), layout_of(world.actions, world.compiler.tables))
         assert p.once == own
         assert all(action is world.action_by_id[action.id] for action, _env in p.once.values())
     manor = worlds[-1]

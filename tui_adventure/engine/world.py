@@ -141,7 +141,7 @@ class World:
         self.initial_achieved_text = sorted(str(g) for g in self.initial_achieved)
         self.style = make_style(self.ruleset.style, self)
         compiler = Compiler(builtins=self.style.builtins, macros=self.ruleset.macros,
-                            domain=tuple(self.entities))
+                            domain=tuple(self.entities), tables=self.ruleset.tables)
         self.compiler = compiler
         functions = self.style.functions
         if self.scene_spec is not None:   # what characters say, for the scene's own actions

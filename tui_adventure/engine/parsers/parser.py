@@ -35,9 +35,6 @@ _NONE: frozenset = frozenset()
 _new = object.__new__
 SCOPE = "scope"    # a state's cache entry holding its scope, once the style worked it out (ClassicStyle.scope)
 MEMO_SIGHTED = 8_192   # parses remembered per world by what is in sight (see ``parse``)
-_ONCE: dict = {}   # (layout, one words, what the style reads) -> word -> (action index, env): see ``_once``
-MAX_ONCE = 256
-_FIXED_WORDS: dict = {}   # layout -> the words of its patterns, the determiners, pronouns and "all"
 
 
 @dataclass(slots=True)
@@ -87,7 +84,7 @@ class CommandParser(WorldPart):
         self.part_of(world)
         self.style = style
         # the patterns, laid out once per list of action definitions (``Layout``), bound to this world's
-        lay = layout_of(world.actions)
+        lay = layout_of(world.actions, world.compiler.tables)
         self.actions = world.actions   # a pattern's action is its index in these (``Pattern.action``)
         self.by_first, self.slot_first, self.tried = lay.by_first, lay.slot_first, lay.tried   # shared: never changed
         self.verbs = lay.verbs
@@ -102,12 +99,7 @@ class CommandParser(WorldPart):
                         ids.append(ent.id)
         self.vocab = {w: frozenset(ids) for w, ids in vocab.items()}
         self.in_order = {w: tuple(ids) for w, ids in vocab.items()}   # as sort_ids has them
-        fixed = _FIXED_WORDS.get(lay)   # the words every world of the layout knows
-        if fixed is None:
-            if len(_FIXED_WORDS) >= MAX_ONCE:
-                _FIXED_WORDS.clear()
-            fixed = _FIXED_WORDS[lay] = self.verbs | DETERMINERS | PRONOUNS | ALL_WORDS | lay.words
-        self.known_words = fixed.union(vocab)
+        self.known_words = self.verbs.union(DETERMINERS, PRONOUNS, ALL_WORDS, lay.words, vocab)
         # phrase -> what it names in any state (see ``_name``). A word of a thing's names names the
         # things it is a word of (``in_order``), as ``_name`` reads it, unless it is a determiner
         # (dropped), a pronoun or two words: put here at once, so a parse looks it up.
@@ -133,16 +125,16 @@ class CommandParser(WorldPart):
         kinds = lay.lone_kinds
         if reads is None or not all(k in reads for k in kinds):
             return self._read_once(set(self.by_first) | set(one_words), lay)
-        key = (lay, one_words if isinstance(one_words, frozenset) else frozenset(one_words),
+        key = (one_words if isinstance(one_words, frozenset) else frozenset(one_words),
                tuple(reads[k]() for k in kinds))
-        shared = _ONCE.get(key)
+        shared = lay.once.get(key)
         if shared is None:
-            index = {id(a): i for i, a in enumerate(self.actions)}
-            shared = {w: (index[id(a)], env) for w, (a, env) in
+            index = {a: i for i, a in enumerate(self.actions)}
+            shared = {w: (index[a], env) for w, (a, env) in
                       self._read_once(set(self.by_first) | set(one_words), lay).items()}
-            if len(_ONCE) >= MAX_ONCE:
-                _ONCE.clear()
-            _ONCE[key] = shared
+            if len(lay.once) >= lay.ONCE:
+                lay.once.clear()
+            lay.once[key] = shared
         actions = self.actions
         return {w: (actions[i], env) for w, (i, env) in shared.items()}   # env: copied by every reader
 

@@ -16,12 +16,12 @@ counts and ``_`` patterns stay closures that the generated code calls.
 
 from __future__ import annotations
 
-import itertools
 from typing import Callable, Protocol
 
 from ..facts import OVERLAY_LIMIT, State, empty_older
 from .plain import PLAIN_RULES, plain_attempt
 from .generated import generated
+from .recent import RuleTables
 from .rule_source import _MISSING, _restore, fact_shapes, twice
 from .logic_ast import (COMPARISONS, Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, LogicError,
                         Not, Or, When, conjuncts, fresh, parse_condition, parse_effects, substitute)
@@ -30,10 +30,6 @@ from .logic_ast import (COMPARISONS, Add, And, Atom, Compare, Const, Count, Dele
 Cond = Callable[[State, dict], bool]
 Effect = Callable[[State, dict, set, set], None]
 MEMO_STATES = 1024  # transitions remembered per world (each may hold a state): see Compiler.attempt
-
-
-_SHAPE_TOKENS: dict = {}   # (changing, id(macros), builtin names) -> (its int, the macros): see Compiler.shape
-_TOKENS = itertools.count(1)
 
 
 class Steps(Protocol):
@@ -95,35 +91,32 @@ class Compiler:
     ``builtins`` maps a predicate name to ``f(state, *args) -> bool`` (Python
     helpers such as visibility that a ruleset style provides); ``macros`` maps
     a name to ``(params, ast)`` and is expanded inline; ``domain`` is every id
-    a quantifier may range over when no index narrows it.
+    a quantifier may range over when no index narrows it; ``tables``: what the
+    worlds of its ruleset share of their compiled rules (the ruleset's, whose
+    macros these are; a compiler of no ruleset has its own).
     """
 
     def __init__(self, builtins: dict | None = None, macros: dict | None = None,
-                 domain: tuple = ()) -> None:
+                 domain: tuple = (), tables: RuleTables | None = None) -> None:
         self.builtins = builtins or {}
         self.macros = macros or {}
+        self.tables = tables if tables is not None else RuleTables()
         self.domain = tuple(domain)
         self.builtin_names = frozenset(self.builtins)   # what shapes the rules' source (generated.generated)
         # The predicates actions' effects name (set by compile_actions; None: not known). State.advance,
         # the only maker of overlays, is given those effects, so rule code reads any other from the base.
         self.changing: frozenset | None = None
-        self._shape: tuple = (None, None)   # (changing when worked out, its token): see shape
+        self._shape: tuple = (None, None)   # (changing when worked out, its number): see shape
 
     def shape(self) -> int:
-        """What besides a rule decides the source it compiles to (``generated``'s key), as one int per
-        distinct shape, worked out once per compiler: a world's action finds its step by it on the
-        first try (``Action._first_attempt``) where a key of sets took a microsecond to hash and compare."""
-        changing, token = self._shape
-        if token is None or changing is not self.changing:
-            key = (self.changing, id(self.macros), self.builtin_names)
-            hit = _SHAPE_TOKENS.get(key)
-            if hit is None:
-                if len(_SHAPE_TOKENS) >= 1024:
-                    _SHAPE_TOKENS.clear()
-                hit = _SHAPE_TOKENS[key] = (next(_TOKENS), self.macros)   # macros kept: its id stays its own
-            token = hit[0]
-            self._shape = (self.changing, token)
-        return token
+        """What besides a rule decides the source it compiles to (``generated``'s key): one number per
+        ruleset, changing predicates and builtin names (``RuleTables.shape``), kept while ``changing``
+        stays the same."""
+        changing, number = self._shape
+        if number is None or changing is not self.changing:
+            number = self.tables.shape(self.changing, self.builtin_names)
+            self._shape = (self.changing, number)
+        return number
 
     # ---- conditions -------------------------------------------------
     def condition(self, text_or_ast, bound: frozenset | set = frozenset(), origin: str = "") -> Cond:
@@ -137,7 +130,7 @@ class Compiler:
 
         def write(gen):
             return f"def cond(st, env):\n    F, O = st.known, st.over\n    return {gen.expr(ast, bound)}\n", "cond"
-        return generated(self, "cond", id(ast), bound, write, ast, origin=origin)
+        return generated(self, "cond", ast, bound, write, origin=origin)
 
     def attempt(self, asts: list, effect_texts: tuple, bound: frozenset | set, params: tuple,
                 where_key: tuple | None, origin: str = "") -> Callable:
@@ -202,9 +195,8 @@ class Compiler:
                       "    _cache[_key] = _t", "    _memo.append(_cache)", "    return new, _t, None"]
             return "\n".join(paired(lines)) + "\n", "attempt_later"
 
-        asts = tuple(asts)
-        rule = (tuple(map(id, asts)), tuple(effect_texts), tuple(params), where_key)
-        return generated(self, "attempt", rule, bound, write, asts, origin=origin)
+        rule = (tuple(asts), tuple(effect_texts), tuple(params), where_key)
+        return generated(self, "attempt", rule, bound, write, origin=origin)
 
     def _closure(self, ast, bound: frozenset) -> Cond:
         """The closure for a node the generator leaves to Python closures (quantifiers, counts, patterns)."""
