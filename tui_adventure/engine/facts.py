@@ -36,7 +36,6 @@ def format_fact(fact: Fact) -> str:
     return f"{fact[0]}({','.join(fact[1:])})"
 
 
-_new_state = object.__new__
 _NO_CHANGE: dict = {}     # the overlay of a state that has its own facts and indexes (never written)
 _MASK = (1 << 61) - 1
 OVERLAY_LIMIT = 48        # facts a derived state may differ from its base by before it gets its own copy
@@ -63,17 +62,28 @@ class State:
     __slots__ = ("known", "over", "b1", "o1", "b2", "o2", "_facts", "_by1", "_by2", "cache", "delta",
                  "_hash", "_base", "_hpend", "b12")
 
-    def __init__(self, facts: frozenset, by1: dict, by2: dict, delta=None) -> None:
-        self.known = self._facts = facts
-        self.b1 = self._by1 = by1
-        self.b2 = self._by2 = by2
-        self.over = self.o1 = self.o2 = _NO_CHANGE
+    def __init__(self, facts: frozenset, by1: dict, by2: dict, delta=None, parent: "State | None" = None,
+                 over: dict = _NO_CHANGE, o1: dict = _NO_CHANGE, o2: dict = _NO_CHANGE) -> None:
+        """A state of ``facts`` indexed by ``by1`` and ``by2``; or, with ``parent`` (the state it is made
+        from, as ``advance`` makes it), one that reads through the facts and indexes of the parent's
+        base (``facts``, ``by1``, ``by2``) and differs from them by ``over``, ``o1`` and ``o2``.
+        ``delta``: (added, removed) from the state it was made from (sets, or tuples from an action's step)."""
+        self.known, self.b1, self.b2 = facts, by1, by2
+        self.over, self.o1, self.o2 = over, o1, o2
         self.cache: dict = {}
-        self.delta = delta  # (added, removed) from the state this one was made from: sets, or tuples from an action's step
+        self.delta = delta
         self._hash = None
-        self._base = None   # for a derived state: the state whose facts and indexes it reads through
-        self._hpend = None   # for a derived state: the hash of the state it was made from, if known then
-        self.b12 = None      # facts of three or more places by their first two (see pairs), made when first asked
+        if parent is None:
+            self._facts, self._by1, self._by2 = facts, by1, by2
+            self._base = None    # for a derived state: the state whose facts and indexes it reads through
+            self._hpend = None   # for a derived state: the hash of the state it was made from, if known then
+            self.b12 = None      # facts of three or more places by their first two (see pairs), made when first asked
+        else:
+            self._facts = self._by1 = self._by2 = None
+            base = parent._base
+            self._base = parent if base is None else base
+            self._hpend = parent._hash
+            self.b12 = parent.b12
 
     @classmethod
     def of(cls, facts: Iterable[Fact]) -> "State":
@@ -379,22 +389,7 @@ class State:
             dels = {f for f in dels if (f, False) not in skipped}
             if not adds and not dels:
                 return self
-        new = _new_state(State)
-        new.known = known
-        new.over = o
-        new.b1 = b1
-        new.o1 = o1
-        new.b2 = b2
-        new.o2 = o2
-        new._facts = new._by1 = new._by2 = None
-        new.cache = {}
-        new.delta = (adds, dels)
-        base = self._base
-        new._base = self if base is None else base
-        new._hash = None
-        new._hpend = self._hash
-        new.b12 = self.b12
-        return new
+        return State(known, b1, b2, (adds, dels), self, o, o1, o2)
 
     def diff(self, other: "State") -> tuple[frozenset, frozenset]:
         """(added, removed) going from ``self`` to ``other``."""

@@ -32,7 +32,6 @@ MEMO_TEXT = 200  # only inputs up to this long are memoised
 MEMO_PARSES = 8_192  # parses remembered per world by state (see ``parse``)
 MEMO_PHRASES = 4_096  # phrases typed, read and remembered per world, beyond its things' own names
 _NONE: frozenset = frozenset()
-_new = object.__new__
 SCOPE = "scope"    # a state's cache entry holding its scope, once the style worked it out (ClassicStyle.scope)
 MEMO_SIGHTED = 8_192   # parses remembered per world by what is in sight (see ``parse``)
 
@@ -362,11 +361,7 @@ class CommandParser(WorldPart):
             if type(got) is list:
                 return self._which(pat, groups, env, slot, got)
             return got
-        parsed = _new(Parsed)   # as Parsed(its action, env, all_slot), without __init__'s frame
-        parsed.action = self.actions[pat.action]
-        parsed.env = env
-        parsed.all_slot = all_slot
-        return parsed
+        return Parsed(self.actions[pat.action], env, all_slot)
 
     def _which(self, pat: Pattern, groups: tuple, env: dict, slot: str, got: list) -> Question:
         """"Which do you mean?" about ``slot`` (apart from ``_resolve``: its comprehensions' closures

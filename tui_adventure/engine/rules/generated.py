@@ -56,7 +56,7 @@ _DEF = re.compile(r"def (\w+)\((.*)\):$")
 
 # what every rule's source may read beside its own names
 _FIXED = {"_MISSING": _MISSING, "_restore": _restore, "_EMPTY": _EMPTY, "_ONES": _ONES, "_one": _one, "_SETS": _SETS, "_shared": _shared,
-          "_reindex": _reindex, "_State": State, "_new": object.__new__, "_Later": Later, "_pairs": pairs}
+          "_reindex": _reindex, "_State": State, "_Later": Later, "_pairs": pairs}
 
 
 def _defined(source: str, fname: str, ns: dict, origin: str):

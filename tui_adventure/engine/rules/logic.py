@@ -177,20 +177,13 @@ class Compiler:
                           "    _wo = O.copy()", "    _w1 = st.o1.copy()", "    _w2 = st.o2.copy()",
                           "    _B1, _B2 = st.b1, st.b2", "    _wA = []", "    _wD = []"]
                 lines += body
-                lines += ["    if not _wA and not _wD:", "        new = st", "    else:",
-                          # the next state as State.advance makes it
-                          "        new = _new(_State)", "        new.known = F", "        new.over = _wo",
-                          "        new.b1 = _B1", "        new.o1 = _w1", "        new.b2 = _B2", "        new.o2 = _w2",
-                          "        new._facts = new._by1 = new._by2 = None", "        new.cache = {}",
-                          "        new.delta = (tuple(_wA), tuple(_wD))", "        _wb = st._base",
-                          "        new._base = st if _wb is None else _wb", "        new._hash = None",
-                          "        new._hpend = st._hash", "        new.b12 = st.b12"]
+                lines += ["    if not _wA and not _wD:", "        new = st", "    else:",   # as State.advance makes it
+                          "        new = _State(F, _B1, _B2, (tuple(_wA), tuple(_wD)), st, _wo, _w1, _w2)"]
             else:
                 lines.append("    new = st")
             # the message, rendered when read (Later's fields as its __init__ sets them), and the memo
             forgets = gen.name(forget)
-            lines += ["    _t = _new(_Later)", "    _t.text = None", "    _t.env = env", "    _t.render = _self.success",
-                      "    _t.st = new", "    _t.next = new if new is not st else None", "    _t.fail = None",
+            lines += ["    _t = _Later(_self.success, new, env, new if new is not st else None)",
                       "    _memo = _self.memo", f"    if len(_memo) >= {MEMO_STATES}:", f"        {forgets}(_memo)",
                       "    _cache[_key] = _t", "    _memo.append(_cache)", "    return new, _t, None"]
             return "\n".join(paired(lines)) + "\n", "attempt_later"

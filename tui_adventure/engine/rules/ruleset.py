@@ -25,7 +25,6 @@ from .logic_ast import effect_predicates, expanded_predicates, names_in
 from ..text import Later, TemplateError, compile_template
 from ..yamlpos import SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
-_new = object.__new__
 _KEY_HEADS = itertools.count(1)   # an Action's memo keys' head: an int, so the cyclic collector untracks a key
 RULESET_DIR = Path(__file__).resolve().parents[2] / "rulesets"
 ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
@@ -350,14 +349,9 @@ class Action:
     # no state is hashed. ``memo`` (one list per world) holds the caches written to (see ``forget``).
 
     def _failed(self, st: State, env: dict, key: tuple, cache: dict, i: int) -> tuple:
-        """``attempt_later``'s end when check ``i`` failed (the message made without Later.__init__'s
-        frame, its fields as __init__ sets them)."""
-        text = _new(Later)
-        text.text = None
-        text.env = env
-        _cond, text.render, fail_type, _ = self.checks[i]
-        text.st = st
-        text.next, text.fail = None, fail_type
+        """``attempt_later``'s end when check ``i`` failed."""
+        _cond, render, fail_type, _ = self.checks[i]
+        text = Later(render, st, env, None, fail_type)
         self._remember(cache, key, text)
         return st, text, fail_type
 
@@ -368,12 +362,7 @@ class Action:
         dels: set = set()
         self.effect(st, env, adds, dels)
         new = st.advance(adds, dels)
-        text = _new(Later)
-        text.text = None
-        text.env = env
-        text.render = self.success
-        text.st = new
-        text.next, text.fail = (new if new is not st else None), None
+        text = Later(self.success, new, env, new if new is not st else None)
         self._remember(cache, key, text)
         return new, text, None
 

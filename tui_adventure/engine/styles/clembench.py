@@ -24,7 +24,6 @@ _OPEN = ("open", "")
 
 
 _EMPTY: frozenset = frozenset()
-_new = object.__new__
 
 
 class _Rank(dict):
@@ -432,8 +431,7 @@ class ClemCommandParser(WorldPart):
         """Upstream's grammar has no pronouns: ``last`` (what "it" means) is accepted and unused."""
         style = self.style
         type_of = style.type_of
-        held = _new(_HeldTypes)   # its __init__'s fields set here: every step parses (no frame for them)
-        held.type_of, held.st = type_of, st
+        held = _HeldTypes(type_of, st)
         at = st.o1.get(_AT_PLAYER)   # style.player_room written out
         room = None
         for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
@@ -469,9 +467,7 @@ class ClemCommandParser(WorldPart):
             params = action.params
             if params:
                 env[params[0]] = first
-        parsed = _new(Parsed)   # Parsed(action, env), its fields set here
-        parsed.action, parsed.env, parsed.all_slot = action, env, None
-        return parsed
+        return Parsed(action, env)
 
     def answer(self, text, question, st, last=()):
         return None
