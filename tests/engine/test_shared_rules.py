@@ -1,5 +1,5 @@
 """Worlds built on what earlier worlds of their ruleset left compiled (the definitions known to compile,
-shared rule functions, the parser's patterns, lazily compiled actions) play exactly as worlds built in a
+shared rule functions, the parser's patterns, messages bound when first rendered) play exactly as worlds built in a
 fresh process: the same observations, admissible commands and par; and a rule error is still reported at
 load, with its place in the file."""
 
@@ -116,15 +116,6 @@ def test_a_rule_error_is_reported_at_load_after_good_worlds_of_the_ruleset():
         with pytest.raises(SourceErrors) as err:
             load_world_data(load_yaml(bad, "bad.yaml"), "bad.yaml", lazy=lazy)
         assert "bad.yaml:28:5: action 'light': unknown text function shout()" in str(err.value)
-
-
-def test_a_lazy_world_compiles_only_the_actions_it_tries():
-    generated_world(Knobs(**KNOBS), 7, solve=False)   # its ruleset's definitions known to compile
-    world = generated_world(Knobs(**KNOBS), 8, solve=False)
-    compiled = lambda: {a.id for a in world.actions if a._making is None}   # noqa: E731
-    assert compiled() == set()
-    Game(world).step("look")
-    assert compiled() == {world.parser.once["look"][0].id}
 
 
 def test_commands_of_one_word_read_once_per_layout_are_each_worlds_own():

@@ -229,20 +229,15 @@ class Action:
                  "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "stepper",
                  "thing_params", "where_key", "_later", "_making", "key_head")
 
-    # What a lazy action compiles when first read (``_LazyAction``): a world made for one episode (a
-    # Gymnasium env's ``generate=`` reset) compiles only the actions it tries, and only after an action
-    # of the same definition, in a world of the same shape, compiled without error (``RuleTables.compiled``).
-    LAZY = frozenset({"checks", "effect", "success", "all_where", "plan_if", "allowed", "order",
-                      "slot_checks", "_later"})
-
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None,
                  memo: list | None = None, where_key: tuple | None = None, shape: tuple | None = None,
                  lazy: bool = False) -> None:
         """``where(st)``: the player's room; ``where_key``, when the style has one, the by-first index
-        key whose entry's first item is that room (``where`` written out in ``attempt_later``);
-        ``shape``: ``_shape(compiler, functions)``, when the caller made it already; ``lazy``: compiled
-        when first read (see ``LAZY``), if its definition compiled before in a world of this shape."""
+        key whose entry's first item is that room (read by the generated step); ``shape``:
+        ``_shape(compiler, functions)``, when the caller made it already; ``lazy``: its messages are
+        bound to this world's names when first rendered, if its definition compiled before in a world
+        of this ruleset and shape (``RuleTables.compiled``; a rule error is reported at load)."""
         self.spec = spec
         self.where = where or _nowhere
         self.where_key = where_key
@@ -251,25 +246,19 @@ class Action:
         definition, self.params, self.thing_params = spec.definition   # thing_params: what "it" may name
         self.ends = spec.ends
         self.info = spec.info
-        # ``stepper(action, st, env)``: ``attempt_later``'s function, a plain function kept unbound (a bound
-        # method kept on its own object is a reference cycle, which only the collector frees: a world
-        # let go each episode would wait for it with all its compiled parts)
-        self.stepper = Action._first_attempt   # compiled when first tried
+        # ``stepper(action, st, env)``: the step ``attempt_later`` calls, a plain function kept unbound (a
+        # bound method kept on its own object would be a reference cycle)
+        self.stepper = Action._first_attempt   # the generated step, made when first tried
         self.key_head = next(_KEY_HEADS)   # its memo keys' head (see Steps)
         self._making = (compiler, names, types, functions, static)
-        if not lazy:
-            self._compile()
-            return
         key = (definition, shape or _shape(compiler, functions))
-        if compiler.tables.compiled.get(key) is None:
-            self._compile()   # a rule error is reported at load, with the action's place in its file
+        known = lazy and compiler.tables.compiled.get(key) is not None
+        self._compile(later=known)
+        if not known:
             compiler.tables.compiled.put(key, True)
-        else:
-            self.__class__ = _LazyAction
-
 
     def _compile(self, later: bool = False) -> None:
-        """``later``: its definition compiled before in a world of this shape (see ``LAZY``), so its
+        """``later``: its definition compiled before in a world of this ruleset and shape, so its
         messages are bound to this world's names when first rendered (``compile_template``)."""
         compiler, names, types, functions, static = self._making
         self._making = None
@@ -412,20 +401,6 @@ def _bindings(st, params, k: int, env: dict, domains: list, allowed: dict, slot_
         else:
             _bindings(st, params, k + 1, env, domains, allowed, slot_checks, out)
     env.pop(p, None)
-
-
-class _LazyAction(Action):
-    """An action not compiled yet: its first read of a compiled part compiles it, and it is then a
-    plain ``Action`` (a class with ``__getattr__`` is read slower on every attribute, compiled or not)."""
-
-    __slots__ = ()
-
-    def __getattr__(self, name: str):
-        if name not in Action.LAZY:
-            raise AttributeError(name)
-        self.__class__ = Action
-        self._compile(later=True)
-        return getattr(self, name)
 
 
 def _nowhere(st) -> None:
