@@ -213,7 +213,7 @@ def _bind(part: tuple, template: str, names, types, functions):
         if cap:
             return lambda st, env: capitalise(name_of(env))
 
-        def plain(st, env):   # name_of written out: most placeholders are a plain name
+        def plain(st, env):   # a plain name, as name_of gives it
             value = env.get(var)
             return names(value) if value is not None else ""
         return plain

@@ -112,9 +112,8 @@ class World:
     strict: bool = False
     seed: int = 0
     scene_spec: Any = None   # engine.scene.SceneSpec: characters, tables, events, losing (None: no scene)
-    # A world made for one episode (a Gymnasium env's generate= reset): an action is compiled when first
-    # used, once one of its definition compiled in a world of this shape (so rule errors are still
-    # reported at load); a world loaded to be played, replayed or searched compiles them all at load.
+    # A world made for one episode (a Gymnasium env's generate= reset): an action's messages are bound
+    # to its names when first rendered, once its definition compiled in a world of its ruleset and shape.
     lazy: bool = False
 
     def __post_init__(self) -> None:

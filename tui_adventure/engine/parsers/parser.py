@@ -349,7 +349,7 @@ class CommandParser(WorldPart):
                 continue
             else:
                 named = self._named.get(phrase) or self._typed.get(phrase) or self._name(phrase)
-                if type(named) is tuple and len(named) == 1:   # ``_thing``'s usual answer, written out
+                if type(named) is tuple and len(named) == 1:   # ``_thing``'s usual answer, as it gives it
                     if self.style.visible(st, named[0]):
                         env[slot] = named[0]
                         continue
@@ -364,8 +364,7 @@ class CommandParser(WorldPart):
         return Parsed(self.actions[pat.action], env, all_slot)
 
     def _which(self, pat: Pattern, groups: tuple, env: dict, slot: str, got: list) -> Question:
-        """"Which do you mean?" about ``slot`` (apart from ``_resolve``: its comprehensions' closures
-        would cost every parse cells)."""
+        """"Which do you mean?" about ``slot``."""
         names = [f"the {self.style.distinct_name(c, got)}" for c in got]
         phrases = {s: groups[i] for i, s in enumerate(pat.slots) if s != slot and s not in env}
         return Question(f"Which do you mean, {english_list(names, 'or')}?", self.actions[pat.action], env, slot, got,
@@ -423,7 +422,6 @@ class CommandParser(WorldPart):
         typed[phrase] = named
         return named
 
-    # Apart from ``_slot``, as ``_which``: a comprehension there would cost every call cells.
     def _referent(self, word: str, st, env, last):
         """What a pronoun names: the last thing named that no other slot names, if still in sight."""
         self._read_last = True   # the parse depends on ``last`` (see ``parse``'s memo)
@@ -451,8 +449,7 @@ class CommandParser(WorldPart):
 
 
 class _PronounLast:
-    """Sort key putting slots whose phrase is a pronoun last (a class: a lambda in ``_resolve`` would
-    cost every parse a cell)."""
+    """Sort key putting slots whose phrase is a pronoun last."""
 
     __slots__ = ("groups",)
 

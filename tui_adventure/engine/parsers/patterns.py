@@ -111,8 +111,7 @@ def _cut(syntax: str) -> str | None:
     A line is words joined by single spaces, and a pattern is tried on a line
     whose first word is one of its verb's: "{a}" is then the rest past that
     word; in "verb {a} word {b}" the lazy "{a}" ends where " word " is first
-    found past the verb, "{b}" is the rest. A find and slices cost a third of
-    the regex's match.
+    found past the verb, "{b}" is the rest: the same split as the regex's.
     """
     said = syntax.split()
     slot = [bool(SLOT.fullmatch(w)) for w in said]

@@ -362,7 +362,7 @@ class Action:
         self.memo.append(cache)
 
     def successor(self, st: State, env: dict) -> State:
-        """The next state, checks assumed already passed (the planner's hot path)."""
+        """The next state, checks assumed already passed (the planner's successors)."""
         if self.effect is None:
             return st
         env["here"] = self.where(st)
