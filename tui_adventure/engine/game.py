@@ -133,8 +133,7 @@ class Game:
         before = self.state
         # ``last`` is replaced, never changed in place, so the record may share the list
         pending, last, achieved = self.pending, self.last, self.achieved
-        # The usual turn, one action applied to the state, runs in this one frame: a fresh game's step
-        # is a few microseconds, and a call and a result made twice are a good part of them.
+        # The usual turn: one action applied to the state (else ``_parsed`` makes the turn's result).
         once = self._once.get(command) if pending is None else None
         if once is not None:   # as the parser reads it (CommandParser.parse), without a Parsed made for it
             action, env = once[0], once[1].copy()
@@ -201,9 +200,8 @@ class Game:
         return added, removed
 
     def _goals_after(self, result: StepResult) -> None:
-        """The goals after a step that touched a goal's fact (apart from ``step``: its loop would cost
-        every step a frame)."""
-        over, known = self.state.over, self.state.known   # State.has, written out per goal
+        """The goals after a step that touched a goal's fact: ``goal_score``, ``achieved`` and their texts."""
+        over, known = self.state.over, self.state.known   # each goal read as State.has reads it
         achieved, texts = [], []
         for goal, fact, positive, text in self._goal_rows:
             if (over[fact] if fact in over else fact in known) == positive:
@@ -391,10 +389,6 @@ class Game:
         self.finished = self.all_goals_achieved()
         self.lost = self.lost if any(f[0] == "lost" for f in self.state.facts) else None
         return n
-
-    def goto_turn(self, turn: int) -> None:
-        if turn < self.turn:
-            self.undo(self.turn - turn)
 
     def restart(self) -> None:
         self.__init__(self.world)

@@ -41,7 +41,7 @@ class _Names(dict):
 
 
 def _a_list(names: list[str]) -> str:
-    """``a x, a y and a z``: ``english_list`` of "a name"s, written out (a room's description, the
+    """``a x, a y and a z``: ``english_list`` of "a name"s, as it joins them (a room's description, the
     inventory's and a container's texts say one most turns)."""
     if len(names) > 1:
         return f"a {', a '.join(names[:-1])} and a {names[-1]}"
@@ -91,19 +91,16 @@ class ClembenchStyle(StylePart):
 
     # where things are ------------------------------------------------------
     def player_room(self, st) -> str | None:
-        # st.rest("at", player) written out: every step asks twice (its parse, its action's "here")
+        # as st.rest("at", player) reads it
         at = st.o1.get(_AT_PLAYER)
         for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
             return r[0]
         return None
 
-    def things_here_env(self, st) -> list[str]:
-        return self.things_here(st)
-
     def things_here(self, st) -> list[str]:
         hit = st.cache.get("here")
         if hit is None:
-            # st.firsts("at", room) and World.sort_ids written out: the key a C lookup, not a lambda per id
+            # as st.firsts("at", room) and World.sort_ids give them
             room = self.player_room(st)
             k = ("at", room)
             v = st.o2.get(k)
@@ -152,7 +149,7 @@ class ClembenchStyle(StylePart):
         so a thing costs a lookup in each, not a fact made and looked up in the overlay and the base."""
         names = self._names
         o1, b1, o2, b2 = st.o1, st.b1, st.o2, st.b2
-        at = o1.get(_AT_PLAYER)   # player_room written out
+        at = o1.get(_AT_PLAYER)   # as player_room reads it
         room = None
         for r in (b1.get(_AT_PLAYER, ()) if at is None else at):
             room = r[0]
@@ -432,7 +429,7 @@ class ClemCommandParser(WorldPart):
         style = self.style
         type_of = style.type_of
         held = _HeldTypes(type_of, st)
-        at = st.o1.get(_AT_PLAYER)   # style.player_room written out
+        at = st.o1.get(_AT_PLAYER)   # as style.player_room reads it
         room = None
         for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
             room = r[0]
