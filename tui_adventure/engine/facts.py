@@ -227,46 +227,14 @@ class State:
         by1 = self.by1.copy()
         by2 = self.by2.copy()
         wide = False   # a fact of three or more places changed: the by-first-two index is made again
-        for f in dels:   # every deleted fact is in the state, so its index entries exist
-            n = len(f)
-            if n == 3:   # the usual shape
-                p, a, b = f
-                k = (p, a)
-                by1[k] = by1[k] - {(b,)}
-                k = (p, b)
-                by2[k] = by2[k] - {a}
-            elif n == 2:
-                k = (f[0], "")
-                by2[k] = by2[k] - {f[1]}
-                k = f
-                by1[k] = by1[k] - {()}
-            elif n > 3:
-                k = f[:2]
-                by1[k] = by1[k] - {f[2:]}
-                k = (f[0], f[2])
-                by2[k] = by2[k] - {f[1]}
-                wide = True
-        get1 = by1.get
-        get2 = by2.get
-        for f in adds:
-            n = len(f)
-            if n == 3:
-                p, a, b = f
-                k = (p, a)
-                by1[k] = get1(k, _EMPTY) | {(b,)}
-                k = (p, b)
-                by2[k] = get2(k, _EMPTY) | {a}
-            elif n == 2:
-                k = (f[0], "")
-                by2[k] = get2(k, _EMPTY) | {f[1]}
-                k = f
-                by1[k] = get1(k, _EMPTY) | {()}
-            elif n > 3:
-                k = f[:2]
-                by1[k] = get1(k, _EMPTY) | {f[2:]}
-                k = (f[0], f[2])
-                by2[k] = get2(k, _EMPTY) | {f[1]}
-                wide = True
+        for f, add in [(f, False) for f in dels] + [(f, True) for f in adds]:
+            if len(f) >= 2:   # a deleted fact is in the state, so its index entries exist
+                k1, item1, k2, item2 = _keys(f)
+                v = by1.get(k1, _EMPTY)
+                by1[k1] = v | {item1} if add else v - {item1}
+                v = by2.get(k2, _EMPTY)
+                by2[k2] = v | {item2} if add else v - {item2}
+                wide = wide or len(f) > 3
         # One copy of the facts: the small change set is copied into a frozenset and the big
         # state merged into it (``facts ^ change`` would add the big set's facts one by one).
         if adds and dels:
