@@ -122,15 +122,17 @@ class Compiler:
     def condition(self, text_or_ast, bound: frozenset | set = frozenset(), origin: str = "") -> Cond:
         """``origin``: the rule it is, as a traceback through it names it (``generated.generated``)."""
         ast = parse_condition(text_or_ast) if isinstance(text_or_ast, str) else text_or_ast
-        return self._cond(ast, frozenset(bound), origin)
+        return self._cond(ast, frozenset(bound), origin, text_or_ast)
 
-    def _cond(self, ast, bound: frozenset, origin: str = "") -> Cond:
+    def _cond(self, ast, bound: frozenset, origin: str = "", rule=None) -> Cond:
+        """``rule``: what keys its source among the ruleset's (``generated``): its text when given one
+        (a text's hash is kept, a tree's is worked out again), else the tree."""
         if PLAIN_RULES:
             return self._closure(ast, bound)
 
         def write(gen):
             return f"def cond(st, env):\n    F, O = st.known, st.over\n    return {gen.expr(ast, bound)}\n", "cond"
-        return generated(self, "cond", ast, bound, write, origin=origin)
+        return generated(self, "cond", ast if rule is None else rule, bound, write, origin=origin)
 
     def attempt(self, asts: list, effect_texts: tuple, bound: frozenset | set, params: tuple,
                 where_key: tuple | None, origin: str = "") -> Callable:

@@ -8,8 +8,8 @@ from collections import OrderedDict
 
 
 class Recent:
-    """A bounded map that forgets the least recently used entry first (``limit`` entries). Safe to
-    share between threads: each call holds the map's lock."""
+    """A bounded map that forgets the oldest entry first (``limit`` entries). Safe to share between
+    threads: a read is one dict lookup, and each write holds the map's lock."""
 
     __slots__ = ("limit", "_d", "_lock")
 
@@ -19,16 +19,11 @@ class Recent:
         self._lock = threading.Lock()
 
     def get(self, key):
-        with self._lock:
-            hit = self._d.get(key)
-            if hit is not None:
-                self._d.move_to_end(key)
-            return hit
+        return self._d.get(key)
 
     def put(self, key, value) -> None:
         with self._lock:
             self._d[key] = value
-            self._d.move_to_end(key)
             if len(self._d) > self.limit:
                 self._d.popitem(last=False)
 
@@ -40,8 +35,6 @@ class Recent:
                 hit = self._d[key] = value
                 if len(self._d) > self.limit:
                     self._d.popitem(last=False)
-            else:
-                self._d.move_to_end(key)
             return hit
 
     def clear(self) -> None:
@@ -62,7 +55,7 @@ class RuleTables:
     ids. A world drawn each episode from one ruleset compiles nothing an earlier one compiled.
 
     The tables are read and filled by every thread that loads or plays a world of the ruleset; each
-    table is a ``Recent``, whose calls hold its lock, and a value in them never changes once put, so
+    table is a ``Recent`` (a read is one lookup, a write holds its lock), and a value in them never changes once put, so
     two threads that miss alike compute the same value and one of them keeps it."""
 
     SOURCES = 10_000   # generated rule sources (a ruleset has a few hundred rules per shape)

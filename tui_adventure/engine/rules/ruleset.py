@@ -269,7 +269,7 @@ class Action:
         for cond_text, message, fail_type in spec.checks:
             ast = parse_condition(cond_text)
             asts.append(ast)
-            cond = compiler.condition(ast, bound, origin=f"action {spec.id}, check {cond_text}")
+            cond = compiler.condition(cond_text, bound, origin=f"action {spec.id}, check {cond_text}")
             render = compile_template(message, names, types, functions, set(bound) | {"prep"}, later)
             checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound) - {"here"}))
         self.checks = checks
