@@ -36,7 +36,10 @@ WORKLOADS = ("house", "generated", "reset", "clembench")
 CHILD = r"""
 import json, random, sys, time
 workload, size = sys.argv[1], int(sys.argv[2])
-from tui_adventure.envs.env import AdventureEnv
+try:   # the base's layout first (agents/, clembench/): a name missing from it is not looked up elsewhere
+    from tui_adventure.agents.env import AdventureEnv
+except ModuleNotFoundError:
+    from tui_adventure.envs.env import AdventureEnv
 
 def walk(env, steps):
     rng = random.Random(0)
@@ -69,7 +72,10 @@ elif workload == "reset":
     n = size
 else:
     from tui_adventure.catalog import open_world
-    from tui_adventure.instances.packaged import names
+    try:
+        from tui_adventure.clembench.packaged import names
+    except ModuleNotFoundError:
+        from tui_adventure.instances.packaged import names
     from tui_adventure.engine.game import Game
     chosen = names()
     t = time.process_time()
@@ -89,7 +95,9 @@ SIZES = {"house": 20_000, "generated": 20_000, "reset": 2_000, "clembench": 0}
 def run(root: Path, workload: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0"}
     out = subprocess.run([sys.executable, "-c", CHILD, workload, str(SIZES[workload])], env=env, cwd=root,
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True)
+    if out.returncode:
+        sys.exit(f"{workload} failed in {root}:\n{out.stderr[-2000:]}")
     got = json.loads(out.stdout.strip().splitlines()[-1])
     return got["n"] / got["seconds"]
 

@@ -1,5 +1,5 @@
-"""The linters in pyproject.toml pass: ruff over the package, tests and benchmarks, and deptry (every
-import the package makes is declared by the extra that brings it)."""
+"""The linters in pyproject.toml pass: ruff over the package, tests and benchmarks, deptry (every
+import the package makes is declared by the extra that brings it), and mypy over the engine."""
 
 from __future__ import annotations
 
@@ -22,4 +22,9 @@ def test_ruff_finds_nothing():
 
 def test_every_import_is_declared():
     done = _run("deptry", ".")
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+
+
+def test_mypy_finds_nothing_in_the_engine():
+    done = _run("mypy", "--no-incremental")   # files and settings: [tool.mypy] in pyproject.toml
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]

@@ -1,5 +1,5 @@
 """Worlds built on what earlier worlds of their ruleset left compiled (the definitions known to compile,
-shared rule functions, the parser's patterns, lazily compiled actions) play exactly as worlds built in a
+shared rule functions, the parser's patterns, messages bound when first rendered) play exactly as worlds built in a
 fresh process: the same observations, admissible commands and par; and a rule error is still reported at
 load, with its place in the file."""
 
@@ -118,15 +118,6 @@ def test_a_rule_error_is_reported_at_load_after_good_worlds_of_the_ruleset():
         assert "bad.yaml:28:5: action 'light': unknown text function shout()" in str(err.value)
 
 
-def test_a_lazy_world_compiles_only_the_actions_it_tries():
-    generated_world(Knobs(**KNOBS), 7, solve=False)   # its ruleset's definitions known to compile
-    world = generated_world(Knobs(**KNOBS), 8, solve=False)
-    compiled = lambda: {a.id for a in world.actions if a._making is None}   # noqa: E731
-    assert compiled() == set()
-    Game(world).step("look")
-    assert compiled() == {world.parser.once["look"][0].id}
-
-
 def test_commands_of_one_word_read_once_per_layout_are_each_worlds_own():
     """A world takes its commands of one word (north, look) from an earlier world that reads them alike
     (the same patterns, directions and passages): the same actions of its own, the same slots, as its
@@ -135,7 +126,7 @@ def test_commands_of_one_word_read_once_per_layout_are_each_worlds_own():
     worlds += [load_world(ROOT / "worlds" / f"{name}.yaml") for name in ("house", "manor", "house", "manor")]
     for world in worlds:
         p = world.parser
-        own = p._read_once(set(p.by_first) | set(DIRECTIONS) | set(world.style.passages), layout_of(world.actions))
+        own = p._read_once(set(p.by_first) | set(DIRECTIONS) | set(world.style.passages), layout_of(world.actions, world.compiler.tables))
         assert p.once == own
         assert all(action is world.action_by_id[action.id] for action, _env in p.once.values())
     manor = worlds[-1]

@@ -36,7 +36,6 @@ def format_fact(fact: Fact) -> str:
     return f"{fact[0]}({','.join(fact[1:])})"
 
 
-_new_state = object.__new__
 _NO_CHANGE: dict = {}     # the overlay of a state that has its own facts and indexes (never written)
 _MASK = (1 << 61) - 1
 OVERLAY_LIMIT = 48        # facts a derived state may differ from its base by before it gets its own copy
@@ -63,17 +62,28 @@ class State:
     __slots__ = ("known", "over", "b1", "o1", "b2", "o2", "_facts", "_by1", "_by2", "cache", "delta",
                  "_hash", "_base", "_hpend", "b12")
 
-    def __init__(self, facts: frozenset, by1: dict, by2: dict, delta=None) -> None:
-        self.known = self._facts = facts
-        self.b1 = self._by1 = by1
-        self.b2 = self._by2 = by2
-        self.over = self.o1 = self.o2 = _NO_CHANGE
+    def __init__(self, facts: frozenset, by1: dict, by2: dict, delta=None, parent: "State | None" = None,
+                 over: dict = _NO_CHANGE, o1: dict = _NO_CHANGE, o2: dict = _NO_CHANGE) -> None:
+        """A state of ``facts`` indexed by ``by1`` and ``by2``; or, with ``parent`` (the state it is made
+        from, as ``advance`` makes it), one that reads through the facts and indexes of the parent's
+        base (``facts``, ``by1``, ``by2``) and differs from them by ``over``, ``o1`` and ``o2``.
+        ``delta``: (added, removed) from the state it was made from (sets, or tuples from an action's step)."""
+        self.known, self.b1, self.b2 = facts, by1, by2
+        self.over, self.o1, self.o2 = over, o1, o2
         self.cache: dict = {}
-        self.delta = delta  # (added, removed) from the state this one was made from: sets, or tuples from an action's step
+        self.delta = delta
         self._hash = None
-        self._base = None   # for a derived state: the state whose facts and indexes it reads through
-        self._hpend = None   # for a derived state: the hash of the state it was made from, if known then
-        self.b12 = None      # facts of three or more places by their first two (see pairs), made when first asked
+        if parent is None:
+            self._facts, self._by1, self._by2 = facts, by1, by2
+            self._base = None    # for a derived state: the state whose facts and indexes it reads through
+            self._hpend = None   # for a derived state: the hash of the state it was made from, if known then
+            self.b12 = None      # facts of three or more places by their first two (see pairs), made when first asked
+        else:
+            self._facts = self._by1 = self._by2 = None
+            base = parent._base
+            self._base = parent if base is None else base
+            self._hpend = parent._hash
+            self.b12 = parent.b12
 
     @classmethod
     def of(cls, facts: Iterable[Fact]) -> "State":
@@ -217,46 +227,14 @@ class State:
         by1 = self.by1.copy()
         by2 = self.by2.copy()
         wide = False   # a fact of three or more places changed: the by-first-two index is made again
-        for f in dels:   # every deleted fact is in the state, so its index entries exist
-            n = len(f)
-            if n == 3:   # the usual shape, written out: a step's cost is mostly these few updates
-                p, a, b = f
-                k = (p, a)
-                by1[k] = by1[k] - {(b,)}
-                k = (p, b)
-                by2[k] = by2[k] - {a}
-            elif n == 2:
-                k = (f[0], "")
-                by2[k] = by2[k] - {f[1]}
-                k = f
-                by1[k] = by1[k] - {()}
-            elif n > 3:
-                k = f[:2]
-                by1[k] = by1[k] - {f[2:]}
-                k = (f[0], f[2])
-                by2[k] = by2[k] - {f[1]}
-                wide = True
-        get1 = by1.get
-        get2 = by2.get
-        for f in adds:
-            n = len(f)
-            if n == 3:
-                p, a, b = f
-                k = (p, a)
-                by1[k] = get1(k, _EMPTY) | {(b,)}
-                k = (p, b)
-                by2[k] = get2(k, _EMPTY) | {a}
-            elif n == 2:
-                k = (f[0], "")
-                by2[k] = get2(k, _EMPTY) | {f[1]}
-                k = f
-                by1[k] = get1(k, _EMPTY) | {()}
-            elif n > 3:
-                k = f[:2]
-                by1[k] = get1(k, _EMPTY) | {f[2:]}
-                k = (f[0], f[2])
-                by2[k] = get2(k, _EMPTY) | {f[1]}
-                wide = True
+        for f, add in [(f, False) for f in dels] + [(f, True) for f in adds]:
+            if len(f) >= 2:   # a deleted fact is in the state, so its index entries exist
+                k1, item1, k2, item2 = _keys(f)
+                v = by1.get(k1, _EMPTY)
+                by1[k1] = v | {item1} if add else v - {item1}
+                v = by2.get(k2, _EMPTY)
+                by2[k2] = v | {item2} if add else v - {item2}
+                wide = wide or len(f) > 3
         # One copy of the facts: the small change set is copied into a frozenset and the big
         # state merged into it (``facts ^ change`` would add the big set's facts one by one).
         if adds and dels:
@@ -276,132 +254,40 @@ class State:
 
         Only an action's effects come here: rule code (``logic.Compiler.changing``) reads a fact of
         a predicate no effect names from the base alone, never from an overlay. An action's
-        generated step makes its next state as this does, its loop written out per fact
-        (``rule_source._Gen.written``): a change here is a change there."""
+        generated step makes its next state as this does, per fact (``rule_source._Gen.written``):
+        a change here is a change there. A fact already as the change would leave it is dropped (as
+        ``apply`` does), checked against the state before any of the change, so a fact both deleted
+        and added ends as ``apply`` has it; the delta is the change less those facts. Index entries
+        of one item and equal entries are shared between states (``_one``, ``_shared``)."""
         if not adds and not dels:
             return self
         over = self.over
         if len(over) + len(adds) + len(dels) > OVERLAY_LIMIT:
             return self.apply(adds, dels)
-        # Written out for the usual shapes, as in ``apply``: a fresh game's step is mostly this.
-        # A fact already as the change would leave it is dropped (as ``apply`` does), checked against
-        # the state before any of the change (``over``, not ``o``), so a fact both deleted and added
-        # ends as ``apply`` has it; the delta is then the effect's sets less those facts.
-        # An index entry of one item loses it to the shared empty set, and an empty one gains one as
-        # a shared one-item set: most entries (where a thing is) are so, and a set not made is neither
-        # filled, hashed into nor later freed. A by-first entry holds the deleted fact's tail (its
-        # tails are exact); a by-second entry is only known to be {a} by looking, since one item can
-        # stand for p(a, b) and p(a, b, c) alike, and (p, "") lists one-place facts and p(a, "").
-        known = self.known
-        o = over.copy()
-        o1 = self.o1.copy()
-        o2 = self.o2.copy()
-        b1 = self.b1
-        b2 = self.b2
-        skipped = None
-        for f in dels:
+        known, b1, b2 = self.known, self.b1, self.b2
+        o, o1, o2 = over.copy(), self.o1.copy(), self.o2.copy()
+        added: set = set()
+        removed: set = set()
+        for f, add in [(f, False) for f in dels] + [(f, True) for f in adds]:
             now = over.get(f)   # None: as in the base
+            if (f in known if now is None else now) == add:
+                continue   # already so
             if now is None:
-                if f not in known:
-                    skipped = (skipped or []) + [(f, False)]
-                    continue
-                o[f] = False
-            elif now:   # added since the base: back to the base
-                del o[f]
+                o[f] = add
             else:
-                skipped = (skipped or []) + [(f, False)]
-                continue
-            n = len(f)
-            if n == 3:
-                p, a, b = f
-                k = (p, a)
-                v = o1.get(k)
-                if v is None:
-                    v = b1[k]
-                o1[k] = _EMPTY if len(v) == 1 else _SETS.get(w := v - {(b,)}) or _shared(w)   # the entry holds (b,): f is a fact
-                k = (p, b)
-                v = o2.get(k)
-                if v is None:
-                    v = b2[k]
-                # see above: a by-second entry may lack a
-                o2[k] = _EMPTY if len(v) == 1 and a in v else _SETS.get(w := v - {a}) or _shared(w)
-            elif n == 2:
-                k = (f[0], "")
-                v = o2.get(k)
-                if v is None:
-                    v = b2[k]
-                o2[k] = _EMPTY if len(v) == 1 and f[1] in v else _SETS.get(w := v - {f[1]}) or _shared(w)
-                v = o1.get(f)
-                if v is None:
-                    v = b1[f]
-                o1[f] = _EMPTY if len(v) == 1 else v - {()}
-            elif n > 3:
-                _reindex(o1, o2, b1, b2, (), (f,))
-        for f in adds:
-            now = over.get(f)
-            if now is None:
-                if f in known:
-                    skipped = (skipped or []) + [(f, True)]
-                    continue
-                o[f] = True
-            elif now:
-                skipped = (skipped or []) + [(f, True)]
-                continue
-            else:   # deleted since the base: back to the base
-                del o[f]
-            n = len(f)
-            if n == 3:
-                p, a, b = f
-                k = (p, a)
-                v = o1.get(k)
-                if v is None:
-                    v = b1.get(k, _EMPTY)
-                o1[k] = (_SETS.get(w := v | {(b,)}) or _shared(w)) if v else _ONES.get((b,)) or _one((b,))
-                k = (p, b)
-                v = o2.get(k)
-                if v is None:
-                    v = b2.get(k, _EMPTY)
-                o2[k] = (_SETS.get(w := v | {a}) or _shared(w)) if v else _ONES.get(a) or _one(a)
-            elif n == 2:
-                k = (f[0], "")
-                v = o2.get(k)
-                if v is None:
-                    v = b2.get(k, _EMPTY)
-                o2[k] = (_SETS.get(w := v | {f[1]}) or _shared(w)) if v else _ONES.get(f[1]) or _one(f[1])
-                v = o1.get(f)
-                if v is None:
-                    v = b1.get(f, _EMPTY)
-                o1[f] = v | {()} if v else _ONES.get(()) or _one(())
-            elif n > 3:
-                _reindex(o1, o2, b1, b2, (f,), ())
-        if skipped is not None:
-            adds = {f for f in adds if (f, True) not in skipped}
-            dels = {f for f in dels if (f, False) not in skipped}
-            if not adds and not dels:
-                return self
-        new = _new_state(State)
-        new.known = known
-        new.over = o
-        new.b1 = b1
-        new.o1 = o1
-        new.b2 = b2
-        new.o2 = o2
-        new._facts = new._by1 = new._by2 = None
-        new.cache = {}
-        new.delta = (adds, dels)
-        base = self._base
-        new._base = self if base is None else base
-        new._hash = None
-        new._hpend = self._hash
-        new.b12 = self.b12
-        return new
+                del o[f]   # back to the base
+            (added if add else removed).add(f)
+            if len(f) >= 2:
+                k1, item1, k2, item2 = _keys(f)
+                o1[k1] = _entry(o1, b1, k1, item1, add)
+                o2[k2] = _entry(o2, b2, k2, item2, add)
+        if not added and not removed:
+            return self
+        return State(known, b1, b2, (added, removed), self, o, o1, o2)
 
     def diff(self, other: "State") -> tuple[frozenset, frozenset]:
         """(added, removed) going from ``self`` to ``other``."""
         return other.facts - self.facts, self.facts - other.facts
-
-    def sorted_facts(self) -> list[str]:
-        return sorted(format_fact(f) for f in self.facts)
 
 
 def empty_older(caches: list) -> None:
@@ -466,9 +352,27 @@ def _one(item) -> frozenset:
     return s
 
 
+def _keys(f: Fact) -> tuple:
+    """(by-first key, its item, by-second key, its item) of a fact of two or more places."""
+    if len(f) == 2:
+        return f, (), (f[0], ""), f[1]
+    return f[:2], f[2:], (f[0], f[2]), f[1]
+
+
+def _entry(o: dict, b: dict, k, item, add: bool) -> frozenset:
+    """Index entry ``k`` with ``item`` added or taken out: the overlay's ``o`` value, else the base's ``b``."""
+    v = o.get(k)
+    if v is None:
+        v = b.get(k, _EMPTY)
+    if add:
+        return (_SETS.get(w := v | {item}) or _shared(w)) if v else _ONES.get(item) or _one(item)
+    w = v - {item}
+    return (_SETS.get(w) or _shared(w)) if w else _EMPTY
+
+
 def _reindex(o1: dict, o2: dict, b1: dict, b2: dict, adds, dels) -> None:
     """Write into the overlays ``o1``/``o2`` the index entries of facts of four or more places (the
-    usual shapes are written out in ``State.advance``); an entry's old value is the overlay's, else
+    usual shapes are in ``State.advance``); an entry's old value is the overlay's, else
     the base's (``b1``/``b2``)."""
     for f, add in [(f, False) for f in dels] + [(f, True) for f in adds]:
         for o, b, k, item in ((o1, b1, f[:2], f[2:]), (o2, b2, (f[0], f[2]), f[1])):

@@ -32,25 +32,6 @@ class StepResult:
     args: dict = field(default_factory=dict)
     scene: list = field(default_factory=list)   # what the scene did after the command (engine.scene), logged
     lost: str | None = None           # the scene's loss message when this turn lost the game
-    # What a game's usual step hands over for ``args`` and ``goals_achieved`` (see ``_made``): copied
-    # into them when first read, since a replay reads few results and each copy is a part of its cost.
-    _env: dict | None = field(default=None, repr=False, compare=False)
-    _goals: list | None = field(default=None, repr=False, compare=False)
-
-    def __getattr__(self, name: str):
-        """A field ``_made`` left unset, given its value on first reading (only an unset slot comes here:
-        the first reading costs an exception, so only the fields that cost a copy or a list are left
-        unset; the flags an agent's loop reads every turn are set)."""
-        if name == "args":
-            value = dict(self._env)
-        elif name == "goals_achieved":
-            value = list(self._goals)
-        elif name == "scene":
-            value = []
-        else:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        setattr(self, name, value)
-        return value
 
     @property
     def observation(self) -> str:
@@ -68,27 +49,6 @@ class StepResult:
         return {"turn": turn, "command": self.command, "observation": self.observation,
                 "goals_achieved": self.goals_achieved, "goal_score": self.goal_score,
                 "fail": self.fail, "done": self.done}
-
-
-_new = object.__new__
-
-
-def _made(command: str, text, action: str, env: dict, fail: dict | None, done: bool) -> StepResult:
-    """The result of a step that applied one action, as the constructor would make it but for what is
-    read late: ``args`` is copied from ``env`` (a step's own, which no one changes after) and
-    ``goals_achieved`` from ``_goals`` (the game sets it: it replaces its list of goal texts, never
-    changes it) when first read, and ``scene`` made then (``StepResult.__getattr__``)."""
-    result = _new(StepResult)
-    result.command = command
-    result.text = text
-    result.action = action
-    result._env = env
-    result.fail = fail
-    result.done = done
-    result.goal_score = 0
-    result.changed = False
-    result.lost = None
-    return result
 
 
 class Turn(NamedTuple):
@@ -173,8 +133,7 @@ class Game:
         before = self.state
         # ``last`` is replaced, never changed in place, so the record may share the list
         pending, last, achieved = self.pending, self.last, self.achieved
-        # The usual turn, one action applied to the state, runs in this one frame: a fresh game's step
-        # is a few microseconds, and a call and a result made twice are a good part of them.
+        # The usual turn: one action applied to the state (else ``_parsed`` makes the turn's result).
         once = self._once.get(command) if pending is None else None
         if once is not None:   # as the parser reads it (CommandParser.parse), without a Parsed made for it
             action, env = once[0], once[1].copy()
@@ -197,21 +156,12 @@ class Game:
                         self.last = _first(x, last)
                     break
             if fail_type is not None:
-                result = _made(command, message, action.id, env, {"phase": "resolution", "type": fail_type}, False)
+                result = StepResult(command, message, {"phase": "resolution", "type": fail_type}, action=action.id,
+                                    args=dict(env))
             else:
                 self.state = new
-                result = _new(StepResult)   # _made written out: the usual step
-                result.command = command
-                result.text = message
-                result.action = action.id
-                result._env = env
-                result.fail = None
-                result.done = action.ends
-                result.goal_score = 0
-                result.changed = False
-                result.lost = None
+                result = StepResult(command, message, None, action.ends, action=action.id, args=dict(env))
             if self._scene is not None:
-                result.args = dict(env)   # what the scene reads, set: a field read late costs an exception
                 added, removed = self._change(result, before, True)
             elif new is before:   # failed, or changed nothing
                 added = removed = _NONE
@@ -222,7 +172,7 @@ class Game:
                 goal_facts = self._goal_facts
                 if not (goal_facts.isdisjoint(added) and goal_facts.isdisjoint(removed)):
                     self._goals_after(result)
-            result._goals = self._achieved_text
+            result.goals_achieved = list(self._achieved_text)
         self._log.append((added, removed, pending, last, achieved, command))
         self.commands.append(command)
         self.turn += 1
@@ -250,9 +200,8 @@ class Game:
         return added, removed
 
     def _goals_after(self, result: StepResult) -> None:
-        """The goals after a step that touched a goal's fact (apart from ``step``: its loop would cost
-        every step a frame)."""
-        over, known = self.state.over, self.state.known   # State.has, written out per goal
+        """The goals after a step that touched a goal's fact: ``goal_score``, ``achieved`` and their texts."""
+        over, known = self.state.over, self.state.known   # each goal read as State.has reads it
         achieved, texts = [], []
         for goal, fact, positive, text in self._goal_rows:
             if (over[fact] if fact in over else fact in known) == positive:
@@ -440,10 +389,6 @@ class Game:
         self.finished = self.all_goals_achieved()
         self.lost = self.lost if any(f[0] == "lost" for f in self.state.facts) else None
         return n
-
-    def goto_turn(self, turn: int) -> None:
-        if turn < self.turn:
-            self.undo(self.turn - turn)
 
     def restart(self) -> None:
         self.__init__(self.world)

@@ -77,11 +77,12 @@ class Later:
 
     __slots__ = ("render", "st", "env", "text", "next", "fail")
 
-    def __init__(self, render: Callable, st, env: dict) -> None:
+    def __init__(self, render: Callable, st, env: dict, next=None, fail: str | None = None) -> None:
+        """``render(st, env)`` makes the text. An action's step (``Action.attempt_later``) keeps its
+        outcome in its message, the memo's one object a step: ``next``, the next state (None:
+        unchanged), and ``fail``, the fail type (None: it succeeded)."""
         self.render, self.st, self.env, self.text = render, st, env, None
-        # an action's step (``Action.attempt_later``) keeps its outcome in its message, the memo's one
-        # object a step: the next state (None: unchanged) and the fail type (None: it succeeded)
-        self.next = self.fail = None
+        self.next, self.fail = next, fail
 
     def __str__(self) -> str:
         text = self.text
@@ -212,7 +213,7 @@ def _bind(part: tuple, template: str, names, types, functions):
         if cap:
             return lambda st, env: capitalise(name_of(env))
 
-        def plain(st, env):   # name_of written out: most placeholders are a plain name
+        def plain(st, env):   # a plain name, as name_of gives it
             value = env.get(var)
             return names(value) if value is not None else ""
         return plain

@@ -112,9 +112,8 @@ class World:
     strict: bool = False
     seed: int = 0
     scene_spec: Any = None   # engine.scene.SceneSpec: characters, tables, events, losing (None: no scene)
-    # A world made for one episode (a Gymnasium env's generate= reset): an action is compiled when first
-    # used, once one of its definition compiled in a world of this shape (so rule errors are still
-    # reported at load); a world loaded to be played, replayed or searched compiles them all at load.
+    # A world made for one episode (a Gymnasium env's generate= reset): an action's messages are bound
+    # to its names when first rendered, once its definition compiled in a world of its ruleset and shape.
     lazy: bool = False
 
     def __post_init__(self) -> None:
@@ -141,7 +140,7 @@ class World:
         self.initial_achieved_text = sorted(str(g) for g in self.initial_achieved)
         self.style = make_style(self.ruleset.style, self)
         compiler = Compiler(builtins=self.style.builtins, macros=self.ruleset.macros,
-                            domain=tuple(self.entities))
+                            domain=tuple(self.entities), tables=self.ruleset.tables)
         self.compiler = compiler
         functions = self.style.functions
         if self.scene_spec is not None:   # what characters say, for the scene's own actions

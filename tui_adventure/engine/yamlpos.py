@@ -24,7 +24,7 @@ class Pos:
 
 class _Lazy:
     """Positions and weights worked out from the YAML node when first asked for: a world's loader
-    asks for a handful (the places of its mistakes), and making them all cost a third of a load."""
+    asks for a handful (the places of its mistakes)."""
 
     def __getattr__(self, name: str):
         node = self.__dict__.get("_node")
@@ -98,7 +98,7 @@ def _pos(mark) -> Pos:
     return Pos(mark.line + 1, mark.column + 1)
 
 
-# libyaml's parser when PyYAML has it (10x faster on large imported worlds); marks work the same.
+# libyaml's parser when PyYAML has it ; marks work the same.
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 

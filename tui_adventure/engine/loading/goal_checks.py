@@ -7,6 +7,8 @@ discovered as an unwinnable episode.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from ..goals import GOAL_PREDICATES, goal_from_text
 from ..rules import LogicError, effect_predicates, parse_effects
 from ..world import Goal
@@ -33,6 +35,11 @@ def _changed_by(text: str) -> frozenset:
 
 class GoalChecks:
     """Mixed into the world builder (which provides ``d``, ``err``)."""
+
+    # what the class it is mixed into provides (declared for the type checker)
+    d: dict
+    err: Callable[..., None]
+    scene_effect_texts: Any
 
     def changeable_predicates(self, ruleset) -> set[str]:
         """Predicates a goal may name: those the ruleset's actions and this world's own actions change

@@ -119,9 +119,8 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
         self.errors.append(SourceError(self.path, pos, message))
 
     def fail(self) -> SourceErrors:
-        order = {id(e): i for i, e in enumerate(self.errors)}
         self.errors.sort(key=lambda e: (e.path != self.path, e.pos is not None,
-                                        (e.pos.line, e.pos.col) if e.pos else (0, 0), order[id(e)]))
+                                        (e.pos.line, e.pos.col) if e.pos else (0, 0)))   # stable: ties in order
         return SourceErrors(self.errors)
 
     def build(self) -> World:

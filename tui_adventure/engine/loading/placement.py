@@ -7,11 +7,18 @@ so each mistake is reported with its line and the fix.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from ..yamlpos import _kind, did_you_mean, pos_of
 
 
 class PlacementChecks:
     """Mixed into the world builder (which provides ``err`` and the maps it passes in)."""
+
+    # what the class it is mixed into provides (declared for the type checker)
+    d: dict
+    err: Callable[..., None]
+    words: Any
 
     def location(self, obj, oid, rel, objects, entities, facts) -> None:
         where = obj[rel]

@@ -9,6 +9,8 @@ things the player can see and name (``talk to the goblin``), with the trait
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from ..rules import LogicError, atoms_in, parse_condition, parse_effects, parse_actions
 from ..scenes import SCENE_PREDICATES, Character, Happening, Loss, SceneSpec, Table
 from ..world import Entity
@@ -42,6 +44,13 @@ SCENE_ACTIONS = [
 
 class SceneChecks:
     """Mixed into the world builder (which provides ``d``, ``err`` and ``check_id``)."""
+
+    # what the class it is mixed into provides (declared for the type checker)
+    d: dict
+    err: Callable[..., None]
+    check_id: Callable[..., Any]
+    seen: dict
+    words: Any
 
     def scene(self, entities: dict, facts: list, room_ids: list[str]) -> tuple[SceneSpec | None, list]:
         """The scene and the actions it adds, or (None, []) for a world without one."""

@@ -32,12 +32,8 @@ MEMO_TEXT = 200  # only inputs up to this long are memoised
 MEMO_PARSES = 8_192  # parses remembered per world by state (see ``parse``)
 MEMO_PHRASES = 4_096  # phrases typed, read and remembered per world, beyond its things' own names
 _NONE: frozenset = frozenset()
-_new = object.__new__
 SCOPE = "scope"    # a state's cache entry holding its scope, once the style worked it out (ClassicStyle.scope)
 MEMO_SIGHTED = 8_192   # parses remembered per world by what is in sight (see ``parse``)
-_ONCE: dict = {}   # (layout, one words, what the style reads) -> word -> (action index, env): see ``_once``
-MAX_ONCE = 256
-_FIXED_WORDS: dict = {}   # layout -> the words of its patterns, the determiners, pronouns and "all"
 
 
 @dataclass(slots=True)
@@ -87,7 +83,7 @@ class CommandParser(WorldPart):
         self.part_of(world)
         self.style = style
         # the patterns, laid out once per list of action definitions (``Layout``), bound to this world's
-        lay = layout_of(world.actions)
+        lay = layout_of(world.actions, world.compiler.tables)
         self.actions = world.actions   # a pattern's action is its index in these (``Pattern.action``)
         self.by_first, self.slot_first, self.tried = lay.by_first, lay.slot_first, lay.tried   # shared: never changed
         self.verbs = lay.verbs
@@ -102,12 +98,7 @@ class CommandParser(WorldPart):
                         ids.append(ent.id)
         self.vocab = {w: frozenset(ids) for w, ids in vocab.items()}
         self.in_order = {w: tuple(ids) for w, ids in vocab.items()}   # as sort_ids has them
-        fixed = _FIXED_WORDS.get(lay)   # the words every world of the layout knows
-        if fixed is None:
-            if len(_FIXED_WORDS) >= MAX_ONCE:
-                _FIXED_WORDS.clear()
-            fixed = _FIXED_WORDS[lay] = self.verbs | DETERMINERS | PRONOUNS | ALL_WORDS | lay.words
-        self.known_words = fixed.union(vocab)
+        self.known_words = self.verbs.union(DETERMINERS, PRONOUNS, ALL_WORDS, lay.words, vocab)
         # phrase -> what it names in any state (see ``_name``). A word of a thing's names names the
         # things it is a word of (``in_order``), as ``_name`` reads it, unless it is a determiner
         # (dropped), a pronoun or two words: put here at once, so a parse looks it up.
@@ -133,16 +124,16 @@ class CommandParser(WorldPart):
         kinds = lay.lone_kinds
         if reads is None or not all(k in reads for k in kinds):
             return self._read_once(set(self.by_first) | set(one_words), lay)
-        key = (lay, one_words if isinstance(one_words, frozenset) else frozenset(one_words),
+        key = (one_words if isinstance(one_words, frozenset) else frozenset(one_words),
                tuple(reads[k]() for k in kinds))
-        shared = _ONCE.get(key)
+        shared = lay.once.get(key)
         if shared is None:
-            index = {id(a): i for i, a in enumerate(self.actions)}
-            shared = {w: (index[id(a)], env) for w, (a, env) in
+            index = {a: i for i, a in enumerate(self.actions)}
+            shared = {w: (index[a], env) for w, (a, env) in
                       self._read_once(set(self.by_first) | set(one_words), lay).items()}
-            if len(_ONCE) >= MAX_ONCE:
-                _ONCE.clear()
-            _ONCE[key] = shared
+            if len(lay.once) >= lay.ONCE:
+                lay.once.clear()
+            lay.once[key] = shared
         actions = self.actions
         return {w: (actions[i], env) for w, (i, env) in shared.items()}   # env: copied by every reader
 
@@ -358,7 +349,7 @@ class CommandParser(WorldPart):
                 continue
             else:
                 named = self._named.get(phrase) or self._typed.get(phrase) or self._name(phrase)
-                if type(named) is tuple and len(named) == 1:   # ``_thing``'s usual answer, written out
+                if type(named) is tuple and len(named) == 1:   # ``_thing``'s usual answer, as it gives it
                     if self.style.visible(st, named[0]):
                         env[slot] = named[0]
                         continue
@@ -370,15 +361,10 @@ class CommandParser(WorldPart):
             if type(got) is list:
                 return self._which(pat, groups, env, slot, got)
             return got
-        parsed = _new(Parsed)   # as Parsed(its action, env, all_slot), without __init__'s frame
-        parsed.action = self.actions[pat.action]
-        parsed.env = env
-        parsed.all_slot = all_slot
-        return parsed
+        return Parsed(self.actions[pat.action], env, all_slot)
 
     def _which(self, pat: Pattern, groups: tuple, env: dict, slot: str, got: list) -> Question:
-        """"Which do you mean?" about ``slot`` (apart from ``_resolve``: its comprehensions' closures
-        would cost every parse cells)."""
+        """"Which do you mean?" about ``slot``."""
         names = [f"the {self.style.distinct_name(c, got)}" for c in got]
         phrases = {s: groups[i] for i, s in enumerate(pat.slots) if s != slot and s not in env}
         return Question(f"Which do you mean, {english_list(names, 'or')}?", self.actions[pat.action], env, slot, got,
@@ -436,7 +422,6 @@ class CommandParser(WorldPart):
         typed[phrase] = named
         return named
 
-    # Apart from ``_slot``, as ``_which``: a comprehension there would cost every call cells.
     def _referent(self, word: str, st, env, last):
         """What a pronoun names: the last thing named that no other slot names, if still in sight."""
         self._read_last = True   # the parse depends on ``last`` (see ``parse``'s memo)
@@ -464,8 +449,7 @@ class CommandParser(WorldPart):
 
 
 class _PronounLast:
-    """Sort key putting slots whose phrase is a pronoun last (a class: a lambda in ``_resolve`` would
-    cost every parse a cell)."""
+    """Sort key putting slots whose phrase is a pronoun last."""
 
     __slots__ = ("groups",)
 

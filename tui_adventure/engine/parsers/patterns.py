@@ -48,10 +48,15 @@ class Layout:
     every world of a ruleset (a generated world per reset reads none of it again). A pattern holds
     its action by index (``Pattern.action``), so the patterns themselves are shared."""
 
-    __slots__ = ("by_first", "slot_first", "tried", "verbs", "words", "specs", "own", "lone", "lone_kinds")
+    __slots__ = ("by_first", "slot_first", "tried", "verbs", "words", "specs", "own", "lone", "lone_kinds", "once")
+
+    ONCE = 256   # tables of commands of one word kept (see ``once``)
 
     def __init__(self, specs: tuple) -> None:
-        self.specs = specs   # kept alive: the key is their ids
+        self.specs = specs
+        # (one words, what the style reads of a world) -> word -> (action index, env): the parser's
+        # commands of one word, read once for every world of the layout that reads them alike (at most ONCE)
+        self.once: dict = {}
         by_first: dict[str, list[Pattern]] = {}
         slot_first: list[Pattern] = []
         for i, spec in enumerate(specs):
@@ -90,18 +95,13 @@ class Layout:
         self.lone_kinds = tuple(kinds)
 
 
-_LAYOUTS: dict[tuple, Layout] = {}   # the actions' definitions' ids -> their Layout
-MAX_LAYOUTS = 256
-
-
-def layout_of(actions: list) -> Layout:
-    key = tuple(id(a.spec) for a in actions)
-    hit = _LAYOUTS.get(key)
+def layout_of(actions: list, tables) -> Layout:
+    """The actions' patterns laid out, once per list of specs in the ruleset's ``tables``
+    (``RuleTables.layouts``)."""
+    specs = tuple(a.spec for a in actions)
+    hit = tables.layouts.get(specs)
     if hit is None:
-        hit = Layout(tuple(a.spec for a in actions))
-        if len(_LAYOUTS) >= MAX_LAYOUTS:
-            _LAYOUTS.clear()
-        _LAYOUTS[key] = hit
+        hit = tables.layouts.setdefault(specs, Layout(specs))
     return hit
 
 
@@ -111,8 +111,7 @@ def _cut(syntax: str) -> str | None:
     A line is words joined by single spaces, and a pattern is tried on a line
     whose first word is one of its verb's: "{a}" is then the rest past that
     word; in "verb {a} word {b}" the lazy "{a}" ends where " word " is first
-    found past the verb, "{b}" is the rest. A find and slices cost a third of
-    the regex's match.
+    found past the verb, "{b}" is the rest: the same split as the regex's.
     """
     said = syntax.split()
     slot = [bool(SLOT.fullmatch(w)) for w in said]

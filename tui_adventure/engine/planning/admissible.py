@@ -1,4 +1,4 @@
-"""Admissible commands at a trainer's speed: memoised on the state, and a cheaper way to a new state's.
+"""Admissible commands memoised on the state, and a new state's worked out from the state before it.
 
 A random agent that reads the admissible commands every step asks for a few
 thousand states over and over (a 6-room world's walks return to the same
@@ -168,7 +168,7 @@ class Admissible:
         here = self._where(st)
         if values is None:
             values = {}   # kind, or (kind, the allowed values) -> its candidates in this state, read once
-        over, known = st.over, st.known   # State.has written out
+        over, known = st.over, st.known   # read as State.has reads them
         texts: list = []
         ends: list = []
         add = texts.append

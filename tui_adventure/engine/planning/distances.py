@@ -1,8 +1,7 @@
 """Exact distances to the goals, learned once per state and reused: par from every state of a walk.
 
 A trainer reading progress after every step asks for the exact optimum from
-each new state, and one A* search per state cost 10-60 times the step. Three
-things make most answers cheap, all exact:
+each new state. Three things answer most of them without a search, all exact:
 
 - every state on an optimal plan is solved by the same search (the i-th state
   of a plan of n moves is n - i from the goals), and each keeps the first move

@@ -13,6 +13,8 @@ making a state for each: most are never taken.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from ..facts import State
 from .admissible import _ground, pools, started
 from .goal_moves import narrowed
@@ -23,6 +25,17 @@ _NONE: frozenset = frozenset()
 class PlannerMoves:
     """Mixed into ``Planner``, whose ``_plans``, ``_writes``, ``_where``, ``relevant``, ``goals``, ``scene``,
     ``style`` and ``_last_successors`` it reads."""
+
+    # what the class it is mixed into provides (declared for the type checker)
+    _plans: list
+    _plan_of: Any
+    _writes: dict
+    _where: Callable[..., Any]
+    relevant: Any
+    goals: list
+    scene: Any
+    style: Any
+    _last_successors: Any
 
     def successors(self, st: State):
         """Every move from ``st`` to a state unlike it (the last state's answer is kept: a search from

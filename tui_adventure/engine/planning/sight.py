@@ -23,11 +23,9 @@ gives no view: the commands are then keyed on the whole state.
 
 from __future__ import annotations
 
-import operator
 
 from ..facts import State
 from ..rules.logic import LogicError
-from ..rules.recent import Recent
 from ..rules.logic_ast import (Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When, conjuncts,
                                parse_condition, parse_effects)
 from ..world import World
@@ -85,25 +83,27 @@ class LocalView:
         return ids[0], frozenset(ids), frozenset(found)
 
 
-_PROOFS = Recent(256)   # the actions' definitions and the compiler's shape -> (them, the ties, or None)
-
-
 def local_view(world: World) -> LocalView | None:
     """A view when every action's reads are proved local, else None. The proof reads the rules, the
     compiler's macros and builtins and the style's sight only, so worlds of one ruleset and shape (a
-    world drawn each episode) share it; each world only finds its own ties."""
+    world drawn each episode) share it (``RuleTables.proofs``); each world only finds its own ties."""
     sight = world.style.sight
     changing = world.compiler.changing
     if sight is None or changing is None or world.scene is not None:
         return None
     specs = tuple(a.spec for a in world.actions)
-    key = (tuple(map(id, specs)), world.compiler.shape(), sight.kinds, sight.constants)
-    hit = _PROOFS.get(key)
-    if hit is None or not all(map(operator.is_, hit[0], specs)):   # kept: their ids stay their own
-        hit = (specs, _proved(world, changing, sight))
-        _PROOFS.put(key, hit)
-    tying = hit[1]
-    return None if tying is None else LocalView(world, changing, tying)
+    key = (specs, world.compiler.shape(), sight.kinds, sight.constants)
+    proofs = world.compiler.tables.proofs
+    tying = proofs.get(key)
+    if tying is None:
+        proved = _proved(world, changing, sight)
+        tying = proofs.setdefault(key, _UNPROVED if proved is None else proved)
+    if tying is _UNPROVED:
+        return None
+    return LocalView(world, changing, tying)
+
+
+_UNPROVED = "unproved"   # a proof's entry when some action's reads are not local
 
 
 def _proved(world: World, changing: frozenset, sight) -> frozenset | None:

@@ -14,14 +14,11 @@ than a variable), so taking a coin (``at(coin, kitchen)`` out,
 from __future__ import annotations
 
 from ..rules.logic import LogicError
-from ..rules.recent import Recent
 from ..rules.logic_ast import (Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When,
                                parse_condition, parse_effects)
 
 ANY = ()   # a pattern's constraints when every fact of the predicate can matter
-
-
-_READ = Recent(4096)   # (definition, compiler's shape, builtin reads) -> (definition, names asked, answers)
+ANSWERS = 64   # answers kept per action and shape: worlds whose rules name ids of their own
 
 
 def read_patterns(world, action, builtin_reads: frozenset) -> dict | None:
@@ -30,24 +27,25 @@ def read_patterns(world, action, builtin_reads: frozenset) -> dict | None:
     reads the predicates ``builtin_reads`` names (the style's promise) besides what is in sight.
 
     The answer reads the rules, the compiler and, of the world, only which of the names the rules use
-    are ids: worlds of one ruleset (a world drawn each episode) share it by those ids."""
-    spec, entities = action.spec, world.entities
-    key = (id(spec), world.compiler.shape(), builtin_reads)
-    hit = _READ.get(key)
-    if hit is None or hit[0] is not spec:   # the definition kept: its id stays its own
+    are ids: worlds of one ruleset (a world drawn each episode) share it by those ids, in the ruleset's
+    ``RuleTables.reads`` (the names asked, and the answer for each set of them that are ids, at most
+    ``ANSWERS``)."""
+    compiler, entities = world.compiler, world.entities
+    key = (action.spec, compiler.shape(), builtin_reads)
+    hit = compiler.tables.reads.get(key)
+    if hit is None:
         asked = _Asked(entities)
-        got = _read_patterns(world.compiler, action, builtin_reads, asked)
-        hit = (spec, frozenset(asked.names), {})
-        _READ.put(key, hit)
-        ids = frozenset(x for x in hit[1] if x in entities)
+        got = _read_patterns(compiler, action, builtin_reads, asked)
+        hit = compiler.tables.reads.setdefault(key, (frozenset(asked.names), {}))
+        ids = frozenset(x for x in hit[0] if x in entities)
     else:
-        ids = frozenset(x for x in hit[1] if x in entities)
-        got = hit[2].get(ids, _UNKNOWN)
+        ids = frozenset(x for x in hit[0] if x in entities)
+        got = hit[1].get(ids, _UNKNOWN)
         if got is not _UNKNOWN:
             return got
-        got = _read_patterns(world.compiler, action, builtin_reads, entities)
-    if len(hit[2]) < 64:   # a bound: worlds whose rules name ids of their own, each set kept once
-        hit[2][ids] = got
+        got = _read_patterns(compiler, action, builtin_reads, entities)
+    if len(hit[1]) < ANSWERS:
+        hit[1][ids] = got
     return got
 
 

@@ -1,6 +1,6 @@
 """Rule source made into functions: the names a source reads bound as its defaults (``_bound``), each
-source registered with ``linecache`` so a traceback through a rule shows its lines, and the process-wide
-tables that let worlds of one ruleset share what was compiled once (``generated``, ``shared``).
+source registered with ``linecache`` so a traceback through a rule shows its lines; the worlds of one
+ruleset share what was compiled once through the ruleset's tables (``generated``, ``shared``).
 """
 
 from __future__ import annotations
@@ -56,14 +56,14 @@ _DEF = re.compile(r"def (\w+)\((.*)\):$")
 
 # what every rule's source may read beside its own names
 _FIXED = {"_MISSING": _MISSING, "_restore": _restore, "_EMPTY": _EMPTY, "_ONES": _ONES, "_one": _one, "_SETS": _SETS, "_shared": _shared,
-          "_reindex": _reindex, "_State": State, "_new": object.__new__, "_Later": Later, "_pairs": pairs}
+          "_reindex": _reindex, "_State": State, "_Later": Later, "_pairs": pairs}
 
 
 def _defined(source: str, fname: str, ns: dict, origin: str):
     code = _CODE.get(source)
     if code is None:
         if len(_CODE) >= CODE_LIMIT:
-            for old in _CODE.values():
+            for old in list(_CODE.values()):
                 linecache.cache.pop(old.co_filename, None)
             _CODE.clear()
         code = _CODE[source] = _bound(source, list(ns) + list(_FIXED), f"<rule {next(_RULES)}: {origin}>")
@@ -72,55 +72,56 @@ def _defined(source: str, fname: str, ns: dict, origin: str):
     return ns.pop(fname)   # not left in its own globals, which would hold it in a reference cycle
 
 
-_SOURCES: dict = {}   # (kind, rule, bound, the compiler's shape) -> [source, function name, recipe, kept alive,
-#                       the function itself when it names nothing of a world's own (None until made)]
-SOURCES_LIMIT = 10_000
-
-
-def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, keep=None, values: dict | None = None,
+def generated(compiler, kind: str, rule, bound: frozenset, write: Callable, values: dict | None = None,
               origin: str = ""):
-    """The function for a rule, its source written by ``write(gen) -> (source, name)`` only the
-    first time a compiler of this shape asks. ``rule`` is hashable (ids of ASTs, which ``keep``
-    holds, so no other tree takes their id while the entry lives). ``values``: names the source
-    reads that are this world's own (an action's memo, its messages), not the rule's. A function
-    whose names are all the rule's (no builtin, no domain, no ``values``) is the same in every world
-    of that shape: made once and shared. ``origin`` names the rule in the world's ruleset ("action take,
-    check ..."): its source is registered with ``linecache`` under that name, so a traceback through
-    the rule shows its lines."""
-    key = (kind, rule, bound, compiler.changing, id(compiler.macros), compiler.builtin_names)
-    hit = _SOURCES.get(key)
-    if hit is not None:
-        source, fname, (fixed, makes), _kept, shared = hit
-        if shared is not None and not values:
-            return shared
-        ns = fixed.copy()   # a world's reset builds dozens of these: a copy, then the few made per compiler
-        for k, make in makes:
-            ns[k] = make(compiler)
-    else:
+    """The function for a rule, its source written by ``write(gen) -> (source, name)`` only the first
+    time a compiler of its ruleset and shape asks (``compiler.tables.sources``; ``rule``: the rule's
+    trees and texts, hashable). ``values``: names the source reads that are this world's own (an
+    action's memo, its messages), not the rule's. A function whose names are all the rule's (no
+    builtin, no domain, no ``values``) is the same in every world of that shape: made once and shared
+    (``shared``). ``origin`` names the rule in the world's ruleset ("action take, check ..."): its
+    source is registered with ``linecache`` under that name, so a traceback through the rule shows
+    its lines."""
+    tables = compiler.tables
+    key = (kind, rule, bound, compiler.shape())
+    hit = tables.sources.get(key)
+    if hit is None:
         gen = _Gen(compiler)
         source, fname = write(gen)
-        source = "".join(gen.helpers) + source
-        if len(_SOURCES) > SOURCES_LIMIT:
-            _SOURCES.clear()
-            _SHARED.clear()
-        recipe = ({k: v for k, v, make in gen.recipe if make is None},
-                  tuple((k, make) for k, _v, make in gen.recipe if make is not None))
-        hit = _SOURCES[key] = [source, fname, recipe, (keep, compiler.macros), None]
+        fixed = {k: v for k, v, make in gen.recipe if make is None}
+        makes = tuple((k, make) for k, _v, make in gen.recipe if make is not None)
+        hit = tables.sources.setdefault(key, _Source("".join(gen.helpers) + source, fname, fixed, makes))
         ns = dict(gen.ns)
+    elif hit.shared is not None and not values:
+        return hit.shared
+    else:
+        ns = hit.fixed.copy()   # the names every world of the shape binds alike, then the few made per compiler
+        for k, make in hit.makes:
+            ns[k] = make(compiler)
     if values:
         ns.update(values)
-        return _defined(source, fname, ns, origin or kind)
-    fn = _defined(source, fname, ns, origin or kind)
-    if not hit[2][1]:   # nothing made per world: every world of this shape may call this one
-        hit[4] = fn
-        _SHARED[id(fn)] = fn
+        return _defined(hit.source, hit.name, ns, origin or kind)
+    fn = _defined(hit.source, hit.name, ns, origin or kind)
+    if not hit.makes:   # nothing made per world: every world of this shape may call this one
+        hit.shared = fn
+        tables.shared.put(fn, True)
     return fn
 
 
-_SHARED: dict = {}   # id(f) -> f, for each function every world of its shape calls (see shared)
+class _Source:
+    """A rule's generated source, its function's name, the names it reads that every world of its shape
+    binds alike (``fixed``) and how each of the others is made from a world's compiler (``makes``);
+    ``shared``: the function, once made, when it reads nothing of a world's own."""
+
+    __slots__ = ("source", "name", "fixed", "makes", "shared")
+
+    def __init__(self, source: str, name: str, fixed: dict, makes: tuple) -> None:
+        self.source, self.name, self.fixed, self.makes = source, name, fixed, makes
+        self.shared: Callable | None = None
 
 
-def shared(fn: Callable) -> bool:
-    """Whether ``generated`` made ``fn`` for every world of its shape (no closure over one world's
-    builtins or domain): a caller may then keep it for the next world by what decided its source."""
-    return _SHARED.get(id(fn)) is fn
+def shared(compiler, fn: Callable) -> bool:
+    """Whether ``generated`` made ``fn`` for every world of its shape in the compiler's ruleset (no
+    closure over one world's builtins or domain): a caller may then keep it for the next world by what
+    decided its source."""
+    return compiler.tables.shared.get(fn) is not None

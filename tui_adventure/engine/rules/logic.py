@@ -16,12 +16,12 @@ counts and ``_`` patterns stay closures that the generated code calls.
 
 from __future__ import annotations
 
-import itertools
 from typing import Callable, Protocol
 
 from ..facts import OVERLAY_LIMIT, State, empty_older
 from .plain import PLAIN_RULES, plain_attempt
 from .generated import generated
+from .recent import RuleTables
 from .rule_source import _MISSING, _restore, fact_shapes, twice
 from .logic_ast import (COMPARISONS, Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, LogicError,
                         Not, Or, When, conjuncts, fresh, parse_condition, parse_effects, substitute)
@@ -30,10 +30,6 @@ from .logic_ast import (COMPARISONS, Add, And, Atom, Compare, Const, Count, Dele
 Cond = Callable[[State, dict], bool]
 Effect = Callable[[State, dict, set, set], None]
 MEMO_STATES = 1024  # transitions remembered per world (each may hold a state): see Compiler.attempt
-
-
-_SHAPE_TOKENS: dict = {}   # (changing, id(macros), builtin names) -> (its int, the macros): see Compiler.shape
-_TOKENS = itertools.count(1)
 
 
 class Steps(Protocol):
@@ -95,49 +91,48 @@ class Compiler:
     ``builtins`` maps a predicate name to ``f(state, *args) -> bool`` (Python
     helpers such as visibility that a ruleset style provides); ``macros`` maps
     a name to ``(params, ast)`` and is expanded inline; ``domain`` is every id
-    a quantifier may range over when no index narrows it.
+    a quantifier may range over when no index narrows it; ``tables``: what the
+    worlds of its ruleset share of their compiled rules (the ruleset's, whose
+    macros these are; a compiler of no ruleset has its own).
     """
 
     def __init__(self, builtins: dict | None = None, macros: dict | None = None,
-                 domain: tuple = ()) -> None:
+                 domain: tuple = (), tables: RuleTables | None = None) -> None:
         self.builtins = builtins or {}
         self.macros = macros or {}
+        self.tables = tables if tables is not None else RuleTables()
         self.domain = tuple(domain)
         self.builtin_names = frozenset(self.builtins)   # what shapes the rules' source (generated.generated)
         # The predicates actions' effects name (set by compile_actions; None: not known). State.advance,
         # the only maker of overlays, is given those effects, so rule code reads any other from the base.
         self.changing: frozenset | None = None
-        self._shape: tuple = (None, None)   # (changing when worked out, its token): see shape
+        self._shape: tuple = (None, None)   # (changing when worked out, its number): see shape
 
     def shape(self) -> int:
-        """What besides a rule decides the source it compiles to (``generated``'s key), as one int per
-        distinct shape, worked out once per compiler: a world's action finds its step by it on the
-        first try (``Action._first_attempt``) where a key of sets took a microsecond to hash and compare."""
-        changing, token = self._shape
-        if token is None or changing is not self.changing:
-            key = (self.changing, id(self.macros), self.builtin_names)
-            hit = _SHAPE_TOKENS.get(key)
-            if hit is None:
-                if len(_SHAPE_TOKENS) >= 1024:
-                    _SHAPE_TOKENS.clear()
-                hit = _SHAPE_TOKENS[key] = (next(_TOKENS), self.macros)   # macros kept: its id stays its own
-            token = hit[0]
-            self._shape = (self.changing, token)
-        return token
+        """What besides a rule decides the source it compiles to (``generated``'s key): one number per
+        ruleset, changing predicates and builtin names (``RuleTables.shape``), kept while ``changing``
+        stays the same."""
+        changing, number = self._shape
+        if number is None or changing is not self.changing:
+            number = self.tables.shape(self.changing, self.builtin_names)
+            self._shape = (self.changing, number)
+        return number
 
     # ---- conditions -------------------------------------------------
     def condition(self, text_or_ast, bound: frozenset | set = frozenset(), origin: str = "") -> Cond:
         """``origin``: the rule it is, as a traceback through it names it (``generated.generated``)."""
         ast = parse_condition(text_or_ast) if isinstance(text_or_ast, str) else text_or_ast
-        return self._cond(ast, frozenset(bound), origin)
+        return self._cond(ast, frozenset(bound), origin, text_or_ast)
 
-    def _cond(self, ast, bound: frozenset, origin: str = "") -> Cond:
+    def _cond(self, ast, bound: frozenset, origin: str = "", rule=None) -> Cond:
+        """``rule``: what keys its source among the ruleset's (``generated``): its text when given one
+        (a text's hash is kept, a tree's is worked out again), else the tree."""
         if PLAIN_RULES:
             return self._closure(ast, bound)
 
         def write(gen):
             return f"def cond(st, env):\n    F, O = st.known, st.over\n    return {gen.expr(ast, bound)}\n", "cond"
-        return generated(self, "cond", id(ast), bound, write, ast, origin=origin)
+        return generated(self, "cond", ast if rule is None else rule, bound, write, origin=origin)
 
     def attempt(self, asts: list, effect_texts: tuple, bound: frozenset | set, params: tuple,
                 where_key: tuple | None, origin: str = "") -> Callable:
@@ -184,27 +179,19 @@ class Compiler:
                           "    _wo = O.copy()", "    _w1 = st.o1.copy()", "    _w2 = st.o2.copy()",
                           "    _B1, _B2 = st.b1, st.b2", "    _wA = []", "    _wD = []"]
                 lines += body
-                lines += ["    if not _wA and not _wD:", "        new = st", "    else:",
-                          # the next state as State.advance makes it
-                          "        new = _new(_State)", "        new.known = F", "        new.over = _wo",
-                          "        new.b1 = _B1", "        new.o1 = _w1", "        new.b2 = _B2", "        new.o2 = _w2",
-                          "        new._facts = new._by1 = new._by2 = None", "        new.cache = {}",
-                          "        new.delta = (tuple(_wA), tuple(_wD))", "        _wb = st._base",
-                          "        new._base = st if _wb is None else _wb", "        new._hash = None",
-                          "        new._hpend = st._hash", "        new.b12 = st.b12"]
+                lines += ["    if not _wA and not _wD:", "        new = st", "    else:",   # as State.advance makes it
+                          "        new = _State(F, _B1, _B2, (tuple(_wA), tuple(_wD)), st, _wo, _w1, _w2)"]
             else:
                 lines.append("    new = st")
             # the message, rendered when read (Later's fields as its __init__ sets them), and the memo
             forgets = gen.name(forget)
-            lines += ["    _t = _new(_Later)", "    _t.text = None", "    _t.env = env", "    _t.render = _self.success",
-                      "    _t.st = new", "    _t.next = new if new is not st else None", "    _t.fail = None",
+            lines += ["    _t = _Later(_self.success, new, env, new if new is not st else None)",
                       "    _memo = _self.memo", f"    if len(_memo) >= {MEMO_STATES}:", f"        {forgets}(_memo)",
                       "    _cache[_key] = _t", "    _memo.append(_cache)", "    return new, _t, None"]
             return "\n".join(paired(lines)) + "\n", "attempt_later"
 
-        asts = tuple(asts)
-        rule = (tuple(map(id, asts)), tuple(effect_texts), tuple(params), where_key)
-        return generated(self, "attempt", rule, bound, write, asts, origin=origin)
+        rule = (tuple(asts), tuple(effect_texts), tuple(params), where_key)
+        return generated(self, "attempt", rule, bound, write, origin=origin)
 
     def _closure(self, ast, bound: frozenset) -> Cond:
         """The closure for a node the generator leaves to Python closures (quantifiers, counts, patterns)."""

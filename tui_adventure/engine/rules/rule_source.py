@@ -272,7 +272,7 @@ class _Gen:
                 self.statement(ast.effect, inner, lines, pad + "    ")
             del self.local[var]
         elif isinstance(ast, ForEach):
-            # written out as a loop, as the closure in Compiler._effect runs it: the variable's
+            # a loop, as the closure in Compiler._effect runs it: the variable's
             # candidates (exactly the fitting values when an index gives them), its old value back after
             var, inner = ast.var, bound | {ast.var}
             saved, v = self.name(None) + "_saved", self.name(None) + "_v"

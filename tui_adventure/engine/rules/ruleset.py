@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
 from ..facts import State
 from .action_syntax import checked_syntax
-from .recent import Recent
+from .recent import RuleTables
 from .generated import shared
 from .logic import MEMO_STATES, Atom, Compiler, LogicError, Memo, forget, parse_condition, parse_effects
 from .logic_ast import effect_predicates, expanded_predicates, names_in
 from ..text import Later, TemplateError, compile_template
 from ..yamlpos import SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
-_new = object.__new__
 _KEY_HEADS = itertools.count(1)   # an Action's memo keys' head: an int, so the cyclic collector untracks a key
 RULESET_DIR = Path(__file__).resolve().parents[2] / "rulesets"
 ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends", "info",
@@ -32,8 +32,11 @@ ACTION_KEYS = {"id", "syntax", "params", "checks", "effects", "success", "ends",
 PARAM_KINDS = {"thing", "room", "dir", "word"}
 
 
-@dataclass
+@dataclass(eq=False)
 class ActionSpec:
+    """One action as its file declares it. Compared and hashed by identity: the worlds of its ruleset
+    key what they compile of it by the spec itself (``RuleTables``). Never changed after it is read."""
+
     id: str
     syntax: list[str]
     params: dict[str, str]
@@ -50,6 +53,23 @@ class ActionSpec:
     source: str = ""
     pos: object = None
 
+    @cached_property
+    def definition(self) -> tuple:
+        """(what decides whether it compiles, for ``RuleTables.compiled``; its parameters; those that are
+        things, which "it" may name)."""
+        params = tuple(self.params)
+        text = (self.id, tuple(self.syntax), tuple(self.params.items()), tuple(self.checks), tuple(self.effects),
+                self.success, self.all_where, self.plan_if)
+        return text, params, tuple(p for p in params if self.params[p] == "thing")
+
+    @cached_property
+    def changes(self) -> frozenset | None:
+        """The predicates its effects change (None: an effect does not parse)."""
+        try:
+            return frozenset(effect_predicates([a for e in self.effects for a in parse_effects(e)]))
+        except LogicError:
+            return None
+
 
 @dataclass
 class RulesetSpec:
@@ -59,6 +79,8 @@ class RulesetSpec:
     actions: list[ActionSpec]
     options: dict = field(default_factory=dict)
     path: str = ""
+    # what the worlds of this ruleset share of its compiled rules, for as long as the ruleset is held
+    tables: RuleTables = field(default_factory=RuleTables, compare=False, repr=False)
 
 
 def ruleset_path(name: str, base: Path | None = None) -> Path:
@@ -175,21 +197,18 @@ def parse_actions(items, path: str, errors: list[SourceError]) -> list[ActionSpe
     return out
 
 
-_SHAPES: dict = {}   # (check, bound names, macros' id) -> what a check reads: the same for every world
-
-
-def _check_shape(cond_text: str, bound: frozenset, macros: dict) -> tuple[frozenset, frozenset, bool]:
+def _check_shape(cond_text: str, bound: frozenset, compiler: Compiler) -> tuple[frozenset, frozenset, bool]:
     """The bound names a check uses, the predicates it reads (macros expanded), whether it reads
-    the player's room: a ruleset's own, so worked out once, not for every world that loads it."""
-    key = (cond_text, bound, id(macros))
-    hit = _SHAPES.get(key)
+    the player's room: a ruleset's own, so worked out once (``RuleTables.checks``), not for every
+    world that loads it."""
+    key = (cond_text, bound)
+    hit = compiler.tables.checks.get(key)
     if hit is None:
         ast = parse_condition(cond_text)
-        if len(_SHAPES) > 10_000:
-            _SHAPES.clear()
-        hit = _SHAPES[key] = (frozenset(names_in(ast) & bound), frozenset(expanded_predicates(ast, macros)),
-                              _mentions_here(ast, macros), macros)   # macros kept: its id stays its own
-    return hit[:3]
+        macros = compiler.macros
+        hit = (frozenset(names_in(ast) & bound), frozenset(expanded_predicates(ast, macros)), _mentions_here(ast, macros))
+        compiler.tables.checks.put(key, hit)
+    return hit
 
 
 def _mentions_here(ast, macros) -> bool:
@@ -210,47 +229,36 @@ class Action:
                  "all_where", "slot_checks", "order", "allowed", "where", "memo", "plan_if", "stepper",
                  "thing_params", "where_key", "_later", "_making", "key_head")
 
-    # What a lazy action compiles when first read (``_LazyAction``): a world made for one episode (a
-    # Gymnasium env's ``generate=`` reset) compiles only the actions it tries, and only after an action
-    # of the same definition, in a world of the same shape, compiled without error (``_COMPILED``).
-    LAZY = frozenset({"checks", "effect", "success", "all_where", "plan_if", "allowed", "order",
-                      "slot_checks", "_later"})
-
     def __init__(self, spec: ActionSpec, compiler: Compiler, names: Callable, types: Callable,
                  functions: dict, static: tuple | None = None, where: Callable | None = None,
                  memo: list | None = None, where_key: tuple | None = None, shape: tuple | None = None,
                  lazy: bool = False) -> None:
         """``where(st)``: the player's room; ``where_key``, when the style has one, the by-first index
-        key whose entry's first item is that room (``where`` written out in ``attempt_later``);
-        ``shape``: ``_shape(compiler, functions)``, when the caller made it already; ``lazy``: compiled
-        when first read (see ``LAZY``), if its definition compiled before in a world of this shape."""
+        key whose entry's first item is that room (read by the generated step); ``shape``:
+        ``_shape(compiler, functions)``, when the caller made it already; ``lazy``: its messages are
+        bound to this world's names when first rendered, if its definition compiled before in a world
+        of this ruleset and shape (``RuleTables.compiled``; a rule error is reported at load)."""
         self.spec = spec
         self.where = where or _nowhere
         self.where_key = where_key
         self.memo: list = memo if memo is not None else Memo()
         self.id = spec.id
-        definition, self.params, self.thing_params = _definition(spec)   # thing_params: what "it" may name
+        definition, self.params, self.thing_params = spec.definition   # thing_params: what "it" may name
         self.ends = spec.ends
         self.info = spec.info
-        # ``stepper(action, st, env)``: ``attempt_later``'s function, a plain function kept unbound (a bound
-        # method kept on its own object is a reference cycle, which only the collector frees: a world
-        # let go each episode would wait for it with all its compiled parts)
-        self.stepper = Action._first_attempt   # compiled when first tried
+        # ``stepper(action, st, env)``: the step ``attempt_later`` calls, a plain function kept unbound (a
+        # bound method kept on its own object would be a reference cycle)
+        self.stepper = Action._first_attempt   # the generated step, made when first tried
         self.key_head = next(_KEY_HEADS)   # its memo keys' head (see Steps)
         self._making = (compiler, names, types, functions, static)
-        if not lazy:
-            self._compile()
-            return
         key = (definition, shape or _shape(compiler, functions))
-        if _COMPILED.get(key) is None:
-            self._compile()   # a rule error is reported at load, with the action's place in its file
-            _COMPILED.put(key, compiler.macros)   # kept alive: no other dict takes its id meanwhile
-        else:
-            self.__class__ = _LazyAction
-
+        known = lazy and compiler.tables.compiled.get(key) is not None
+        self._compile(later=known)
+        if not known:
+            compiler.tables.compiled.put(key, True)
 
     def _compile(self, later: bool = False) -> None:
-        """``later``: its definition compiled before in a world of this shape (see ``LAZY``), so its
+        """``later``: its definition compiled before in a world of this ruleset and shape, so its
         messages are bound to this world's names when first rendered (``compile_template``)."""
         compiler, names, types, functions, static = self._making
         self._making = None
@@ -261,7 +269,7 @@ class Action:
         for cond_text, message, fail_type in spec.checks:
             ast = parse_condition(cond_text)
             asts.append(ast)
-            cond = compiler.condition(ast, bound, origin=f"action {spec.id}, check {cond_text}")
+            cond = compiler.condition(cond_text, bound, origin=f"action {spec.id}, check {cond_text}")
             render = compile_template(message, names, types, functions, set(bound) | {"prep"}, later)
             checks.append((cond, render, fail_type, frozenset(names_in(ast) & bound) - {"here"}))
         self.checks = checks
@@ -274,9 +282,9 @@ class Action:
         allowed: dict[str, frozenset] = {}
         static_checks: set[int] = set()
         if static is not None:
-            dynamic, builtins, macros, initial, domain = static
+            dynamic, builtins, initial, domain = static
             for i, (cond_text, _m, _t) in enumerate(spec.checks):
-                used, preds, here = _check_shape(cond_text, bound, macros)
+                used, preds, here = _check_shape(cond_text, bound, compiler)
                 if len(used) == 1 and "here" not in used and not here and not (preds & dynamic) and not (preds & builtins):
                     (p,) = used
                     cond = checks[i][0]
@@ -301,15 +309,13 @@ class Action:
         Gymnasium env's ``generate=`` reset) compiles only the actions it tries."""
         compiler, asts, bound = self._later
         spec = self.spec
-        key = (id(spec), self.where_key, compiler.shape())   # the spec decides the rule, its bound names
-        hit = _STEPS.get(key)
-        if hit is not None and hit[0] is spec:
-            step = hit[1]
-        else:
+        key = (spec, self.where_key, compiler.shape())   # the spec decides the rule, its bound names
+        step = compiler.tables.steps.get(key)
+        if step is None:
             step = compiler.attempt(asts, tuple(spec.effects or ()), bound, self.params, self.where_key,
                                     origin=f"action {spec.id}")
-            if shared(step):
-                _STEPS.put(key, (spec, step))   # spec kept: its id stays its own
+            if shared(compiler, step):
+                compiler.tables.steps.put(key, step)
         self.stepper = step
         self._later = None
         return step(self, st, env)
@@ -332,14 +338,9 @@ class Action:
     # no state is hashed. ``memo`` (one list per world) holds the caches written to (see ``forget``).
 
     def _failed(self, st: State, env: dict, key: tuple, cache: dict, i: int) -> tuple:
-        """``attempt_later``'s end when check ``i`` failed (the message made without Later.__init__'s
-        frame, its fields as __init__ sets them)."""
-        text = _new(Later)
-        text.text = None
-        text.env = env
-        _cond, text.render, fail_type, _ = self.checks[i]
-        text.st = st
-        text.next, text.fail = None, fail_type
+        """``attempt_later``'s end when check ``i`` failed."""
+        _cond, render, fail_type, _ = self.checks[i]
+        text = Later(render, st, env, None, fail_type)
         self._remember(cache, key, text)
         return st, text, fail_type
 
@@ -350,12 +351,7 @@ class Action:
         dels: set = set()
         self.effect(st, env, adds, dels)
         new = st.advance(adds, dels)
-        text = _new(Later)
-        text.text = None
-        text.env = env
-        text.render = self.success
-        text.st = new
-        text.next, text.fail = (new if new is not st else None), None
+        text = Later(self.success, new, env, new if new is not st else None)
         self._remember(cache, key, text)
         return new, text, None
 
@@ -366,7 +362,7 @@ class Action:
         self.memo.append(cache)
 
     def successor(self, st: State, env: dict) -> State:
-        """The next state, checks assumed already passed (the planner's hot path)."""
+        """The next state, checks assumed already passed (the planner's successors)."""
         if self.effect is None:
             return st
         env["here"] = self.where(st)
@@ -407,68 +403,24 @@ def _bindings(st, params, k: int, env: dict, domains: list, allowed: dict, slot_
     env.pop(p, None)
 
 
-# Definitions known to compile, by what decides it: the action's text, the world's macros (by
-# identity: a ruleset's own, kept alive by the entry), builtins and text functions by name.
-_COMPILED = Recent(512)
-_STEPS = Recent(4096)   # (id(an ActionSpec), where_key, Compiler.shape()) -> (it, its step for every such world)
-
-
-class _LazyAction(Action):
-    """An action not compiled yet: its first read of a compiled part compiles it, and it is then a
-    plain ``Action`` (a class with ``__getattr__`` is read slower on every attribute, compiled or not)."""
-
-    __slots__ = ()
-
-    def __getattr__(self, name: str):
-        if name not in Action.LAZY:
-            raise AttributeError(name)
-        self.__class__ = Action
-        self._compile(later=True)
-        return getattr(self, name)
-
-
-_DEFINITIONS: dict = {}   # id(an ActionSpec) -> (it, its definition, params, thing params): once per ruleset
-
-
-def _definition(spec: ActionSpec) -> tuple:
-    """(its definition, for ``_COMPILED``; its parameters; those that are things)."""
-    hit = _DEFINITIONS.get(id(spec))
-    if hit is None or hit[0] is not spec:
-        if len(_DEFINITIONS) > 10_000:
-            _DEFINITIONS.clear()
-        params = tuple(spec.params)
-        hit = _DEFINITIONS[id(spec)] = (spec, (
-            spec.id, tuple(spec.syntax), tuple(spec.params.items()), tuple(spec.checks), tuple(spec.effects),
-            spec.success, spec.all_where, spec.plan_if), params, tuple(p for p in params if spec.params[p] == "thing"))
-    return hit[1:]
-
-
 def _nowhere(st) -> None:
     return None
 
 
 def _shape(compiler: Compiler, functions: dict) -> tuple:
-    """What of a world decides whether a definition compiles: its macros (by identity), builtins and
-    text functions by name."""
-    return id(compiler.macros) if compiler.macros else 0, compiler.builtin_names, frozenset(functions)
+    """What of a world, beside its ruleset (whose tables key by it), decides whether a definition
+    compiles: builtins and text functions by name."""
+    return compiler.builtin_names, frozenset(functions)
 
 
-_CHANGED: dict = {}   # the actions' ids -> (the predicates their effects change, the actions kept alive)
-
-
-def _changed_predicates(specs: tuple) -> frozenset | None:
-    """What the actions' effects change (None: an effect does not parse), once per ruleset."""
-    key = tuple(map(id, specs))
-    hit = _CHANGED.get(key)
-    if hit is None:
-        try:
-            changed = frozenset(effect_predicates([a for spec in specs for e in spec.effects for a in parse_effects(e)]))
-        except LogicError:
-            changed = None
-        if len(_CHANGED) > 1_000:
-            _CHANGED.clear()
-        hit = _CHANGED[key] = (changed, specs)
-    return hit[0]
+def _changed_predicates(specs: list[ActionSpec]) -> frozenset | None:
+    """What the actions' effects change (None: an effect does not parse)."""
+    changed: set = set()
+    for spec in specs:
+        if spec.changes is None:
+            return None
+        changed |= spec.changes
+    return frozenset(changed)
 
 
 def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable, types: Callable,
@@ -478,11 +430,11 @@ def compile_actions(specs: list[ActionSpec], compiler: Compiler, names: Callable
     errors = []
     static = None
     memo = Memo()
-    dynamic = _changed_predicates(tuple(specs))
+    dynamic = _changed_predicates(specs)
     compiler.changing = dynamic   # see Compiler.changing
     if initial is not None:
         if dynamic is not None:
-            static = (dynamic, compiler.builtin_names, compiler.macros, initial, compiler.domain)
+            static = (dynamic, compiler.builtin_names, initial, compiler.domain)
     shape = _shape(compiler, functions)
     for spec in specs:
         try:

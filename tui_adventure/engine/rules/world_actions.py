@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from .logic import LogicError, parse_condition, parse_effects
 from .logic_ast import atoms_in
 from .logic_ast import Atom, Compare, walk_all
@@ -23,6 +25,12 @@ ACTION_SHAPES = {"id": "a word", "syntax": "a list of texts", "params": "a mappi
 
 class ActionChecks:
     """Mixed into the world builder (which provides ``d``, ``path``, ``err`` and ``errors``)."""
+
+    # what the class it is mixed into provides (declared for the type checker)
+    d: dict
+    path: str
+    err: Callable[..., None]
+    errors: list
 
     def actions(self) -> list:
         """World-defined actions: their shape is checked here, their logic by the ruleset reader."""

@@ -68,7 +68,7 @@ class Style(Protocol):
     put_needs_held: bool               # "put X in Y" needs X held: what the heuristic may assume
     plannable: Callable | None         # (action, env, state) -> bool, filtering grounded moves; None: all are
     player_at: tuple | None            # the by-first index key whose entry's first item is the player's room
-    #                                    (player_room written out by an action's step); None: player_room only
+    #                                    (read by an action's step as player_room reads it); None: player_room only
     sight: Sight | None                # what a state's commands can read (see Sight); None: no such promise
     relevance_keys: bool               # a state's distance to the goals reads only its facts that name a
     #                                    relevant object (relevant_objects) or no object: Distances keys on them

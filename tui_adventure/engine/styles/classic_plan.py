@@ -3,6 +3,8 @@ and their keys (apart from classic.py, which a step reads through)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from functools import cached_property
 
 from ..planning.heuristic import transport_heuristic
@@ -10,6 +12,13 @@ from ..planning.heuristic import transport_heuristic
 
 class ClassicPlanning:
     """Mixed into ``ClassicStyle``, whose ``world``, ``parent`` and ``closed`` it reads."""
+
+    # what the class it is mixed into provides (declared for the type checker)
+    parent: Any
+    closed: Any
+    entities: dict
+    initial: Any
+    initial_facts: list
 
     put_needs_held = True
     # a state's distance to the goals depends only on its facts that name a relevant object or none

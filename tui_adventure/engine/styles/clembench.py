@@ -24,7 +24,6 @@ _OPEN = ("open", "")
 
 
 _EMPTY: frozenset = frozenset()
-_new = object.__new__
 
 
 class _Rank(dict):
@@ -42,7 +41,7 @@ class _Names(dict):
 
 
 def _a_list(names: list[str]) -> str:
-    """``a x, a y and a z``: ``english_list`` of "a name"s, written out (a room's description, the
+    """``a x, a y and a z``: ``english_list`` of "a name"s, as it joins them (a room's description, the
     inventory's and a container's texts say one most turns)."""
     if len(names) > 1:
         return f"a {', a '.join(names[:-1])} and a {names[-1]}"
@@ -92,19 +91,16 @@ class ClembenchStyle(StylePart):
 
     # where things are ------------------------------------------------------
     def player_room(self, st) -> str | None:
-        # st.rest("at", player) written out: every step asks twice (its parse, its action's "here")
+        # as st.rest("at", player) reads it
         at = st.o1.get(_AT_PLAYER)
         for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
             return r[0]
         return None
 
-    def things_here_env(self, st) -> list[str]:
-        return self.things_here(st)
-
     def things_here(self, st) -> list[str]:
         hit = st.cache.get("here")
         if hit is None:
-            # st.firsts("at", room) and World.sort_ids written out: the key a C lookup, not a lambda per id
+            # as st.firsts("at", room) and World.sort_ids give them
             room = self.player_room(st)
             k = ("at", room)
             v = st.o2.get(k)
@@ -153,7 +149,7 @@ class ClembenchStyle(StylePart):
         so a thing costs a lookup in each, not a fact made and looked up in the overlay and the base."""
         names = self._names
         o1, b1, o2, b2 = st.o1, st.b1, st.o2, st.b2
-        at = o1.get(_AT_PLAYER)   # player_room written out
+        at = o1.get(_AT_PLAYER)   # as player_room reads it
         room = None
         for r in (b1.get(_AT_PLAYER, ()) if at is None else at):
             room = r[0]
@@ -432,9 +428,8 @@ class ClemCommandParser(WorldPart):
         """Upstream's grammar has no pronouns: ``last`` (what "it" means) is accepted and unused."""
         style = self.style
         type_of = style.type_of
-        held = _new(_HeldTypes)   # its __init__'s fields set here: every step parses (no frame for them)
-        held.type_of, held.st = type_of, st
-        at = st.o1.get(_AT_PLAYER)   # style.player_room written out
+        held = _HeldTypes(type_of, st)
+        at = st.o1.get(_AT_PLAYER)   # as style.player_room reads it
         room = None
         for r in (st.b1.get(_AT_PLAYER, ()) if at is None else at):
             room = r[0]
@@ -469,9 +464,7 @@ class ClemCommandParser(WorldPart):
             params = action.params
             if params:
                 env[params[0]] = first
-        parsed = _new(Parsed)   # Parsed(action, env), its fields set here
-        parsed.action, parsed.env, parsed.all_slot = action, env, None
-        return parsed
+        return Parsed(action, env)
 
     def answer(self, text, question, st, last=()):
         return None
