@@ -10,7 +10,9 @@ fail on 3.10, and ``asyncio.Runner`` (3.11) every ``adventure repl``, while
 ``requires-python`` said ">=3.10" (Ubuntu 22.04's Python, which clemcore 3.7.2
 supports too). Here a venv of that Python gets clemcore 3.7.2 and this project
 by one pip install, imports every module and plays a world headless and at the
-repl. The newest end catches the other way round: something a later Python
+repl (the venv is made by uv, in seconds where pip takes minutes: this file checks
+Pythons; tests/clemgame/test_clemcore_full.py checks the co-install with pip itself). The newest end
+catches the other way round: something a later Python
 removed or changed (3.12 dropped distutils and changed how some warnings and
 regexes behave) that the suite's own Python does not see. Each venv is kept
 under pytest's cache, keyed by pyproject.toml. A Python is not a pip package:
@@ -31,6 +33,7 @@ import pytest
 
 from conftest import ROOT, adventure
 from model_env import MODEL_ENV
+from needs import module
 
 # clemcore_full: as that file's venv, each end's is one pip install of the whole clemcore 3.7.2 and this
 # project; a fresh one takes minutes. One worker builds each end's venv and runs what uses it (an
@@ -101,10 +104,14 @@ def end_venv(request, pytestconfig) -> Path:
     if not (venv / "ready").is_file():
         for old in base.iterdir():
             shutil.rmtree(old, ignore_errors=True)
-        subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=300)
-        pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                              "clemcore==3.7.2", "-e", str(ROOT)], capture_output=True, text=True, timeout=1800)
-        assert pip.returncode == 0, f"{version}: clemcore and this project do not install together:\n{pip.stderr[-3000:]}"
+        module("uv", "test")
+        from uv import find_uv_bin
+
+        uv = find_uv_bin()
+        subprocess.run([uv, "venv", "-q", "--seed", "-p", python, str(venv)], check=True, timeout=300)
+        made = subprocess.run([uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"),
+                               "clemcore==3.7.2", "-e", str(ROOT)], capture_output=True, text=True, timeout=1800)
+        assert made.returncode == 0, f"{version}: clemcore and this project do not install together:\n{made.stderr[-3000:]}"
         (venv / "ready").write_text(version + "\n")
     return venv
 
