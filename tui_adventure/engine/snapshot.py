@@ -12,9 +12,9 @@ another world (or into a world that has changed since)::
 ``load_save`` reads and checks a file; anything wrong with it (unreadable,
 not JSON, truncated, missing keys, wrong types, another program's file, a
 newer format, another world) raises ``SaveError`` naming the file and the
-problem, never any other exception. ``restore_game`` turns a save into a
-playing ``Game`` by replaying its commands, so undo, "it" and a pending
-"Which do you mean ...?" question come back exactly as they were.
+problem, never any other exception. A save is restored by replaying its
+commands in a fresh game, so undo, "it" and a pending "Which do you mean
+...?" question come back exactly as they were.
 """
 
 from __future__ import annotations
@@ -421,31 +421,6 @@ def load_save(path_or_name: str | Path, world: World, directory: str | Path = DE
     extra = {k: v for k, v in doc.items() if k not in REQUIRED}
     return Save(path, doc["world"], doc["world_game"], doc["world_digest"], doc["turn"],
                 list(doc["commands"]), state, doc["saved_at"], doc["version"], extra)
-
-
-def restore_game(save: Save, world: World) -> tuple[Game, bool]:
-    """A Game at the saved point; True when replaying the commands reproduced the saved facts.
-
-    Replaying rebuilds everything a save does not store (undo history, what
-    "it" means, a pending "Which do you mean?" question), so play continues
-    exactly as in the original game. When the replay disagrees with the saved
-    facts (the rules changed since), the saved facts win: the game jumps to
-    them with ``Game.set_state`` (no undo before that point) and False is
-    returned.
-    """
-    game = Game(world)
-    game.last = []
-    try:
-        for command in save.commands:
-            game.step(command)
-    except Exception:  # an engine bug must not make a save unrestorable: fall back to the facts
-        game = Game(world)
-    else:
-        if game.state.facts == save.state.facts:
-            return game, True
-    game.set_state(save.state, save.commands)
-    game.last = []
-    return game, False
 
 
 @dataclass

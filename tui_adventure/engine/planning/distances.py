@@ -68,7 +68,6 @@ class Distances:
         self._last: frozenset | None = None       # the last state asked about: its plan is the next one's guess
         self._incremental = planner.scene is None
         self.searches = 0   # A* searches run
-        self.replays = 0    # states answered by a replayed plan, no search
         changing = changed_predicates(planner.world)
         self._keyed = (planner.relevant is not None and changing is not None
                        and planner.style.relevance_keys)
@@ -233,7 +232,6 @@ class Distances:
         if back is not None:
             floor = self.estimate(st, back[0]) if planner.h is not None else 0
             if floor == back[0]:
-                self.replays += 1
                 self._learn(st, back[1], back[0])
                 return back[0]
         # a move to a known state first (a walk's step back, or on along a plan: most new states), its
@@ -252,7 +250,6 @@ class Distances:
                 if after is not None and (replay is None or after[0] < replay[0]):
                     replay = after
         if replay is not None and replay[0] == floor:   # as long as the lower bound: optimal
-            self.replays += 1
             self._learn(st, replay[1], replay[0])
             return replay[0]
         return self._search(st, replay)

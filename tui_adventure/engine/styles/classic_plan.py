@@ -113,11 +113,6 @@ class ClassicPlanning:
                 out[(f[1], f[3])] = via[(f[1], f[2])]
         return out
 
-    def keys_for_locked_doors(self, st) -> list[str]:
-        doors = set(self.door_exits().values())
-        return [f[1] for f in self.initial_facts
-                if f[0] == "unlocks" and f[2] in doors and ("locked", f[2]) in st]
-
     def is_held(self, st, x: str) -> bool:
         return ("held", x) in st
 

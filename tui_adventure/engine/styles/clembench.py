@@ -251,9 +251,6 @@ class ClembenchStyle(StylePart):
     def door_exits(self) -> None:
         return None      # upstream's home domain has passages, no doors
 
-    def keys_for_locked_doors(self, st) -> list[str]:
-        return []
-
     def container_content(self, st, c: str) -> str:
         names = self._names   # name_of and sort_ids as C lookups: a message an episode reads
         inside = [names[x] for x in sorted(st.firsts("in", c), key=self._rank)]
