@@ -210,7 +210,7 @@ class Planner(PlannerMoves):
                 continue
             if by_change:   # the children's keys from what each move changes: a state made only when taken
                 successors = self.changes(st)
-                rests = [known_after(st, adds, dels) for _, _, adds, dels in successors]
+                rests: list | None = [known_after(st, adds, dels) for _, _, adds, dels in successors]
                 children = [pack.after(key, adds, dels) for _, _, adds, dels in successors]
             else:
                 successors = self.successors(st)
