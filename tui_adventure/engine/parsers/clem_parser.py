@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Collection, Iterable
+from typing import Container, Iterable
 
 __all__ = ["ParsedAction", "ParseFailure", "ClemParser"]
 
@@ -143,7 +143,7 @@ class ClemParser:
 
     # ------------------------------------------------------------------ parse
     def parse(self, text: str, current_room_type: str,
-              held_types: Collection[str] = ()) -> ParsedAction | ParseFailure:
+              held_types: Container[str] = ()) -> ParsedAction | ParseFailure:
         """Run upstream's parsing phase on the command text.
 
         ``text`` is what the game master passes (text after ">", first line,
@@ -153,7 +153,7 @@ class ClemParser:
         return ParsedAction(*got) if type(got) is tuple else got
 
     def parse_fields(self, text: str, current_room_type: str,
-                     held_types: Collection[str] = ()) -> tuple | ParseFailure:
+                     held_types: Container[str] = ()) -> tuple | ParseFailure:
         """As ``parse``, a success given as the tuple of ``ParsedAction``'s fields: a game's step
         needs no frozen dataclass, whose every field is set through ``object.__setattr__``."""
         if text.endswith((".", "!")):   # upstream: strip, then lower
