@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, Iterator
+from typing import AbstractSet, Iterable, Iterator
 
 Fact = tuple  # ("on", "book", "table"): predicate first, then the arguments
 
@@ -61,6 +61,13 @@ class State:
 
     __slots__ = ("known", "over", "b1", "o1", "b2", "o2", "_facts", "_by1", "_by2", "cache", "delta",
                  "_hash", "_base", "_hpend", "b12")
+    _facts: frozenset | None   # None for a derived state (it reads its base's)
+    _by1: dict | None
+    _by2: dict | None
+    _base: State | None
+    _hpend: int | None
+    _hash: int | None
+    b12: dict | None
 
     def __init__(self, facts: frozenset, by1: dict, by2: dict, delta=None, parent: "State | None" = None,
                  over: dict = _NO_CHANGE, o1: dict = _NO_CHANGE, o2: dict = _NO_CHANGE) -> None:
@@ -162,7 +169,7 @@ class State:
         if h is None:
             base = self._base
             if base is None:
-                h = sum(map(hash, self._facts)) & _MASK
+                h = sum(map(hash, self.facts)) & _MASK
             else:
                 h = self._hpend
                 if h is not None:   # the state it was made from, and its change (delta: exactly the change)
@@ -212,7 +219,7 @@ class State:
         return self.firsts(pred, "")
 
     # changing --------------------------------------------------------------
-    def apply(self, adds: set, dels: set) -> "State":
+    def apply(self, adds: AbstractSet, dels: AbstractSet) -> "State":
         """The next state with its own facts and indexes (a planner keeps and compares many)."""
         facts = self.facts
         dels = dels & facts if dels else _EMPTY
@@ -248,7 +255,7 @@ class State:
             out.b12 = self.b12
         return out
 
-    def advance(self, adds: set, dels: set) -> "State":
+    def advance(self, adds: AbstractSet, dels: AbstractSet) -> "State":
         """As ``apply`` (the same facts, indexes and delta), made without copying the facts: a game's
         step. Past ``OVERLAY_LIMIT`` changes from its base the new state gets its own copy.
 
@@ -316,7 +323,7 @@ def pairs(st: State) -> dict:
     d = base.b12
     if d is None:
         grown: dict = {}
-        for f in base._facts:
+        for f in base.facts:
             if len(f) > 3:
                 grown.setdefault(f[:3], set()).add(f[3:])
         d = base.b12 = {k: frozenset(v) for k, v in grown.items()}

@@ -8,12 +8,15 @@ rules and scoring belong to the episode loop above it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .facts import State, format_fact
 from .parsers import CommandParser, Failure, Parsed, Question
 from .text import Later
 from .world import World
+
+if TYPE_CHECKING:
+    from .scenes import Scene
 
 
 _NONE: frozenset = frozenset()
@@ -100,7 +103,7 @@ class Game:
         self.commands: list[str] = []
         self._log: list[tuple] = []   # one undo record a turn (see _ADDED)
         self._single = True   # the last turn's change is one action's (see _change)
-        self._known = None    # (cache, key) of the known turn ``play`` played last, for ``settle``
+        self._known: tuple | None = None    # (cache, key) of the known turn ``play`` played last, for ``settle``
         self.achieved = world.initial_achieved
         self._achieved_text = world.initial_achieved_text   # replaced, never changed in place
         self._goal_facts = world.goal_facts
@@ -186,7 +189,7 @@ class Game:
         question): the scene plays its turn, and the goals follow the change. ``single``: the state
         is one action's, so its delta is the change unless the scene moved it too."""
         if self._scene is not None and self.lost is None:
-            if self._scene_turn(result):
+            if self._scene_turn(result, self._scene):
                 single = False
         state = self.state
         if state is before:
@@ -212,10 +215,10 @@ class Game:
         self._achieved_text = texts
         self.achieved = frozenset(achieved)
 
-    def _scene_turn(self, result: StepResult) -> bool:
+    def _scene_turn(self, result: StepResult, scene: Scene) -> bool:
         """After every command, the scene's turn: its lines follow the command's own text. True when the
-        scene changed the state (the turn's change is then more than its action's)."""
-        out = self.world.scene.after_turn(self.state, result.action if result.fail is None else None, result.args,
+        scene changed the state (the turn's change is then more than its action's). ``scene``: the world's."""
+        out = scene.after_turn(self.state, result.action if result.fail is None else None, result.args,
                                           self.turn + 1)
         moved = out.state is not self.state
         self.state = out.state
@@ -229,7 +232,9 @@ class Game:
     def scene_call(self, character: str, tool: str):
         """A voiced character's model calls one of its tools after the last turn: the change is part
         of that turn (undo takes both back), and the goals follow it. Returns the scene's Aftermath."""
-        out = self.world.scene.call(self.state, character, tool, self.turn)
+        scene = self.world.scene
+        assert scene is not None   # a voiced character is a scene's
+        out = scene.call(self.state, character, tool, self.turn)
         if out.state is self.state:
             return out
         if self._log:
@@ -323,7 +328,7 @@ class Game:
         if known:
             if self.last is not last:
                 named = self.last[0]
-            elif last:   # unchanged: the action named no thing, or the first of "it" again
+            elif last and action is not None:   # unchanged: the action named no thing, or the first of "it" again
                 for p in action.thing_params:
                     x = result.args.get(p)
                     if isinstance(x, str):
@@ -391,7 +396,7 @@ class Game:
         return n
 
     def restart(self) -> None:
-        self.__init__(self.world)
+        Game.__init__(self, self.world)
 
     def set_state(self, st: State, commands: list[str] | None = None) -> None:
         """Jump to a saved state (history before it is not kept: undo stops there)."""

@@ -241,7 +241,6 @@ def episode_metrics(turns: Sequence[TurnData], *, par: int, max_turns: int, goal
 
 
 # progress --------------------------------------------------------------------------
-_UNKNOWN = object()
 
 
 class ProgressTracker:
@@ -265,18 +264,20 @@ class ProgressTracker:
         self._mine = object()   # its key in a state's cache (as Distances', not itself: a cycle)
         self._limited: set[frozenset] = set()
         self._bounds: dict[frozenset, int] = {}   # for a state the planner gave up on: no plan is shorter
-        self._par_0 = _UNKNOWN
+        self._par_0: int | None = None
+        self._par_0_known = False
 
     @property
     def par_0(self) -> int | None:
-        if self._par_0 is _UNKNOWN:
+        if not self._par_0_known:
             self._par_0 = self.par(self.world.initial)
+            self._par_0_known = True
         return self._par_0
 
     @property
     def par_0_searched(self) -> bool:
         """The start's par is known (or known to be out of reach): reading ``par_0`` costs no search."""
-        return self._par_0 is not _UNKNOWN
+        return self._par_0_known
 
     @property
     def searches(self) -> int:

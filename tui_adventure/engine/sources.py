@@ -62,7 +62,9 @@ def parse_json(data: str | bytes, allow_nan: bool = True, max_depth: int = JSON_
 
 def _brackets(data: str | bytes) -> int:
     """An upper bound on the nesting depth, counted in C: most values need no walk at all."""
-    return data.count(b"[" if isinstance(data, bytes) else "[") + data.count(b"{" if isinstance(data, bytes) else "{")
+    if isinstance(data, bytes):
+        return data.count(b"[") + data.count(b"{")
+    return data.count("[") + data.count("{")
 
 
 def _depth(value, limit: int) -> int:

@@ -81,13 +81,17 @@ class Later:
         """``render(st, env)`` makes the text. An action's step (``Action.attempt_later``) keeps its
         outcome in its message, the memo's one object a step: ``next``, the next state (None:
         unchanged), and ``fail``, the fail type (None: it succeeded)."""
-        self.render, self.st, self.env, self.text = render, st, env, None
+        self.render: Callable | None = render
+        self.env: dict | None = env
+        self.st, self.text = st, None
         self.next, self.fail = next, fail
 
     def __str__(self) -> str:
         text = self.text
         if text is None:
-            text = self.text = self.render(self.st, self.env)
+            render = self.render
+            assert render is not None   # dropped only once the text is made
+            text = self.text = render(self.st, self.env)
             self.render = self.st = self.env = None   # what it was made from is no longer needed
         return text
 

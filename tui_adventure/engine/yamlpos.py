@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import yaml
 
@@ -25,6 +26,9 @@ class Pos:
 class _Lazy:
     """Positions and weights worked out from the YAML node when first asked for: a world's loader
     asks for a handful (the places of its mistakes)."""
+
+    _node: Any        # the YAML node it was loaded from, until pickled (an instance attribute only)
+    _LAZY: dict       # attribute name -> make(self, node), its value
 
     def __getattr__(self, name: str):
         node = self.__dict__.get("_node")
@@ -99,7 +103,7 @@ def _pos(mark) -> Pos:
 
 
 # libyaml's parser when PyYAML has it ; marks work the same.
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # Any: PyYAML ships no type stubs
 
 
 # Anchors and aliases share one object between many places; walking such a value (a repr in an

@@ -63,11 +63,17 @@ class Playable(Protocol):
     """
 
     title: str                        # the game's name as the title bar shows it
-    par: int | None                   # the optimal number of moves the world states (our worlds; None: unstated)
-    walkthrough: list[str] | None     # a known winning sequence, not proven optimal (Jericho's catalogue)
-    goals: Goals | None               # goals as facts (our worlds)
-    engine: object | None             # our engine's ``engine.game.Game``, for what only it answers (clembench's
-    #                                   bookkeeping, the planner, hot-seat scenes); None for any other engine
+
+    # read-only members (a game may hold a narrower type, or compute them)
+    @property
+    def par(self) -> int | None: ...   # the optimal number of moves the world states (our worlds; None: unstated)
+    @property
+    def walkthrough(self) -> list[str] | None: ...   # a known winning sequence, not proven optimal (Jericho's catalogue)
+    @property
+    def goals(self) -> Goals | None: ...   # goals as facts (our worlds)
+    @property
+    def engine(self) -> object | None: ...   # our engine's ``engine.game.Game``, for what only it answers (clembench's
+    #                                          bookkeeping, the planner, hot-seat scenes); None for any other engine
 
     def first_observation(self) -> str:
         """The opening text (a Z-machine game's banner and first room)."""
@@ -101,11 +107,11 @@ class Playable(Protocol):
         """Score, max score and moves now; reading them spends no move."""
         ...
 
-    def snapshot(self) -> object:
+    def snapshot(self) -> tuple:
         """The game's whole state now, for ``restore`` (kept in memory; opaque to callers)."""
         ...
 
-    def restore(self, moment: object) -> None:
+    def restore(self, moment: tuple) -> None:
         """Back to a ``snapshot``'s moment."""
         ...
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..engine.game import Game, StepResult
 from ..engine.world import World
 from .interface import Status
+
+if TYPE_CHECKING:   # imported when first asked (valid_actions)
+    from ..engine.planning.admissible import Admissible
 
 
 class WorldGoals:
@@ -33,7 +38,7 @@ class NativeGame:
         self.title = world.title
         self.par = world.par
         self.goals = WorldGoals(self.engine)   # a world without goals has none to list
-        self._admissible = None
+        self._admissible: Admissible | None = None   # made when first asked
 
     def first_observation(self) -> str:
         return self.engine.first_observation()

@@ -20,6 +20,7 @@ import threading
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..engine.names import is_safe_name
 from ..games.interface import Status
@@ -149,6 +150,7 @@ class StorySource:
 
     def playable(self) -> Path:
         """The file Jericho loads (a Blorb's Z-code unwrapped into the cache)."""
+        assert self.checked is not None   # read in __post_init__
         return story_file.playable_file(self.checked, unwrapped_folder())
 
     @staticmethod
@@ -176,7 +178,7 @@ class StoryGame:
         self.title = story.title
         self._lock = threading.RLock()   # the interpreter is driven by one thread at a time
         self._search = threading.Lock()  # and the valid actions' own interpreter too
-        self._searcher = None            # made when first asked: a step never waits for a search
+        self._searcher: Any = None       # jericho's FrotzEnv (no type stubs), made when first asked: a step never waits for a search
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # Jericho warns that an uncatalogued game has no helpers: we know
             self.env = FrotzEnv(str(story.playable()), seed=story.seed)

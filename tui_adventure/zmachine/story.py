@@ -147,7 +147,7 @@ def _unwrap(path: Path, f) -> bytes:
     size = os.fstat(f.fileno()).st_size
     if end > size:
         raise _fail(path, f"truncated: the Blorb says {end:,} bytes and the file has {size:,}; download or copy it again")
-    chunks = {}   # offset -> (type, length) of every chunk
+    chunks: dict[int, tuple[bytes, int]] = {}   # offset -> (type, length) of every chunk
     at = 12
     while at + 8 <= end and len(chunks) < MAX_CHUNKS:
         f.seek(at)

@@ -27,7 +27,7 @@ MAX_TURN = 100_000
 
 # The player's side of a scene: talking, asking and giving. ``ask`` takes any words as its topic,
 # so the planner never uses it (a rule may not wait for it); talking and giving it can plan with.
-SCENE_ACTIONS = [
+SCENE_ACTIONS: list[dict[str, Any]] = [
     {"id": "talk", "syntax": ["talk to {c}", "talk with {c}", "speak to {c}", "speak with {c}", "greet {c}"],
      "params": {"c": "thing"}, "checks": [["character(c)", "{The c} cannot talk.", "not_character"]],
      "success": "{greeting(c)}"},

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Collection, Iterable
+from typing import Container, Iterable, Mapping
 
 __all__ = ["ParsedAction", "ParseFailure", "ClemParser"]
 
@@ -100,7 +100,7 @@ class ClemParser:
     """Parser for one adventure's vocabulary (build once, call :meth:`parse`)."""
 
     def __init__(self, entity_names: dict[str, str], room_names: dict[str, str],
-                 verbs: dict[str, Iterable[str]], adjectives: Iterable[str],
+                 verbs: Mapping[str, Iterable[str]], adjectives: Iterable[str],
                  preps: Iterable[str] = ("on", "in", "from", "out of", "out", "into", "up"),
                  dets: Iterable[str] = ("the", "a", "an")):
         """``entity_names``/``room_names``: repr_str -> type name.
@@ -143,17 +143,17 @@ class ClemParser:
 
     # ------------------------------------------------------------------ parse
     def parse(self, text: str, current_room_type: str,
-              held_types: Collection[str] = ()) -> ParsedAction | ParseFailure:
+              held_types: Container[str] = ()) -> ParsedAction | ParseFailure:
         """Run upstream's parsing phase on the command text.
 
         ``text`` is what the game master passes (text after ">", first line,
         stripped).  ``held_types``: type names of the inventory's contents.
         """
         got = self.parse_fields(text, current_room_type, held_types)
-        return ParsedAction(*got) if type(got) is tuple else got
+        return got if isinstance(got, ParseFailure) else ParsedAction(*got)
 
     def parse_fields(self, text: str, current_room_type: str,
-                     held_types: Collection[str] = ()) -> tuple | ParseFailure:
+                     held_types: Container[str] = ()) -> tuple | ParseFailure:
         """As ``parse``, a success given as the tuple of ``ParsedAction``'s fields: a game's step
         needs no frozen dataclass, whose every field is set through ``object.__setattr__``."""
         if text.endswith((".", "!")):   # upstream: strip, then lower
@@ -269,7 +269,7 @@ class ClemParser:
             return [((1, 0), (), ("done", (), None))] if n == 1 else []
         if n == 1 and not trail:
             return []   # a verb needs whitespace after it
-        out = []
+        out: list[tuple] = []
         thing = self._thing_table(w)
         if shape == "thing":
             t = thing.get((1, n))
@@ -298,6 +298,7 @@ class ClemParser:
                 if not t1:
                     continue
                 b = k
+                preps: list[str]
                 while True:
                     q, preps = b, []
                     while True:

@@ -17,10 +17,14 @@ from __future__ import annotations
 import re
 from itertools import islice
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
 
 from ..parts import WorldPart
 from ..text import english_list
 from .patterns import SLOT, Pattern, compile_pattern, layout_of
+
+if TYPE_CHECKING:
+    from ..rules.ruleset import Action
 
 DETERMINERS = frozenset({"the", "a", "an", "some", "my"})
 ALL_WORDS = frozenset({"all", "everything", "every thing"})
@@ -38,7 +42,7 @@ MEMO_SIGHTED = 8_192   # parses remembered per world by what is in sight (see ``
 
 @dataclass(slots=True)
 class Parsed:
-    action: object              # ruleset.Action
+    action: Action
     env: dict                   # slot -> value (an id, a direction, or for "all" a list of ids)
     all_slot: str | None = None
 
@@ -54,7 +58,7 @@ class Failure:
 class Question:
     """An ambiguous name: ask, and remember enough to finish the command with the answer."""
     message: str
-    action: object
+    action: Action
     env: dict
     slot: str
     candidates: list[str]
@@ -146,7 +150,7 @@ class CommandParser(WorldPart):
         a thing's slot depends on the state, so there the word is left to
         ``_parse``, as is a word no pattern reads.
         """
-        out = {}
+        out: dict = {}
         own = lay.own   # the layout's: word -> its own pattern of that word alone
         actions = self.actions
         for word in words:
@@ -215,7 +219,7 @@ class CommandParser(WorldPart):
         if type(result) is Parsed:
             if result.all_slot:
                 return result
-            kept = (seen, result.action, result.env.copy())   # the caller may change the env it is handed
+            kept: tuple = (seen, result.action, result.env.copy())   # the caller may change the env it is handed
         else:
             kept = (seen, result)   # a Failure or a Question, never changed
         if len(parses) >= self.memo_limit:
@@ -244,6 +248,7 @@ class CommandParser(WorldPart):
             if pat.size > n:
                 continue   # each part takes a word at least
             sep = pat.sep
+            groups: tuple
             if sep is None:
                 groups = (line[cut:],)
             elif sep:
@@ -329,7 +334,7 @@ class CommandParser(WorldPart):
         env: dict = {}
         all_slot = None
         # "put it in the mailbox": name the other things first, so "it" can skip what they name
-        parts = pat.parts
+        parts: Sequence[tuple] = pat.parts
         if len(parts) == 2:   # what sorting on "is a pronoun" does to two slots
             if groups[0] in PRONOUNS and groups[1] not in PRONOUNS:
                 parts = (parts[1], parts[0])
@@ -398,6 +403,7 @@ class CommandParser(WorldPart):
         words = phrase.split()
         if not DETERMINERS.isdisjoint(words):
             words = [w for w in words if w not in DETERMINERS]
+        named: Failure | str | tuple
         if not words:
             named = Failure("parsing", "missing_object", "You need to say what.")
         elif len(words) == 1 and words[0] in PRONOUNS:
@@ -406,16 +412,17 @@ class CommandParser(WorldPart):
             # The things whose words include all of these (pronouns aside), in the world's order:
             # those of the first word (``in_order``) that the others' have too.
             known, vocab = self.known_words, self.vocab
-            found = None
+            found: tuple | None = None
+            unknown = None
             for w in words:
                 if w not in known:
                     # Same text as for a real but unseen thing: the answer must not tell them apart.
-                    found = Failure("parsing", "unknown_word", "You can't see any such thing.")
+                    unknown = Failure("parsing", "unknown_word", "You can't see any such thing.")
                     break
                 if w not in PRONOUNS:
                     found = self.in_order.get(w, ()) if found is None else \
                         tuple(filter(vocab.get(w, _NONE).__contains__, found))
-            named = found or Failure("resolution", "not_visible", "You can't see any such thing.")
+            named = unknown or found or Failure("resolution", "not_visible", "You can't see any such thing.")
         typed = self._typed
         if len(typed) >= MEMO_PHRASES:
             typed.clear()

@@ -126,7 +126,7 @@ def _shape(syntax: str) -> tuple:
     parts: list[str] = []
     slots: list[str] = []
     literals = 0
-    needs = frozenset()
+    needs: frozenset[str] = frozenset()
     said = syntax.split()
     last = max((i for i, word in enumerate(said) if SLOT.fullmatch(word)), default=-1)
     for i, word in enumerate(said):

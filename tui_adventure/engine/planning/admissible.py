@@ -26,6 +26,8 @@ compared, and each command's text made once.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from ..facts import State
 from ..world import World
 from .sight import local_view
@@ -67,9 +69,10 @@ class Admissible:
         self._readers: dict = {}   # predicate -> (action's index, pattern) for each pattern read
         self._said: dict = {}      # (room, scope) -> (action's index, values) -> its command's text
         sight = world.style.sight
-        if self.view is not None and sight.builtin_reads is not None:
-            patterns = [read_patterns(world, a, sight.builtin_reads) for a in self._plan]
-            if all(p is not None for p in patterns):
+        if self.view is not None and sight is not None and sight.builtin_reads is not None:   # a view has a sight
+            made = [read_patterns(world, a, sight.builtin_reads) for a in self._plan]
+            patterns = [p for p in made if p is not None]
+            if len(patterns) == len(made):
                 self._patterns = patterns
                 for i, p in enumerate(patterns):
                     for pred, got in p.items():
@@ -194,6 +197,7 @@ class Admissible:
                 if env is not None:
                     effect = action.effect
                     params = action.order
+                    bindings: Sequence[dict]
                     if len(params) > 2:
                         bindings = _ground(action, st, env, domains, values)
                     elif not params:

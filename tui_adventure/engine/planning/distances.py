@@ -93,7 +93,7 @@ class Distances:
             kept = st.cache.get(self._mine)   # (the relevant things it was made with, the key)
             if kept is not None and kept[0] is self._relevant:
                 return kept[1]
-            key = self._through_base(st)
+            key = self._through_base(st, st._base)
             if key is not None:
                 st.cache[self._mine] = (self._relevant, key)
                 return key
@@ -115,16 +115,16 @@ class Distances:
         self._keys[facts] = key
         return key
 
-    def _through_base(self, st: State) -> frozenset | None:
-        """The key of a state made by a game's step, from its base's key and the few facts its overlay
+    def _through_base(self, st: State, through: State) -> frozenset | None:
+        """The key of a state made by a game's step (``through``: its base), from its base's key and the few facts its overlay
         flips, without making its facts (a hundred-odd, each hashed again by every set operation on
         them); None when what it adds widens what is relevant (``key`` then works it out in full)."""
-        base = self.key(st._base)
+        base = self.key(through)
         if self.planner.relevant is not self._relevant:
             self._forget()
-            base = self.key(st._base)
-        gone = []
-        added = []
+            base = self.key(through)
+        gone: list[tuple] = []
+        added: list[tuple] = []
         for f, now in st.over.items():
             (added if now else gone).append(f)
         new = [f for f in added if f not in self._judged]
@@ -178,7 +178,9 @@ class Distances:
         if h is None:
             if len(self._h) >= self.max_entries:
                 self._h.clear()
-            h = self._h[key] = self.planner.h(st, enough)
+            heuristic = self.planner.h
+            assert heuristic is not None   # asked only of a planner with a heuristic (``_solve``)
+            h = self._h[key] = heuristic(st, enough)
         return h
 
     def _forget(self) -> None:
@@ -258,7 +260,9 @@ class Distances:
         """(length, [move]) through the move that took the same change back before, when it leads from
         ``st`` to the last state asked about; else None."""
         last = self._last
-        d = self._d.get(last) if last is not None else None
+        if last is None:
+            return None
+        d = self._d.get(last)
         if d is None or d == UNREACHABLE:
             return None
         here = self.key(st)
@@ -349,6 +353,8 @@ class Distances:
         ``st`` one shorter. Every move is checked as the search would take it, so what this finds is
         a plan; it is optimal only when as long as the lower bound (``_solve`` checks)."""
         last = self._last
+        if last is None:   # asked only after a first state (``_solve``)
+            return None
         here_key = self.key(st)
         nxt, d_of, key_of = self._next, self._d, self.key
         change = here_key.symmetric_difference(last)

@@ -90,7 +90,7 @@ def narrowed(action, st, start: dict, pools: list, targets: list[dict]) -> list[
             else:
                 ranked.append((at, t))
         ranked.sort(key=lambda r: r[0])   # grounding's order: by the first parameter's place, then the next's
-        out = []
+        out: list[dict] = []
         for _, t in ranked:
             env = dict(start)
             for k, p in enumerate(params):
@@ -103,7 +103,7 @@ def narrowed(action, st, start: dict, pools: list, targets: list[dict]) -> list[
     free = [any(p not in t for t in targets) for p in params]
     pools = [pool if free[i] else [v for v in pool if any(t[params[i]] == v for t in targets)]
              for i, pool in enumerate(pools)]
-    out: list[dict] = []
+    out = []
     _matching(st, params, 0, dict(start), pools, slot_checks, targets, out)
     return out
 

@@ -30,7 +30,7 @@ class PlannerMoves:
     _plans: list
     _plan_of: Any
     _writes: dict
-    _where: Callable[..., Any]
+    _where: Callable[..., Any] | None
     relevant: Any
     goals: list
     scene: Any
@@ -85,7 +85,7 @@ class PlannerMoves:
             in_sight = [x for x in domains["thing"](st) if x in relevant]
             narrow["thing"] = lambda _st: in_sight
         seen: set = set()
-        out = []
+        out: list[tuple] = []
         plannable = self.style.plannable
         every: dict = {}   # kind -> its candidates here, read once for all the actions (admissible.ground)
         near: dict = {}
@@ -123,8 +123,8 @@ class PlannerMoves:
         for env in envs:
             if goal_only == "goal_object" and not any(env[t] in g.fact[1:] for t in things for g in unmet):
                 continue
-            adds: set = set()
-            dels: set = set()
+            adds: set | frozenset = set()   # filled by the effect, then what it changes (_NONE: nothing)
+            dels: set | frozenset = set()
             if action.effect is not None:
                 action.effect(st, env, adds, dels)
             if goal_only == "goal" and not (action.plan_if is not None and action.plan_if(st, env)):

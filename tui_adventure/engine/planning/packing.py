@@ -57,7 +57,7 @@ class Packing:
 
     def state(self, bits: int) -> State:
         facts = self.facts
-        changing = []
+        changing: list[tuple] = []
         for i, byte in enumerate(bits.to_bytes((bits.bit_length() + 7) // 8, "little")):
             if byte:
                 base = i * 8

@@ -20,6 +20,7 @@ import heapq
 import itertools
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .admissible import Admissible
 from .goal_moves import GoalWrites
@@ -93,7 +94,7 @@ class Planner(PlannerMoves):
         self.info = [a for a in world.actions if a.info]
         self.goals = list(world.goals)
         own_rules = view.prune
-        self.h = self.style.heuristic(self.goals) if view.heuristic else None
+        self.h: Callable | None = self.style.heuristic(self.goals) if view.heuristic else None
         self.relevant = self.style.relevant_objects(self.goals) if own_rules and prune else None
         self._plans: list = []
         self._packing: Packing | None = None   # the same for every search of this world: made once
@@ -210,7 +211,7 @@ class Planner(PlannerMoves):
                 continue
             if by_change:   # the children's keys from what each move changes: a state made only when taken
                 successors = self.changes(st)
-                rests = [known_after(st, adds, dels) for _, _, adds, dels in successors]
+                rests: list | None = [known_after(st, adds, dels) for _, _, adds, dels in successors]
                 children = [pack.after(key, adds, dels) for _, _, adds, dels in successors]
             else:
                 successors = self.successors(st)

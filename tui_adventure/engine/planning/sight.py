@@ -28,6 +28,7 @@ from ..facts import State
 from ..rules.logic import LogicError
 from ..rules.logic_ast import (Add, And, Atom, Compare, Const, Count, Delete, Exists, ForEach, Forall, Not, Or, When, conjuncts,
                                parse_condition, parse_effects)
+from ..styles.base import Sight
 from ..world import World
 
 _CHANGING = ("sight changing",)   # a base state's cache: its facts of changeable predicates, by each id they name
@@ -37,10 +38,10 @@ NEAR = 0   # a name whose value is an id in sight; a variable tied to one holds 
 class LocalView:
     """``key(st)``: what the commands of ``st`` can depend on (see the module's docstring)."""
 
-    def __init__(self, world: World, changing: frozenset, tying: frozenset) -> None:
-        """``tying``: (predicate, i, j) for each fixed fact a rule ties a variable by: its j-th argument
-        to an id in sight as its i-th."""
-        self.ids = world.style.sight.ids
+    def __init__(self, world: World, sight: Sight, changing: frozenset, tying: frozenset) -> None:
+        """``sight``: the style's (``world.style.sight``). ``tying``: (predicate, i, j) for each fixed
+        fact a rule ties a variable by: its j-th argument to an id in sight as its i-th."""
+        self.ids = sight.ids
         self.changing = changing
         ties: dict = {}   # id in sight -> the ids the rules' fixed facts tie to it
         for f in world.initial_facts:
@@ -100,7 +101,7 @@ def local_view(world: World) -> LocalView | None:
         tying = proofs.setdefault(key, _UNPROVED if proved is None else proved)
     if tying is _UNPROVED:
         return None
-    return LocalView(world, changing, tying)
+    return LocalView(world, sight, changing, tying)
 
 
 _UNPROVED = "unproved"   # a proof's entry when some action's reads are not local

@@ -51,7 +51,7 @@ def spanning_bound(start: str, rooms: set[str], dist: dict) -> int:
     best = {n: dist.get(start, {}).get(n, INF) for n in rooms}
     total = 0
     while best:
-        n = min(best, key=best.get)
+        n = min(best, key=best.__getitem__)
         d = best.pop(n)
         if d >= INF:
             return INF

@@ -36,7 +36,9 @@ def _bound(source: str, names, filename: str) -> CodeType:
     lines = source.split("\n")
     heads = [i for i, line in enumerate(lines) if _DEF.match(line)] + [len(lines)]
     for start, end in zip(heads, heads[1:]):
-        name, params = _DEF.match(lines[start]).groups()
+        head = _DEF.match(lines[start])
+        assert head is not None   # ``heads`` holds the lines it matches
+        name, params = head.groups()
         body = _STRING.sub("", "\n".join(lines[start + 1:end]))
         taken = {p.split("=")[0].strip() for p in params.split(",")}
         reads = sorted(n for n in set(_WORD.findall(body)) & known if n not in taken)

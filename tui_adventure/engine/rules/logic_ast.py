@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
-from typing import Iterator, Union
+from typing import Iterator, Union, overload
 
 _TOKEN_RE = re.compile(r"\s*(?:(==|!=|<=|>=|<|>|[(),:;])|([A-Za-z_][\w-]*)|(-?\d+))")
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
@@ -211,6 +211,10 @@ def conjuncts(cond: Cond) -> Iterator[Cond]:
 
 
 # -- rewriting (macro expansion) ------------------------------------------------------------
+@overload
+def substitute(node: Cond, mapping: dict) -> Cond: ...
+@overload
+def substitute(node: Effect, mapping: dict) -> Effect: ...
 def substitute(node: Node, mapping: dict) -> Node:
     """Rename names (a macro's parameters to a call's arguments); a quantifier's own variable is left alone."""
     if isinstance(node, Atom):
@@ -225,6 +229,10 @@ def substitute(node: Node, mapping: dict) -> Node:
 _fresh_counter = [0]
 
 
+@overload
+def fresh(node: Cond) -> Cond: ...
+@overload
+def fresh(node: Effect) -> Effect: ...
 def fresh(node: Node) -> Node:
     """A macro body with its quantified variables renamed apart from any caller's names (hygiene)."""
     if isinstance(node, (Exists, Forall)):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .logic_ast import Add, And, Atom, Compare, Const, Delete, Exists, ForEach, Not, Or, When, conjuncts, LogicError
+from .logic_ast import Add, And, Atom, Compare, Cond, Const, Delete, Exists, ForEach, Not, Or, When, conjuncts, LogicError
 
 _MISSING = object()
 _EMPTY: frozenset = frozenset()
@@ -85,7 +85,7 @@ class _Gen:
         return (f"(_o if (_o := st.o{which}.get(_i := ({pred!r}, {key}))) is not None"
                 f" else st.b{which}.get(_i, _EMPTY))")
 
-    def pinned(self, var: str, body):
+    def pinned(self, var: str, body: Cond) -> tuple[Atom, str] | None:
         """The conjunct of ``body`` whose index entry lists the values of ``var`` worth trying, as
         (atom, "1" or "2"), or None; "1": ``p(a, .., var, ..)`` read by ``a``; "2": ``p(var, b, ..)`` by ``b``."""
         c = self.compiler
@@ -158,7 +158,9 @@ class _Gen:
             return self.helper([f"    for _r in {entry}:", f"        if {test}:", "            return True",
                                 "    return False"])
         if isinstance(ast, Exists) and self.inline(ast):
-            atom, which = self.pinned(ast.var, ast.body)
+            pinned = self.pinned(ast.var, ast.body)
+            assert pinned is not None   # inline(ast) found it
+            atom, which = pinned
             v = f"_e{len(self.helpers)}_{len(self.local)}"
             lines = self.loop(ast.var, atom, which, bound, v, "    ")
             pad = "    " * (3 if which == "1" else 2)
@@ -191,7 +193,9 @@ class _Gen:
             entry, test, _n = self.scan(ast, bound)
             return [f"    for _r in {entry}:", f"        if {test}:"], " " * 12
         if isinstance(ast, Exists) and self.inline(ast):
-            atom, which = self.pinned(ast.var, ast.body)
+            pinned = self.pinned(ast.var, ast.body)
+            assert pinned is not None   # inline(ast) found it
+            atom, which = pinned
             lines = self.loop(ast.var, atom, which, bound, v, "    ")
             pad = "    " * (3 if which == "1" else 2)
             self.local[ast.var] = v
@@ -264,8 +268,8 @@ class _Gen:
                 lines.extend(self.loop(var, found[0], found[1], bound, v, pad))
                 pad += "        " if found[1] == "1" else "    "
             self.local[var] = v
-            atom = found[0] if found else None
-            if ast.where is atom and found[1] == "1" and atom.args.count(var) == 1 and "_" not in atom.args:
+            if (found is not None and ast.where is found[0] and found[1] == "1" and found[0].args.count(var) == 1
+                    and "_" not in found[0].args):
                 self.statement(ast.effect, inner, lines, pad)   # forall t where exit(here, dir, t): the scan decides
             else:
                 lines.append(f"{pad}if {self.expr(ast.where, inner)}:")

@@ -21,9 +21,9 @@ from .action_syntax import checked_syntax
 from .recent import RuleTables
 from .generated import shared
 from .logic import MEMO_STATES, Atom, Compiler, LogicError, Memo, forget, parse_condition, parse_effects
-from .logic_ast import effect_predicates, expanded_predicates, names_in
+from .logic_ast import Cond, effect_predicates, expanded_predicates, names_in
 from ..text import Later, TemplateError, compile_template
-from ..yamlpos import SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
+from ..yamlpos import Pos, SourceError, SourceErrors, key_pos_of, load_yaml, pos_of
 
 _KEY_HEADS = itertools.count(1)   # an Action's memo keys' head: an int, so the cyclic collector untracks a key
 RULESET_DIR = Path(__file__).resolve().parents[2] / "rulesets"
@@ -51,7 +51,7 @@ class ActionSpec:
     #                      "goal_object": only on a thing an unmet goal names
     plan_if: str | None = None  # with plan "goal": also planned, goal or not, when this holds
     source: str = ""
-    pos: object = None
+    pos: Pos | None = None
 
     @cached_property
     def definition(self) -> tuple:
@@ -75,7 +75,7 @@ class ActionSpec:
 class RulesetSpec:
     name: str
     style: str
-    macros: dict[str, tuple[tuple[str, ...], object]]
+    macros: dict[str, tuple[tuple[str, ...], Cond]]
     actions: list[ActionSpec]
     options: dict = field(default_factory=dict)
     path: str = ""
@@ -250,7 +250,7 @@ class Action:
         # bound method kept on its own object would be a reference cycle)
         self.stepper = Action._first_attempt   # the generated step, made when first tried
         self.key_head = next(_KEY_HEADS)   # its memo keys' head (see Steps)
-        self._making = (compiler, names, types, functions, static)
+        self._making: tuple | None = (compiler, names, types, functions, static)   # None: compiled
         key = (definition, shape or _shape(compiler, functions))
         known = lazy and compiler.tables.compiled.get(key) is not None
         self._compile(later=known)
@@ -260,6 +260,7 @@ class Action:
     def _compile(self, later: bool = False) -> None:
         """``later``: its definition compiled before in a world of this ruleset and shape, so its
         messages are bound to this world's names when first rendered (``compile_template``)."""
+        assert self._making is not None   # compiled once, from __init__
         compiler, names, types, functions, static = self._making
         self._making = None
         spec = self.spec
@@ -302,11 +303,12 @@ class Action:
             slot_checks.append([c[0] for c in live if c[3] <= seen and p in c[3]])
         slot_checks.append([c[0] for c in live if not c[3]])
         self.slot_checks = slot_checks
-        self._later = (compiler, asts, bound)
+        self._later: tuple | None = (compiler, asts, bound)   # None: its step is made
 
     def _first_attempt(self, st: State, env: dict) -> tuple:
         """``attempt_later`` compiled on its first call, then called: a world made for one episode (a
         Gymnasium env's ``generate=`` reset) compiles only the actions it tries."""
+        assert self._later is not None   # the first attempt replaces itself (``stepper``)
         compiler, asts, bound = self._later
         spec = self.spec
         key = (spec, self.where_key, compiler.shape())   # the spec decides the rule, its bound names
@@ -349,6 +351,7 @@ class Action:
         the state advances by them."""
         adds: set = set()
         dels: set = set()
+        assert self.effect is not None   # called only for an action with effects
         self.effect(st, env, adds, dels)
         new = st.advance(adds, dels)
         text = Later(self.success, new, env, new if new is not st else None)

@@ -18,6 +18,7 @@ import hashlib
 import math
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..facts import State
 from ..parts import WorldPart
@@ -170,6 +171,7 @@ class Scene(WorldPart):
             facts.discard(now)
             facts.add((CLOCK, str(turn)))
         for cid, route in self.routes:
+            assert turn is not None   # a route makes the scene clocked (SceneSpec.clocked)
             room = route[turn % len(route)]
             old = {f for f in facts if f[0] == "at" and f[1] == cid}
             if old != {("at", cid, room)}:
@@ -257,7 +259,7 @@ class Scene(WorldPart):
         model game master's calls can be checked against the state it was in."""
         entry = next(((h, cond, effect, render) for h, cond, effect, render in self.compiled
                       if h.tool and h.character == character and h.id == tool), None)
-        asked = {"character": character, "function": tool, "arguments": {"turn": turn_number, "by": "voice"}}
+        asked: dict[str, Any] = {"character": character, "function": tool, "arguments": {"turn": turn_number, "by": "voice"}}
         if entry is None:
             known = ", ".join(h.id for h in self.tools_of(character)) or "none"
             return Aftermath(st, [], [asked | {"results": {"refused": f"no such tool (tools: {known})"}}])

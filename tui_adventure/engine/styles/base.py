@@ -62,14 +62,21 @@ class Style(Protocol):
     caller probes with ``hasattr``.
     """
 
-    builtins: dict[str, Callable]      # Python helpers rule conditions may call (visible, encloses); {} if none
-    functions: dict[str, Callable]     # text functions message templates may call
-    domains: dict[str, Callable]       # per parameter kind: the candidates the planner grounds actions over
+    # read-only members (a style may compute them on each reading)
+    @property
+    def builtins(self) -> dict[str, Callable]: ...   # Python helpers rule conditions may call (visible, encloses); {} if none
+    @property
+    def functions(self) -> dict[str, Callable]: ...   # text functions message templates may call
+    @property
+    def domains(self) -> dict[str, Callable]: ...   # per parameter kind: the candidates the planner grounds actions over
+    @property
+    def plannable(self) -> Callable | None: ...   # (action, env, state) -> bool, filtering grounded moves; None: all are
+    @property
+    def player_at(self) -> tuple | None: ...   # the by-first index key whose entry's first item is the player's room
+    #                                            (read by an action's step as player_room reads it); None: player_room only
     put_needs_held: bool               # "put X in Y" needs X held: what the heuristic may assume
-    plannable: Callable | None         # (action, env, state) -> bool, filtering grounded moves; None: all are
-    player_at: tuple | None            # the by-first index key whose entry's first item is the player's room
-    #                                    (read by an action's step as player_room reads it); None: player_room only
-    sight: Sight | None                # what a state's commands can read (see Sight); None: no such promise
+    @property
+    def sight(self) -> Sight | None: ...   # what a state's commands can read (see Sight); None: no such promise
     relevance_keys: bool               # a state's distance to the goals reads only its facts that name a
     #                                    relevant object (relevant_objects) or no object: Distances keys on them
 

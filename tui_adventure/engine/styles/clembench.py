@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..parts import StylePart, WorldPart
-from ..parsers import ClemParser
+from ..parsers import ClemParser, ParseFailure
 from ..planning.heuristic import transport_heuristic
 from .base import ROOM_TEXT, Exit
 from ..parsers import Failure, Parsed
@@ -308,7 +308,7 @@ class ClembenchStyle(StylePart):
     def id_for_type(self, t: str | None, st) -> str | None:
         return self.first_of_type.get(t or "")
 
-    def receptacle_of(self, st, e: str) -> str | None:
+    def receptacle_of(self, st, e: str | None) -> str | None:
         """``take X`` without ``from``: X's first on/in fact, in initial-state order."""
         order = self.order
         best, rank = None, None
@@ -432,7 +432,7 @@ class ClemCommandParser(WorldPart):
             room = r[0]
             break
         got = self.parser.parse_fields(text, type_of.get(room, ""), held)
-        if type(got) is not tuple:
+        if isinstance(got, ParseFailure):
             return Failure(got.phase, got.fail_type, got.message)
         verb, arg1, arg2, prep, t1, t2, _ = got
         action = self.actions.get(verb)
