@@ -1,5 +1,5 @@
 """The fast admissible commands (memoised, canonical states, grounding without successors) answer exactly
-what the plain definition, ``Planner.admissible_commands_reference``, answers."""
+what the plain definition, ``reference.admissible_commands``, answers."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world, load_world_text
 from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.engine.planning.sight import local_view
-from tui_adventure.engine.planning.touches import read_patterns, touched
+from tui_adventure.engine.planning.touches import read_patterns
 from tui_adventure.generate import Knobs, generate_world
 from random_states import five_worlds as _worlds, walk as _walk
+from reference import admissible_commands, touched
 
 
 @pytest.mark.slow
@@ -27,7 +28,7 @@ def test_the_fast_commands_are_the_references_on_random_states(name, world):
     fast = Admissible(world)
     states = _walk(world, 800, seed=len(name))
     for st in states:
-        want = planner.admissible_commands_reference(State.of(st.facts))
+        want = admissible_commands(planner, State.of(st.facts))
         assert list(fast.compute(State.of(st.facts))) == want   # a fresh state: nothing cached
         assert planner.admissible_commands(st) == want           # the memo, on the walk's own state objects
     assert planner.admissible.misses == len(states)              # each state met once
@@ -145,8 +146,8 @@ def test_a_far_fact_read_by_a_rule_keys_the_commands_on_the_whole_state():
     planner = Planner(world)
     shut = world.initial
     box_open = State.of(shut.facts | {("open", "box")})
-    assert planner.admissible_commands(shut) == planner.admissible_commands_reference(shut)
-    assert planner.admissible_commands(box_open) == planner.admissible_commands_reference(box_open)
+    assert planner.admissible_commands(shut) == admissible_commands(planner, shut)
+    assert planner.admissible_commands(box_open) == admissible_commands(planner, box_open)
     assert "ring bell" in planner.admissible_commands(box_open)
     assert "ring bell" not in planner.admissible_commands(shut)
 
@@ -191,7 +192,7 @@ def test_a_new_states_commands_from_the_state_before_are_the_references(name, wo
     planner = Planner(world)
     fast, seen = _played(world, 1500, seed=len(name))
     for st, commands in seen:
-        assert list(commands) == planner.admissible_commands_reference(State.of(st.facts))
+        assert list(commands) == admissible_commands(planner, State.of(st.facts))
     if name in ("generated", "house", "manor"):   # the classic style promises what its texts and builtins read
         assert fast.stepped > 0
     else:   # candle's rules read far; the clembench style promises nothing
@@ -223,7 +224,7 @@ def test_an_action_whose_facts_changed_is_worked_out_again():
     canonical, commands = fast.lookup(game.state)
     assert fast.stepped >= 1
     assert "ring bell" not in commands
-    assert list(commands) == Planner(world).admissible_commands_reference(State.of(canonical.facts))
+    assert list(commands) == admissible_commands(Planner(world), State.of(canonical.facts))
 
 
 def test_worlds_of_one_ruleset_share_the_proofs_and_keep_their_own_ids_and_ties():
@@ -245,5 +246,5 @@ def test_worlds_of_one_ruleset_share_the_proofs_and_keep_their_own_ids_and_ties(
         planner = Planner(drawn)
         assert fast.view is not None
         for st, commands in seen:
-            assert list(commands) == planner.admissible_commands_reference(State.of(st.facts))
+            assert list(commands) == admissible_commands(planner, State.of(st.facts))
     assert len({frozenset(v.ties.items()) for v in views}) == 3   # each world's doors tie its own rooms

@@ -5,6 +5,7 @@ import pytest
 from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world_text
 from tui_adventure.engine.planning.planner import Planner
+from reference import bfs
 
 BASE = """
 start: a
@@ -45,7 +46,7 @@ def test_astar_matches_bfs(goals):
     text = BASE + "goal:\n" + "".join(f"  - {g}\n" for g in goals)
     world = load_world_text(text, "small.yaml")
     planner = Planner(world)
-    fast, slow = planner.solve(), Planner(world, prune=False).bfs()
+    fast, slow = planner.solve(), bfs(Planner(world, prune=False))
     assert fast.par == slow.par
     assert fast.expanded <= slow.expanded
     game = Game(world)
@@ -60,7 +61,7 @@ def test_plans_from_any_state(mini):
     game = Game(mini)
     for c in ["e", "open box", "take apple"]:
         game.step(c)
-    assert planner.solve(game.state).par == Planner(mini, prune=False).bfs(game.state).par
+    assert planner.solve(game.state).par == bfs(Planner(mini, prune=False), game.state).par
 
 
 def test_unreachable_goal_is_proven():
@@ -85,7 +86,7 @@ def test_clembench_par_matches_unpruned_bfs(experiment):
     from clem_helpers import world
 
     w = world(experiment, 0)
-    assert Planner(w).solve().par == Planner(w, prune=False).bfs().par == 8
+    assert Planner(w).solve().par == bfs(Planner(w, prune=False)).par == 8
 
 
 @pytest.mark.parametrize("experiment", ["home_deliver_three_basic_hard", "home_deliver_three_basic_hard_invlimittwo"])
@@ -131,7 +132,7 @@ def test_a_world_action_goal_is_planned_exactly_with_the_heuristic():
     view = planning_view(world)
     assert view.heuristic and not view.prune and not view.skipped
     fast = Planner(world).solve()
-    assert fast.par == Planner(world, prune=False, shortcuts=False).bfs().par == 7
+    assert fast.par == bfs(Planner(world, prune=False, shortcuts=False)).par == 7
     assert fast.commands[-1] == "light candle" and "take matches" in fast.commands
 
 
@@ -143,7 +144,7 @@ def test_a_world_action_that_moves_things_turns_the_heuristic_off():
                                                                'effects: ["add lit(obj)", "add held(obj)"]')
     world = load_world_text(text, "candle2.yaml")
     assert not planning_view(world).heuristic               # it changes held, which the ruleset's moves change
-    assert Planner(world).solve().par == Planner(world, prune=False, shortcuts=False).bfs().par
+    assert Planner(world).solve().par == bfs(Planner(world, prune=False, shortcuts=False)).par
 
 
 class Clock:
@@ -261,7 +262,7 @@ def test_the_estimate_never_exceeds_the_turns_left_on_generated_houses():
         knobs = Knobs(rooms=rooms, objects=8, goals=2, doors=rooms // 2, locked=rooms // 5).resolved()
         world = load_world_text(dump(draft(knobs, seed).doc), "g.yaml")
         planner = Planner(world)
-        shortest = planner.bfs()   # BFS over the pruned moves (the pruning is held to unpruned BFS above)
+        shortest = bfs(planner)   # BFS over the pruned moves (the pruning is held to unpruned BFS above)
         par = shortest.par
         assert planner.solve().par == par, seed
         game = Game(world)
@@ -294,7 +295,7 @@ def test_par_from_random_states_is_what_breadth_first_search_finds():
             for _ in range(rng.randrange(5, 60)):
                 if game.step(rng.choice(chooser.admissible_commands(game.state))).done:
                     break
-            fast, slow = Planner(world).solve(game.state), Planner(world).bfs(game.state)
+            fast, slow = Planner(world).solve(game.state), bfs(Planner(world), game.state)
             assert (fast and fast.par) == (slow and slow.par)
             out_of_reach += slow is None
     assert out_of_reach   # the walks eat a goal thing now and then

@@ -12,6 +12,7 @@ from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.generate import Knobs, KnobError, generate_world
 from tui_adventure.generate.classic import draft, dump
 from tui_adventure.generate.vocab import THEMES, split_of
+from reference import bfs
 
 
 def test_the_same_command_gives_the_same_bytes_in_any_process(in_tmp):
@@ -54,7 +55,7 @@ def test_par_of_small_generated_worlds_equals_plain_breadth_first_search(seed):
     knobs = Knobs(rooms=4, objects=8, goals=2, doors=2, locked=1, containers=1, supports=1).resolved()
     world = load_world_text(dump(draft(knobs, seed).doc), f"g{seed}.yaml")
     fast = Planner(world).solve()
-    slow = Planner(world, shortcuts=False, max_nodes=2_000_000).bfs()
+    slow = bfs(Planner(world, shortcuts=False, max_nodes=2_000_000))
     assert fast.par == slow.par
 
 

@@ -13,6 +13,7 @@ from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world, load_world_text
 from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.engine.yamlpos import SourceErrors
+from reference import bfs
 
 TWO = TEST_WORLDS / "scene_two.yaml"
 
@@ -32,7 +33,7 @@ def test_turns_go_round_and_each_player_has_their_own_place_and_things():
 def test_joint_par_is_exact_against_bfs():
     world = load_world(TWO)
     plan = Planner(world).solve()
-    assert plan.par == Planner(world, shortcuts=False).bfs().par == 9
+    assert plan.par == bfs(Planner(world, shortcuts=False)).par == 9
     game = Game(world)
     assert [game.step(c) for c in plan.commands][-1].done
 

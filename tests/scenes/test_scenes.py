@@ -14,6 +14,7 @@ from tui_adventure.engine.game import Game
 from tui_adventure.engine.loading.loader import load_world, load_world_text
 from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.engine.yamlpos import SourceErrors
+from reference import bfs
 
 BRIDGE = TEST_WORLDS / "scene_bridge.yaml"
 CROSSING = ["take coin", "north", "give coin to troll", "east", "take crown"]
@@ -60,7 +61,7 @@ def test_par_is_exact_and_agrees_with_unpruned_bfs():
     world = load_world(BRIDGE)
     plan = Planner(world).solve()
     assert plan.par == 5 and plan.commands[2] == "give silver coin to troll"
-    assert Planner(world, shortcuts=False).bfs().par == plan.par
+    assert bfs(Planner(world, shortcuts=False)).par == plan.par
     _, results = play(world, plan.commands)
     assert results[-1].done and not any(r.lost for r in results)
 
@@ -91,10 +92,10 @@ def test_timed_events_and_losing_keep_par_exact_against_bfs(at):
         astar = Planner(world).solve()
     except Exception as exc:   # pragma: no cover - shown if it happens
         raise AssertionError(exc) from exc
-    bfs = Planner(world, shortcuts=False).bfs()
-    assert (astar is None) == (bfs is None)
+    plain = bfs(Planner(world, shortcuts=False))
+    assert (astar is None) == (plain is None)
     if astar is not None:
-        assert astar.par == bfs.par
+        assert astar.par == plain.par
         _, results = play(world, astar.commands)
         assert results[-1].done and not any(r.lost for r in results)
 
@@ -185,7 +186,7 @@ def test_the_labyrinth_against_bfs_and_with_mixed_seats(tmp_path):
     from conftest import WORLDS
 
     world = load_world(WORLDS / "labyrinth.yaml")
-    assert Planner(world, shortcuts=False).bfs().par == 14
+    assert bfs(Planner(world, shortcuts=False)).par == 14
     result = adventure("run", str(WORLDS / "labyrinth.yaml"), "--player", "oracle,random:3", "--records",
                        str(tmp_path / "records"), cwd=tmp_path)
     assert result.returncode == 0, result.stderr

@@ -17,6 +17,7 @@ from tui_adventure.engine.planning.planner import Planner
 from tui_adventure.engine.yamlpos import SourceErrors
 from tui_adventure.gamemaster.episode import Episode, PlayerFailed, play_turn
 from tui_adventure.gamemaster.voices import Voices
+from reference import bfs
 
 VOICE = TEST_WORLDS / "scene_voice.yaml"
 
@@ -100,7 +101,7 @@ async def test_undo_takes_back_what_the_voice_did_with_the_turn(monkeypatch, tmp
 def test_par_assumes_a_cooperative_voice_and_solve_says_so():
     world = load_world(VOICE)
     plan = Planner(world).solve()
-    assert plan.par == Planner(world, shortcuts=False).bfs().par == 4
+    assert plan.par == bfs(Planner(world, shortcuts=False)).par == 4
     out = adventure("solve", str(VOICE))
     assert "assuming cooperative voices (warden)" in out.stdout
 

@@ -189,10 +189,6 @@ class TurnData:
     achieved: int = 0                 # goals achieved after the turn
     par_now: int | None = None        # optimal turns left after the turn (None: unreachable/unknown)
 
-    @classmethod
-    def from_step(cls, result, par_now: int | None = None) -> "TurnData":
-        return cls(result.command, result.fail, result.goal_score, len(result.goals_achieved), par_now)
-
 
 @dataclass(frozen=True)
 class EpisodeMetrics:

@@ -16,7 +16,7 @@ new is worked out from the state looked up before it (the env's last state,
 one step away) when the style promises what its texts and builtins read
 (``Sight.builtin_reads``): an action whose rules read none of the facts the
 step changed (``touches``) keeps its commands. Else they are worked out
-as ``Planner.admissible_commands_reference`` does, with the same answer (a
+as the plain definition in tests/reference.py does, with the same answer (a
 test holds the two together on thousands of random states of several
 worlds), but without its waste: the player's room and each kind's candidates
 read once per state rather than once per action, an action that changes

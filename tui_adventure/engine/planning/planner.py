@@ -266,39 +266,6 @@ class Planner(PlannerMoves):
                else f"{self.max_seconds:g} s ({plural(expanded, 'state')} expanded)")
         raise PlannerLimit(f"no plan found within {why}", bound, expanded)
 
-    def bfs(self, start: State | None = None) -> Plan | None:
-        """Brute-force breadth-first search: slow, obviously right; the tests compare against it."""
-        t0 = time.perf_counter()
-        start = self._start = start or self.world.initial
-        if self.relevant is not None and start is not self.world.initial:
-            # what matters from here: a goal thing put in a box since the start makes that box matter
-            # (the set only grows, so every distance found before stays exact)
-            need = self.style.relevant_objects(self.goals, start)
-            if not need <= self.relevant:
-                self.relevant = self.relevant | need
-        parent: dict = {start.facts: None}
-        frontier = [start]
-        expanded = 0
-        if self.is_goal(start):
-            return Plan([], [], 0, 0.0)
-        depth = 0
-        while frontier and (self.depth is None or depth < self.depth):
-            depth += 1
-            nxt = []
-            for st in frontier:
-                expanded += 1
-                if expanded > self.max_nodes or len(parent) > self.max_states:
-                    raise PlannerLimit(f"no plan found within {expanded} expanded and {len(parent)} seen states")
-                for action, env, new in self.successors(st):
-                    if new.facts in parent:
-                        continue
-                    parent[new.facts] = (st.facts, (action, env))
-                    if self.is_goal(new):
-                        return self._plan(parent, new.facts, expanded, time.perf_counter() - t0)
-                    nxt.append(new)
-            frontier = nxt
-        return None
-
     def _plan(self, parent: dict, key, expanded: int, seconds: float, optimal: bool = True) -> Plan:
         chain = []
         while parent[key] is not None:
@@ -322,10 +289,8 @@ class Planner(PlannerMoves):
 
     def admissible_commands(self, st: State) -> list[str]:
         """Commands that change the state or give information, from ``st`` (memoised per state: see
-        ``engine.admissible``; the same answer as ``admissible_commands_reference``)."""
-        if self._admissible is None:
-            self._admissible = Admissible(self.world)
-        return self._admissible.commands(st)
+        ``engine.admissible``; tests/engine/reference.py holds the plain definition it is tested against)."""
+        return self.admissible.commands(st)
 
     @property
     def admissible(self) -> Admissible:
@@ -333,23 +298,6 @@ class Planner(PlannerMoves):
         if self._admissible is None:
             self._admissible = Admissible(self.world)
         return self._admissible
-
-    def admissible_commands_reference(self, st: State) -> list[str]:
-        """The slow, plain definition the fast path is tested against: every grounded action whose
-        successor differs from ``st``, or that gives information, rendered, without duplicates."""
-        out = []
-        domains = self.style.domains
-        for action in self.world.actions:
-            if action.ends:
-                out.append(self.command_text(action, {}, st))
-                continue
-            if action.effect is None and not action.info:
-                continue
-            for env in action.ground(st, domains):
-                if action.effect is not None and action.successor(st, env).facts == st.facts:
-                    continue
-                out.append(self.command_text(action, env, st))
-        return sorted(set(out))
 
 
 def solve_world(world: World, max_nodes: int = 3_000_000) -> Plan | None:

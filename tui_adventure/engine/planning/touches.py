@@ -84,15 +84,6 @@ def _read_patterns(compiler, action, builtin_reads: frozenset, ids) -> dict | No
     return {pred: tuple(got) for pred, got in out.items()}
 
 
-def touched(patterns: dict, changed: list) -> bool:
-    """Whether a fact of ``changed`` matches one of ``patterns`` (``read_patterns``)."""
-    for f in changed:
-        got = patterns.get(f[0])
-        if got is not None and any(matches(f, pattern) for pattern in got):
-            return True
-    return False
-
-
 def matches(fact: tuple, pattern: tuple) -> bool:
     """Whether ``fact`` (of the pattern's predicate) names each id the pattern fixes, at its place."""
     for i, x in pattern:
