@@ -119,7 +119,7 @@ class Admissible:
         return list(self.lookup(st)[1])
 
     def compute(self, st: State) -> tuple[str, ...]:
-        """What ``Planner.admissible_commands_reference`` answers, worked out without the memo: ``_ground``'s
+        """What the plain definition (tests/reference.py) answers, worked out without the memo: ``_ground``'s
         bindings of one and two parameters walked in place (no binding copied), each checked for a change
         and made a command at once, and each kind's candidates (less the values a check allows at load)
         read once per state."""
