@@ -121,3 +121,16 @@ def test_the_games_own_file_commands_write_no_file(lighthouse, tmp_path, monkeyp
         step = lighthouse.step(command)
         assert "would write files" in step.observation
     assert list(tmp_path.iterdir()) == [] and lighthouse.status().moves == 0
+
+
+def test_the_object_tree_nests_rooms_under_a_parent_jericho_numbers_0():
+    """As Jericho gives zork1's table: the rooms' parent (object 3 here) carries number 0 and no name, so
+    keying by number lost every room and looped on object 0; object n is the table's nth."""
+    from types import SimpleNamespace as Obj
+
+    from tui_adventure.zmachine.game import tree_lines
+
+    table = [Obj(num=0, name="", parent=0), Obj(num=1, name="mailbox", parent=2),
+             Obj(num=2, name="West House", parent=3), Obj(num=0, name="", parent=0),
+             Obj(num=4, name="leaflet", parent=1), Obj(num=5, name="loop", parent=6), Obj(num=6, name="pool", parent=5)]
+    assert tree_lines(table) == ["3: (no name)", "  2: West House", "    1: mailbox", "      4: leaflet"]

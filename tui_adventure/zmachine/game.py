@@ -368,24 +368,33 @@ class StoryGame:
         Jericho reads no other game's object table); None otherwise."""
         if not self.catalogued:
             return None
-        objects = self.env.get_world_objects()
-        children: dict[int, list] = {}
-        for obj in objects[1:]:
-            children.setdefault(obj.parent, []).append(obj)
-        lines: list[str] = []
-
-        def walk(parent: int, depth: int) -> None:
-            for obj in children.get(parent, []):
-                if len(lines) >= TREE_LIMIT or depth > 64:
-                    return
-                lines.append(f"{'  ' * depth}{obj.num}: {obj.name or '(no name)'}")
-                walk(obj.num, depth + 1)
-
-        walk(0, 0)
-        return lines
+        return tree_lines(self.env.get_world_objects())
 
     def close(self) -> None:
         self.env.close()
         if self._searcher is not None:
             self._searcher.close()
 
+
+def tree_lines(objects: list) -> list[str]:
+    """Jericho's object table (``get_world_objects()``) as indented lines, ``NUM: NAME`` under its parent,
+    at most ``TREE_LIMIT``. Object n is the list's nth: Jericho leaves the number of some (zork1's rooms'
+    parent among them) 0. A damaged table that loops shows each object once."""
+    children: dict[int, list[tuple[int, str]]] = {}
+    for num, obj in enumerate(objects):
+        if num != 0:   # 0 is no object: the parent of the roots, not a node
+            children.setdefault(obj.parent, []).append((num, obj.name))
+    lines: list[str] = []
+    shown: set[int] = set()
+
+    def walk(parent: int, depth: int) -> None:
+        for num, name in children.get(parent, []):
+            if len(lines) >= TREE_LIMIT or depth > 64:
+                return
+            if num not in shown:
+                shown.add(num)
+                lines.append(f"{'  ' * depth}{num}: {name or '(no name)'}")
+                walk(num, depth + 1)
+
+    walk(0, 0)
+    return lines
