@@ -18,13 +18,14 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import bench_study_serve   # this folder is on sys.path when a script here runs
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = (ROOT / "worlds" / "solutions" / "tutorial.txt").read_text().strip().splitlines()
@@ -39,28 +40,9 @@ worlds: [house]
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server(folder: Path, visitors: int, log) -> tuple[subprocess.Popen, str]:
-    (folder / "study.yaml").write_text(STUDY)
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "tui_adventure.cli", "study", "study.yaml", "--serve", "--port",
-                             str(port), "--records", "rec", "--max-sessions", str(visitors + 1), "--spares", "1"],
-                            cwd=folder, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    import urllib.request
-
-    for _ in range(600):
-        try:
-            urllib.request.urlopen(url + "static/css/xterm.css", timeout=2).close()
-            return proc, url
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("the server did not start")
+    """The study served with a seat for each visitor and one spare (bench_study_serve's server)."""
+    return bench_study_serve.start_server(folder, visitors + 1, log, spares=1, study=STUDY)
 
 
 def children(pid: int) -> list[int]:

@@ -50,8 +50,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(folder: Path, sessions: int, log, spares: int = 2) -> tuple[subprocess.Popen, str]:
-    (folder / "study.yaml").write_text(STUDY)
+def start_server(folder: Path, sessions: int, log, spares: int = 2, study: str = STUDY) -> tuple[subprocess.Popen, str]:
+    """``adventure study --serve`` of ``study`` in ``folder``, once its page assets answer: (process, url)."""
+    (folder / "study.yaml").write_text(study)
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "tui_adventure.cli", "study", "study.yaml", "--serve", "--port",
                              str(port), "--records", "rec", "--max-sessions", str(sessions), "--spares",
