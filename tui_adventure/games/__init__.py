@@ -6,7 +6,11 @@ A source is what ``catalog.open_world`` returns: one of our ``World``s, or a sto
 
 from __future__ import annotations
 
+# imported here, not when a game is opened: clemcore's runner unloads the modules a game's load imported
+# once the game ends, and a module imported later would outlive them and mix their classes in the next game
+from ..engine.world import World
 from .interface import Goals, Playable, Status, Step
+from .native import NativeGame
 
 __all__ = ["Goals", "Playable", "Status", "Step", "open_game"]
 
@@ -14,9 +18,6 @@ __all__ = ["Goals", "Playable", "Status", "Step", "open_game"]
 def open_game(source, engine=None) -> Playable:
     """A new play-through of ``source``: our engine's for a ``World`` (over ``engine``, an
     ``engine.game.Game`` already made for it, when given), else the source's own (``new_game()``)."""
-    from ..engine.world import World
-    from .native import NativeGame
-
     if isinstance(source, World):
         return NativeGame(source, engine)
     return source.new_game()
