@@ -12,6 +12,7 @@ from typing import Any
 
 from .facts import Fact, State, format_fact, pairs
 from .rules import Compiler, Action, ActionSpec, RulesetSpec, compile_actions
+from .rules.logic import Memo
 
 
 @dataclass
@@ -154,6 +155,7 @@ class World:
         self.action_by_id = {a.id: a for a in self.actions}
         self.parser = self.style.make_parser(self)
         self.scene = None
+        self.closed = False   # close() lets go of the parts below once
         if self.scene_spec is not None:
             from .scenes import Scene
 
@@ -164,17 +166,18 @@ class World:
         env closes the worlds its ``generate=`` resets drew): the memos in its states' caches are
         emptied and its style, parser, scene, compiler and actions let go, so its memory comes back at
         once rather than at Python's next cyclic collection. The world is not to be played after."""
-        actions = self.__dict__.get("actions")
+        if self.closed:
+            return
+        self.closed = True
+        actions = self.actions
         if actions:   # one memo a world, shared by its actions: the state caches its steps wrote to
             memo = actions[0].memo
             for cache in memo:
                 cache.clear()
             memo.clear()
         self.initial.cache.clear()
-        style = self.__dict__.get("style")
-        if style is not None:
-            style.untie()
-        self.style = self.parser = self.scene = self.compiler = None
+        self.style.untie()
+        del self.style, self.parser, self.scene, self.compiler
         self.actions, self.action_by_id = [], {}
 
     def keep_memos(self, transitions: int) -> None:
@@ -183,7 +186,8 @@ class World:
         them (``agents.env`` with the admissible commands)."""
         if self.actions:
             memo = self.actions[0].memo   # one per world, shared by its actions
-            memo.limit = max(memo.limit, transitions)
+            if isinstance(memo, Memo):
+                memo.limit = max(memo.limit, transitions)
 
     # names -----------------------------------------------------------
     # name_of(eid), type_of(eid), sort_ids(ids): set at load (_namers)

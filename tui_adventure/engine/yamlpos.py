@@ -50,7 +50,7 @@ def _weight(values) -> int:
 
 
 class PosDict(_Lazy, dict):
-    pos: Pos
+    pos: Pos | None
     key_pos: dict
     value_pos: dict
     weight: int   # values in it, counting every alias again: what walking it costs
@@ -61,7 +61,7 @@ class PosDict(_Lazy, dict):
 
 
 class PosList(_Lazy, list):
-    pos: Pos
+    pos: Pos | None
     item_pos: list
     weight: int
     _LAZY = {"pos": lambda self, node: _pos(node.start_mark),
@@ -302,6 +302,13 @@ def pos_of(container, key) -> Pos | None:
         if isinstance(key, int) and 0 <= key < len(container.item_pos):
             return container.item_pos[key]
         return getattr(container, "pos", None)
+    return None
+
+
+def start_of(container) -> Pos | None:
+    """Where a mapping or list read from a file starts, when known (None for one built in code)."""
+    if isinstance(container, (PosDict, PosList)):
+        return container.pos
     return None
 
 

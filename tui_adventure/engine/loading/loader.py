@@ -20,7 +20,7 @@ from ..styles.classic import COMPASS, DIRECTIONS
 from ..world import Entity, World
 from .scene_checks import SceneChecks
 from ..rules import TRAITS, ActionChecks
-from ..yamlpos import Pos, SourceError, SourceErrors, _kind, did_you_mean, key_pos_of, load_yaml, pos_of
+from ..yamlpos import Pos, SourceError, SourceErrors, _kind, did_you_mean, key_pos_of, load_yaml, pos_of, start_of
 
 TOP_KEYS = {"game", "title", "ruleset", "intro", "start", "max_turns", "par", "rooms", "objects",
             "goal", "actions", "strict", "seed", "clembench", "generated", "characters", "tables", "events",
@@ -135,7 +135,7 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
                          f" (allowed: {', '.join(sorted(TOP_KEYS - {'clembench'}))})")
         for key in ("rooms", "start", "goal"):
             if key not in d and key not in suggested:
-                self.err(d.pos, f"missing required key {key!r}" + {
+                self.err(start_of(d), f"missing required key {key!r}" + {
                     "rooms": " (add a 'rooms:' mapping with at least one room)",
                     "start": " (add 'start: <room id>' naming the room the player starts in)",
                     "goal": " (add 'goal:' with a list of facts such as on(book, table))"}[key])
@@ -186,6 +186,7 @@ class _Builder(ActionChecks, GoalChecks, PlacementChecks, SceneChecks):
             self.scene_predicates(ruleset, facts)
         if self.errors or ruleset is None:
             raise self.fail()
+        assert isinstance(start, str)   # a start that is not a room's id is an error, raised above
         try:
             world = World(path=self.path, game=str(d.get("game") or Path(self.path).stem),
                           title=str(d.get("title") or d.get("game") or Path(self.path).stem),

@@ -8,7 +8,7 @@ from .logic import LogicError, parse_condition, parse_effects
 from .logic_ast import atoms_in
 from .logic_ast import Atom, Compare, walk_all
 from .ruleset import parse_actions
-from ..yamlpos import PosDict, PosList, SourceError, _kind, did_you_mean, key_pos_of, pos_of
+from ..yamlpos import PosDict, PosList, SourceError, _kind, did_you_mean, key_pos_of, pos_of, start_of
 
 
 TRAITS = {"takeable", "container", "support", "openable", "lockable", "edible", "door"}
@@ -42,7 +42,7 @@ class ActionChecks:
                      " (write each action as '- id: ...'; see tui_adventure/rulesets/classic.yaml)")
             return []
         good = PosList()
-        good.pos, good.item_pos = getattr(items, "pos", None), []
+        good.pos, good.item_pos = start_of(items), []
         ids = []
         for i, item in enumerate(items):
             where = pos_of(items, i)
@@ -52,14 +52,14 @@ class ActionChecks:
                 continue
             ok = True
             known = PosDict()
-            known.pos, known.key_pos, known.value_pos = item.pos, {}, {}
+            known.pos, known.key_pos, known.value_pos = start_of(item), {}, {}
             for key, value in item.items():
                 if key not in ACTION_SHAPES:
                     self.err(key_pos_of(item, key), f"action {item['id']!r}: unknown action key {key!r}"
                              f"{did_you_mean(key, ACTION_SHAPES)} (known: {', '.join(sorted(ACTION_SHAPES))})")
                     continue
                 known[key] = value
-                known.key_pos[key], known.value_pos[key] = item.key_pos[key], item.value_pos[key]
+                known.key_pos[key], known.value_pos[key] = key_pos_of(item, key), pos_of(item, key)
                 if not _action_value_ok(key, value):
                     self.err(pos_of(item, key), f"action {item['id']!r}: {key} must be {ACTION_SHAPES[key]},"
                              f" not {value!r} (see tui_adventure/rulesets/classic.yaml)")

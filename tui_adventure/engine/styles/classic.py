@@ -351,6 +351,8 @@ class ClassicStyle(ClassicPlanning, StylePart):
 
     def _describe_room(self, st) -> str:
         room = self.player_room(st)
+        if room is None:   # facts edited by hand (a save) or a world's action left the player in no room
+            raise ValueError("the player is in no room")
         ent = self.entities[room]
         lines = [capitalise(ent.name)]
         if ent.description:
@@ -463,6 +465,7 @@ class ClassicStyle(ClassicPlanning, StylePart):
             slot, kind = item
             value = env.get(slot)
             if kind == "thing":
+                value = env[slot]   # a thing's slot is always bound: the action's parameter
                 key = (value, self.scope(st))
                 word = self._thing_words.get(key)
                 if word is None:
