@@ -51,8 +51,7 @@ class ClassicStyle(ClassicPlanning, StylePart):
         self._command_words: dict = {}   # action -> its words (command_text)
         self._thing_words: dict = {}     # (thing, things in sight) -> the words that name it (command_text)
 
-    # Its tables of its own methods are made on each reading: kept on the style, they would hold it in a
-    # reference cycle (and its world's states with it) for Python's collector.
+    # Tables of its own methods, made on each reading: kept on the style, they would hold it in a reference cycle.
     @property
     def builtins(self) -> dict:   # names: BUILTINS
         return {"visible": self.visible, "encloses": self.encloses}
@@ -68,14 +67,13 @@ class ClassicStyle(ClassicPlanning, StylePart):
 
     @property
     def sight(self) -> Sight:
-        # the commands read the room, what is in sight or held, and the player: scope walks only from the
-        # room and what is held, visible and encloses climb from their arguments through things in sight
-        # (or held) to the room, exits are read by the room, a command's words by scope alone (encloses: in/on/at)
+        # the commands read the room, what is in sight or held, and the player: scope walks only from the room and
+        # what is held, visible and encloses climb from their arguments through things in sight (or held) to the
+        # room, exits are read by the room, a command's words by scope alone (encloses: in/on/at)
         return Sight(self.sight_ids, frozenset({"player"}), frozenset({"thing"}), frozenset({"in", "on", "at"}))
 
     def make_parser(self, world) -> CommandParser:
-        # what ``direction`` and ``room_named`` read beyond DIRECTIONS: the parser's commands of one word
-        # are read once for every world that reads them alike (most have no passages)
+        # what direction and room_named read beyond DIRECTIONS, once for every world that reads them alike
         one_words = _DIRECTION_WORDS | frozenset(self.passages) if self.passages else _DIRECTION_WORDS
         return CommandParser(world, self, one_words,
                              reads={"dir": lambda: frozenset(self.passages.items()),
@@ -313,9 +311,8 @@ class ClassicStyle(ClassicPlanning, StylePart):
         return english_list(parts)
 
     def room_description(self, st) -> str:
-        """Memoised in the state's cache (shared by an equal state that adopts it: ``State.adopt``), per
-        state (a step to a state met before makes an equal state, hashed as a sum), then on what it reads
-        (``_room_key``): a random walk meets thousands of states and a few hundred rooms as they look."""
+        """Memoised in the state's cache (shared by an equal state that adopts it: ``State.adopt``), then on
+        what it reads (``_room_key``): a random walk meets thousands of states, a few hundred rooms' looks."""
         text = st.cache.get(ROOM_TEXT)
         if text is not None:
             return text
