@@ -64,11 +64,65 @@ def test_check_counts_doors_characters_and_players_apart(tmp_path):
     assert gen.returncode == 0, gen.stderr
     assert "wrote 1 world to" in gen.stdout
     (path,) = (tmp_path / "g").glob("*.yaml")
-    out = adventure("check", str(path), "labyrinth")
+    counted = tmp_path / "counted.yaml"
+    counted.write_text(COUNTED)
+    out = adventure("check", str(path), str(counted))
     assert out.returncode == 0, out.stdout
     first, second = out.stdout.splitlines()
     assert "ok (8 rooms, 20 objects, 2 doors, 3 goals," in first
-    assert "ok (3 rooms, 4 objects, 1 door, 2 characters, 2 players, 1 goal, par 14)" in second
+    assert "ok (2 rooms, 4 objects, 1 door, 2 characters, 2 players, 1 goal, par 11)" in second
+
+
+# the labyrinth's kinds of thing (one door, two characters, two players) in a world whose par is quick to find
+COUNTED = """\
+game: counted
+start: hall
+max_turns: 30
+rooms:
+  hall:
+    description: A bare hall. A hatch leads east to the vault.
+    exits:
+      east: {to: vault, door: hatch}
+  vault:
+    description: A cold vault. The hall is west.
+    exits:
+      west: {to: hall, door: hatch}
+objects:
+  hatch:
+    traits: [door, openable]
+  chest:
+    traits: [container, openable, lockable]
+    locked: true
+    key: key
+    at: vault
+  key:
+    name: iron key
+    traits: [takeable]
+    held: true
+  gold:
+    traits: [takeable]
+    in: chest
+  box:
+    traits: [container]
+    at: hall
+characters:
+  cat:
+    name: cat
+    at: hall
+    persona: ["A grey cat."]
+  owl:
+    name: owl
+    at: vault
+    persona: ["A sleepy owl."]
+players:
+  - id: ava
+    name: Ava
+  - id: bo
+    name: Bo
+    start: vault
+goal:
+  - in(gold, box)
+"""
 
 
 def _play(tmp_path, *commands, new=False):

@@ -81,7 +81,7 @@ async def test_par_of_the_start_is_computed_in_a_worker_and_says_computing_meanw
     from tui_adventure.widgets.panels import ScorePanel
 
     monkeypatch.setattr("tui_adventure.keyboard.session.PROGRESS_SECONDS", 600)   # by nodes, not by a busy clock
-    app = make_app(WORLDS / "labyrinth.yaml", records=tmp_path / "r", saves=tmp_path / "s", cursor_blink=False)
+    app = make_app(WORLDS / "house.yaml", records=tmp_path / "r", saves=tmp_path / "s", cursor_blink=False)
     app.session._search.acquire()   # the search waits until the test lets it go: "meanwhile" is certain
     released = False
     try:
@@ -89,13 +89,13 @@ async def test_par_of_the_start_is_computed_in_a_worker_and_says_computing_meanw
             await pilot.pause()
             text = lambda: str(app.screen.query_one("#score-text").render())   # noqa: E731
             assert "par computing…" in text()
-            await type_line(pilot, "take button")        # the person plays on while it searches
+            await type_line(pilot, "up")                 # the person plays on while it searches
             assert len(app.session.episode.turns) == 1 and "par computing…" in text()
             app.session._search.release()
             released = True
             await settle(pilot, 120)
             score = app.screen.query_one(ScorePanel).data
-            assert score.par == 14 and not score.par_pending and "par 14" in text()
+            assert score.par == 21 and not score.par_pending and "par 21" in text()
     finally:
         if not released:
             app.session._search.release()
@@ -107,9 +107,9 @@ def test_the_repl_toolbar_says_computing_until_par_is_known(monkeypatch):
 
     monkeypatch.setattr("tui_adventure.keyboard.session.PROGRESS_SECONDS", 600)
 
-    s = open_session("labyrinth", records=None)
+    s = open_session("house", records=None)   # a world that states no par: the search must find it
     assert "par computing…" in toolbar_text(s.panels())
     s.par(compute=True)
-    assert "par 14" in toolbar_text(s.panels())
-    blind = open_session("labyrinth", records=None, show=BLIND)
+    assert "par 21" in toolbar_text(s.panels())
+    blind = open_session("house", records=None, show=BLIND)
     assert "par" not in toolbar_text(blind.panels())

@@ -27,9 +27,9 @@ async def test_a_line_longer_than_the_box_keeps_its_end_in_view_and_the_panels_f
         x, y = line.cursor_screen_offset   # the cursor, just after the Z, is on the screen inside the box
         assert line.scroll_x > 0 and line.region.contains(x, y)
         before = str(app.screen.query_one(ScorePanel).query_one("#score-text").render())
-        for _ in range(12):
+        for _ in range(3):
             await type_line(pilot, "look")
         after = str(app.screen.query_one(ScorePanel).query_one("#score-text").render())
-        assert "Turn 12/" in after and "Turn 12/" not in before
+        assert "Turn 3/" in after and "Turn 3/" not in before
         log = app.screen.query_one("#log")
         assert log.scroll_y == log.max_scroll_y > 0   # the newest line in view, scrolled to by itself
