@@ -113,3 +113,21 @@ def test_the_repl_toolbar_says_computing_until_par_is_known(monkeypatch):
     assert "par 21" in toolbar_text(s.panels())
     blind = open_session("house", records=None, show=BLIND)
     assert "par" not in toolbar_text(blind.panels())
+
+
+async def test_a_par_that_arrives_while_the_screen_is_taken_down_is_dropped(tmp_path):
+    """Quitting while par is searched: the search's answer comes after the panel's parts are gone and must
+    not end the app with a traceback (seen when a session quit in its first frame)."""
+    from conftest import WORLDS
+    from pilot import settle
+
+    from tui_adventure.app import make_app
+
+    app = make_app(WORLDS / "house.yaml", records=tmp_path / "r", saves=tmp_path / "s", cursor_blink=False)
+    app.session._search.acquire()   # the search waits until the panel's text is gone
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await app.screen.query_one("#score-text").remove()   # what the app's teardown does to it
+        app.session._search.release()
+        await settle(pilot, 30)
+    assert app.return_code in (0, None)

@@ -17,6 +17,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
@@ -168,7 +169,13 @@ class PlayScreen(Screen):
         self.app.call_from_thread(self._set_progress, figures)
 
     def _set_progress(self, figures) -> None:
-        score = self.query_one(ScorePanel)
+        """The search's figures, on screen; none once the screen is being taken down (the app quit while
+        the search ran: its answer arrives after the panel's parts are gone)."""
+        try:
+            score = self.query_one(ScorePanel)
+            score.query_one("#score-text")
+        except NoMatches:
+            return
         d = score.data
         if d is None:
             return
