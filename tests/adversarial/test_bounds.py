@@ -5,6 +5,7 @@ timeout, so a regression shows as a failure here, not as a dead machine. What co
 FIFO, a device, a folder where a file belongs) runs in this process, bounded by the test's timeout.
 """
 
+import json
 import os
 import resource
 from pathlib import Path
@@ -45,7 +46,12 @@ def test_an_alias_bomb_is_refused_small_and_fast(tmp_path, key):
 
 @pytest.mark.slow
 def test_an_alias_bomb_inside_an_imported_instance_never_reaches_the_records(tmp_path):
-    out = adventure("import", "clembench", "--out", str(tmp_path / "imp"))
+    from tui_adventure.instances.packaged import INSTANCES
+
+    first = json.loads(INSTANCES.read_text())["experiments"][0]   # one shipped instance, imported
+    (tmp_path / "instances.json").write_text(json.dumps({"experiments": [
+        {**first, "game_instances": first["game_instances"][:1]}]}))
+    out = adventure("import", "clembench", str(tmp_path / "instances.json"), "--out", str(tmp_path / "imp"))
     assert out.returncode == 0
     source = next((tmp_path / "imp").rglob("instance_00000.yaml"))
     bomb = laughs(9, "x").split("\nx:")[0]

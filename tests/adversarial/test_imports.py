@@ -31,14 +31,13 @@ def places(value, at=()):
 
 
 def replaced(doc, at, new):
+    """``doc`` with the value at path ``at`` replaced by ``new``, ``doc`` unchanged: only the lists and
+    dicts along the path are copied, the rest is shared (the tests only serialise it)."""
     if not at:
         return new
-    doc = copy.deepcopy(doc)
-    holder = doc
-    for k in at[:-1]:
-        holder = holder[k]
-    holder[at[-1]] = new
-    return doc
+    outer = copy.copy(doc)
+    outer[at[0]] = replaced(doc[at[0]], at[1:], new)
+    return outer
 
 
 def mutants(source):

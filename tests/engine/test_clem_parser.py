@@ -245,7 +245,7 @@ _commands = st.builds(_assemble, st.lists(st.tuples(_word, _sep), max_size=7), _
 
 
 @pytest.mark.slow
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_commands)
 def test_agrees_with_lark(parser, lark_parser, text):
     lark, lp = lark_parser

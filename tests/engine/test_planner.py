@@ -187,8 +187,8 @@ def test_a_search_stores_states_packed_in_a_few_hundred_bytes():
     from tui_adventure.generate import Knobs
     from tui_adventure.generate.classic import draft, dump
 
-    knobs = Knobs(rooms=10, objects=20, goals=3, doors=3, locked=1).resolved()
-    world = load_world_text(dump(draft(knobs, 2).doc), "g.yaml")
+    knobs = Knobs(rooms=8, objects=16, goals=3, doors=3, locked=1).resolved()
+    world = load_world_text(dump(draft(knobs, 0).doc), "g.yaml")
     planner = Planner(world)
     planner.h = None   # blind (about 4,000 states expanded): the heuristic's gains would hide the states' size
     tracemalloc.start()
@@ -229,7 +229,7 @@ def test_a_time_budget_holds_on_a_world_whose_estimates_are_costly(monkeypatch):
     estimates = []
     estimate = planner.h
     planner.h = lambda st: estimates.append(st) or estimate(st)
-    clock = Clock(tick=0.05, budget=1.0)
+    clock = Clock(tick=0.25, budget=1.0)     # a handful of reads: each estimate costs much
     monkeypatch.setattr(planner_module, "time", clock)
     with pytest.raises(PlannerLimit) as limit:
         planner.solve()
@@ -257,7 +257,7 @@ def test_the_estimate_never_exceeds_the_turns_left_on_generated_houses():
     from tui_adventure.generate.classic import draft, dump
 
     tight = 0
-    for seed in range(60):
+    for seed in range(30):
         rooms = 6 + seed % 5
         knobs = Knobs(rooms=rooms, objects=8, goals=2, doors=rooms // 2, locked=rooms // 5).resolved()
         world = load_world_text(dump(draft(knobs, seed).doc), "g.yaml")
@@ -271,7 +271,7 @@ def test_the_estimate_never_exceeds_the_turns_left_on_generated_houses():
                 game.step(command)
             assert planner.h(game.state) <= par - done, (seed, done)
         tight += planner.h(world.initial) == par
-    assert tight > 30   # mostly exact: a bound this close would cross par with any turn counted twice
+    assert tight > 15   # mostly exact: a bound this close would cross par with any turn counted twice
 
 
 @pytest.mark.slow

@@ -1,12 +1,14 @@
 """Rule code writes ``exists``, ``_`` patterns and ``forall ... where`` out as loops over an index entry
 (rule_source); every check and effect of the rulesets must decide exactly as the facts say.
 
-The oracle below reads nothing but ``State.facts``: a pattern is a scan of every
-fact, a quantifier tries every name the facts or the world hold. It is run on
-the states a random walk meets, both the overlays a game makes and states with
-facts of their own, and on random bindings of the actions' parameters.
+The oracle below reads nothing but ``State.facts``: a pattern is a scan of the
+facts of its predicate (and of one argument's value, where one is bound), a
+quantifier tries every name the facts or the world hold. It is run on the states
+a random walk meets, both the overlays a game makes and states with facts of
+their own, and on random bindings of the actions' parameters.
 """
 
+import functools
 import random
 from pathlib import Path
 
@@ -25,10 +27,23 @@ _OPS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: 
         "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 
 
+@functools.lru_cache(maxsize=8)
+def _grouped(facts: frozenset) -> dict:
+    """``facts`` by predicate and length, and by those and one argument's place and value: made from
+    the facts alone, not from the state's own indexes."""
+    out: dict = {}
+    for f in facts:
+        out.setdefault((f[0], len(f)), []).append(f)
+        for i, value in enumerate(f[1:]):
+            out.setdefault((f[0], len(f), i, value), []).append(f)
+    return out
+
+
 def matches(st, pred, args, env):
     want = [None if a == "_" else env.get(a, a) for a in args]
-    return [f for f in st.facts if f[0] == pred and len(f) == len(args) + 1
-            and all(w is None or w == v for w, v in zip(want, f[1:]))]
+    bound = next(((i, w) for i, w in enumerate(want) if w is not None), ())
+    return [f for f in _grouped(st.facts).get((pred, len(args) + 1, *bound), ())
+            if all(w is None or w == v for w, v in zip(want, f[1:]))]
 
 
 def holds(c, ast, st, env, names) -> bool:

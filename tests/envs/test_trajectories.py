@@ -69,8 +69,10 @@ def test_each_seat_of_a_world_of_several_players_is_its_own_trajectory(tmp_path)
     """Two seats are two agents: each its own messages and rewards, named by episode and seat (issue 36)."""
     import json as _json
 
+    from conftest import TEST_WORLDS
+
     root = tmp_path / "records"
-    summary = asyncio.run(run_all(["labyrinth"], "oracle,random:3", root, jobs=1))
+    summary = asyncio.run(run_all([str(TEST_WORLDS / "scene_two.yaml")], "oracle,random:3", root, jobs=1))
     assert summary.played == 1
     got, report = lines(root)
     assert report.written == 2 and report.episodes == 1
@@ -86,6 +88,7 @@ def test_each_seat_of_a_world_of_several_players_is_its_own_trajectory(tmp_path)
     for line in (ava, bo):
         said = [m["content"] for m in line["messages"] if m["role"] == "assistant"]
         assert said == moves[line["seat"]] and len(line["rewards"]) == len(said)
+    assert ava["rewards"] and bo["rewards"]
     assert len(ava["rewards"]) + len(bo["rewards"]) == len(interactions["turns"])
 
 
