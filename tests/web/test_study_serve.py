@@ -128,7 +128,7 @@ def test_declining_ends_the_visit_with_only_the_refusal_kept(visit, study):
 
 
 def test_bad_links_get_a_page_saying_why_and_no_app(web, study):
-    with Served(["study", "study.yaml", "--records", "rec", "--max-sessions", "1"], study) as server:
+    with Served(["study", "study.yaml", "--records", "rec", "--max-sessions", "1"], study, spares=0) as server:
         for query, words in (("", "names no participant"), ("?participant=../etc", "1 to 64 letters"),
                              ("?participant=a&participant=b", "give it once"),
                              ("?participant=a&PROLIFIC_PID=b", "differ"), ("?participant=" + "x" * 65, "1 to 64")):
