@@ -39,7 +39,8 @@ def _free_port() -> int:
 
 
 class Cluster:
-    """``ray start --head --block`` on free ports of 127.0.0.1 with 2 CPUs; its workers play in
+    """``ray start --head --block`` with 2 CPUs on free ports, joined at 127.0.0.1 (Ray's own processes
+    listen where a local ``ray.init`` puts them: the machine's address); its workers play in
     ``scratch`` (ADVENTURE_RAY_SCRATCH). Stopped by SIGTERM to that command, which ends what it
     started (never ``ray stop``: that ends every Ray cluster of the machine)."""
 
@@ -65,9 +66,13 @@ class Cluster:
                  "--disable-usage-stats", "--temp-dir", str(self.temp), *[x for pair in ports.items() for x in pair]],
                 cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 120
-        while "Ray runtime started" not in self.log.read_text():
-            assert self.proc.poll() is None and time.monotonic() < deadline, self.log.read_text()
-            time.sleep(0.2)
+        try:
+            while "Ray runtime started" not in self.log.read_text():
+                assert self.proc.poll() is None and time.monotonic() < deadline, self.log.read_text()
+                time.sleep(0.2)
+        except BaseException:   # a cluster that did not start is not left running
+            self.stop()
+            raise
 
     def stop(self) -> None:
         self.proc.terminate()
