@@ -154,6 +154,15 @@ def _user_files_in_tmp(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache"))   # what model players learn of servers
 
 
+@pytest.fixture(scope="session")
+def openenv_servers(tmp_path_factory):
+    """The ``adventure serve`` processes tests/envs/test_serve.py and tests/adversarial/test_serve_hostile.py
+    both play on (each start imports OpenEnv: seconds of CPU); see ``start_servers`` there."""
+    from envs.test_serve import start_servers
+
+    yield from start_servers(tmp_path_factory)
+
+
 @pytest.fixture
 def server():
     """A scripted OpenAI-compatible / Anthropic server on 127.0.0.1 (tests/fake_llm_server.py)."""

@@ -1,12 +1,18 @@
-"""``adventure run --ray local``: Ray tasks play what a local run plays, and a killed worker's episode is
-played again from scratch. Ray (the [ray] extra) comes from .ci/setup.sh; without it these fail."""
+"""``adventure run --ray local|ADDRESS``: Ray tasks play what a local run plays, and a killed worker's episode
+is played again from scratch. Ray (the [ray] extra) comes from .ci/setup.sh; without it these fail.
+
+One run starts its own local Ray (``--ray local``); the others join one cluster the module starts
+(``ray start --head``, 2 CPUs, as ``--procs 2`` gives a local Ray), so Ray starts twice, not once a run.
+"""
 
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -18,10 +24,71 @@ from needs import module
 
 EXPERIMENT = "clembench/home_deliver_three_basic_easy"
 
+pytestmark = pytest.mark.xdist_group("ray")   # one worker starts the module's cluster once
+
 
 @pytest.fixture(scope="session")
 def ray_installed() -> None:
     module("ray", "ray")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    """``ray start --head --block`` with 2 CPUs on free ports, joined at 127.0.0.1 (Ray's own processes
+    listen where a local ``ray.init`` puts them: the machine's address); its workers play in
+    ``scratch`` (ADVENTURE_RAY_SCRATCH). Stopped by SIGTERM to that command, which ends what it
+    started (never ``ray stop``: that ends every Ray cluster of the machine)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.scratch = folder / "scratch"
+        self.scratch.mkdir()
+        port = _free_port()
+        self.address = f"127.0.0.1:{port}"
+        ports = {option: str(_free_port()) for option in (
+            "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port",
+            "--runtime-env-agent-port", "--metrics-export-port", "--node-manager-port", "--object-manager-port")}
+        self.log = folder / "ray.log"
+        # its own temp dir (short: Ray's sockets live there): the machine's default one names the latest
+        # cluster, which a plain ray.init() (``--ray local``) would join in place of starting its own
+        self.temp = Path(tempfile.mkdtemp(prefix="ray-"))
+        # token auth off: a driver joining by address sends no token unless RAY_AUTH_MODE=token is set
+        env = {**os.environ, "ADVENTURE_RAY_SCRATCH": str(self.scratch), "TUI_ADVENTURE_HOME": str(folder / "home"),
+               "RAY_AUTH_MODE": "disabled"}
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(
+                [str(Path(sys.executable).with_name("ray")), "start", "--head", "--block", "--port", str(port),
+                 "--num-cpus", "2", "--include-dashboard", "false",
+                 "--disable-usage-stats", "--temp-dir", str(self.temp), *[x for pair in ports.items() for x in pair]],
+                cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 120
+        try:
+            while "Ray runtime started" not in self.log.read_text():
+                assert self.proc.poll() is None and time.monotonic() < deadline, self.log.read_text()
+                time.sleep(0.2)
+        except BaseException:   # a cluster that did not start is not left running
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def cluster(ray_installed, tmp_path_factory):
+    started = Cluster(tmp_path_factory.mktemp("ray"))
+    yield started
+    started.stop()
 
 
 def episodes(root: Path) -> set[str]:
@@ -35,7 +102,7 @@ def replies(folder: Path) -> list[str]:
 
 
 @pytest.mark.ray
-def test_ray_tasks_write_what_a_local_run_writes(in_tmp, ray_installed):
+def test_ray_tasks_write_what_a_local_run_writes(in_tmp, cluster):
     shutil.copy(ROOT / "worlds" / "tutorial.yaml", in_tmp / "tutorial.yaml")   # a file: its text travels
     worlds = [EXPERIMENT, "tutorial.yaml"]
     ray = adventure("run", *worlds, "--player", "oracle", "--records", "r", "--ray", "local", "--procs", "2",
@@ -56,21 +123,19 @@ def test_ray_tasks_write_what_a_local_run_writes(in_tmp, ray_installed):
     scores = {r: sorted((str(p.parent.relative_to(in_tmp / r)), p.read_text().count('"Success": 1'))
                         for p in (in_tmp / r).rglob("scores.json")) for r in ("r", "l")}
     assert scores["r"] == scores["l"] and len(scores["r"]) == 17
-    again = adventure("run", *worlds, "--player", "oracle", "--records", "r", "--ray", "local", "--procs", "2",
-                      timeout=300)
+    again = adventure("run", *worlds, "--player", "oracle", "--records", "r", "--ray", cluster.address,
+                      timeout=300)   # a cluster's driver reads the same records: nothing is left to play
     assert again.returncode == 0 and "played 0, skipped 17" in again.stdout, again.stdout + again.stderr
 
 
 @pytest.mark.ray
-def test_a_worker_killed_mid_episode_is_played_again_from_scratch(in_tmp, ray_installed):
+def test_a_worker_killed_mid_episode_is_played_again_from_scratch(in_tmp, cluster):
     turns = 8   # 3 s an episode: after its first write (a second in) there are two to kill it in
-    scratch = in_tmp / "scratch"
-    scratch.mkdir()
+    scratch = cluster.scratch   # where the cluster's workers play
     with FakeLLMServer(responder=done_after(turns), delay=0.4) as server:
         command = [sys.executable, "-m", "tui_adventure.cli", "run", f"{EXPERIMENT}/0", "--player",
-                   f"openai_compatible:fake@{server.url}", "--records", "r", "--ray", "local", "--procs", "2"]
-        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "ADVENTURE_RAY_SCRATCH": str(scratch)})
+                   f"openai_compatible:fake@{server.url}", "--records", "r", "--ray", cluster.address]
+        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         killed = None
         deadline = time.monotonic() + 120
         while killed is None and time.monotonic() < deadline and run.poll() is None:
@@ -127,11 +192,11 @@ def test_a_registry_entry_per_server_sends_its_extra_body(tmp_path, monkeypatch)
 
 
 @pytest.mark.ray
-def test_a_broken_world_under_ray_is_named_to_fix_not_to_run_again(in_tmp, ray_installed):
+def test_a_broken_world_under_ray_is_named_to_fix_not_to_run_again(in_tmp, cluster):
     Path("worlds").mkdir()
     shutil.copy(ROOT / "tests" / "worlds" / "mini.yaml", "worlds/mini.yaml")
     shutil.copy(ROOT / "tests" / "broken" / "unclosed_quote.yaml", "worlds/unclosed_quote.yaml")
-    run = adventure("run", "worlds", "--player", "oracle", "--records", "r", "--ray", "local", "--procs", "1",
+    run = adventure("run", "worlds", "--player", "oracle", "--records", "r", "--ray", cluster.address,
                     timeout=300)
     summary = run.stdout[run.stdout.index("played 1, "):]
     assert run.returncode == 1 and "errors 1 (" in summary and "run again to retry" not in summary, summary
@@ -140,8 +205,7 @@ def test_a_broken_world_under_ray_is_named_to_fix_not_to_run_again(in_tmp, ray_i
 
 
 @pytest.mark.ray
-def test_a_run_refused_under_ray_by_another_kind_of_run_says_what_to_do_not_to_run_again(in_tmp, ray_installed,
-                                                                                           server):
+def test_a_run_refused_under_ray_by_another_kind_of_run_says_what_to_do_not_to_run_again(in_tmp, cluster, server):
     """The driver refuses the episodes before any task goes out; counted and said as a local run does
     (tests/test_cli.py), not under "run again to retry them"."""
     server.responder = lambda request: "> done"
@@ -150,7 +214,7 @@ def test_a_run_refused_under_ray_by_another_kind_of_run_says_what_to_do_not_to_r
     first = adventure("run", *worlds, "--player", model, "--records", "r")   # a text run, played locally
     assert first.returncode == 0 and "played 2," in first.stdout, first.stdout + first.stderr
     out = adventure("run", *worlds, "--player", model, "--mode", "tool", "--name", "m", "--records", "r",
-                    "--ray", "local", "--procs", "1", timeout=300)
+                    "--ray", cluster.address, timeout=300)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     summary = out.stdout[out.stdout.index("played 0, "):]
     assert "errors 2 (" in summary and "run again to retry" not in summary, summary

@@ -1,6 +1,7 @@
 """``adventure serve`` under hostile clients, round 2 (issue 35): a real server process, real sockets.
 
-Every case ends with the server healthy and its log free of tracebacks and errors.
+Every case ends with the server healthy and its log free of tracebacks and errors. The server is the one
+tests/envs/test_serve.py plays on (tests/conftest.py's ``openenv_servers``): one start fewer.
 """
 
 from __future__ import annotations
@@ -14,26 +15,16 @@ import urllib.request
 
 import pytest
 
-from envs.test_serve import Server, openenv   # noqa: F401  (the fixture checks the [openenv] extra)
-from conftest import ROOT
+from envs.test_serve import openenv   # noqa: F401  (the fixture checks the [openenv] extra)
 
-pytestmark = pytest.mark.serve
+pytestmark = [pytest.mark.serve, pytest.mark.xdist_group("serve")]   # the worker that holds the servers
 
 
 @pytest.fixture(scope="module")
-def server(openenv, tmp_path_factory):   # noqa: F811
-    folder = tmp_path_factory.mktemp("served")
-    (folder / "mine.yaml").write_text((ROOT / "worlds" / "tutorial.yaml").read_text(encoding="utf-8"), encoding="utf-8")
-    (folder / "sub").mkdir()
-    started = Server("--max-sessions", "2", "--worlds", str(folder), cwd=folder.parent)
-    try:
-        started.wait_ready()
-        started.folder = folder
-        yield started
-    finally:
-        log = started.stop()
-        assert "Traceback" not in log and "ERROR" not in log, log
-        assert log.count("answered 503") <= 2, log   # refusals are said once a minute, not once each
+def server(openenv, openenv_servers):   # noqa: F811
+    """The session's "roomy" server (envs/test_serve.py's ``start_servers``: 4 sessions, worlds from a
+    folder holding ``mine.yaml`` and ``sub/``); its log is checked when the session ends."""
+    return openenv_servers["roomy"]
 
 
 def health(server) -> int | str:

@@ -39,7 +39,8 @@ def test_serve_answers_the_page_in_a_browsers_first_request(tmp_path):
     (tmp_path / "records").mkdir()
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "tui_adventure.cli", "watch", str(tmp_path / "records"),
-                               "--serve", "--port", str(port)], cwd=ROOT, stdout=subprocess.PIPE,
+                               "--serve", "--port", str(port), "--spares", "0"],   # no dashboard is opened
+                              cwd=ROOT, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
     try:
         page, end = None, time.monotonic() + 30

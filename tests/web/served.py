@@ -35,14 +35,18 @@ def free_port() -> int:
 
 
 class Served:
-    """``adventure ARGS --serve`` on a free port of 127.0.0.1, stopped (SIGTERM) on exit."""
+    """``adventure ARGS --serve`` on a free port of 127.0.0.1, stopped (SIGTERM) on exit.
 
-    def __init__(self, args: list[str], cwd: Path, *options: str) -> None:
+    ``spares``: the visitor processes it keeps started (``--spares``; each costs a second of CPU to
+    start): 1 by default, so a visitor still gets a started one as with the server's default of 2;
+    0 where no visitor comes; None leaves the server's default."""
+
+    def __init__(self, args: list[str], cwd: Path, *options: str, spares: int | None = 1) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.log = cwd / f"server-{self.port}.log"
         self.command = [sys.executable, "-m", "tui_adventure.cli", *args, "--serve", "--port", str(self.port),
-                        *options]
+                        *options, *(["--spares", str(spares)] if spares is not None else [])]
         self.cwd = cwd
 
     def __enter__(self) -> "Served":

@@ -24,7 +24,7 @@ def fetch(url: str) -> tuple[int, str, bytes]:
 
 
 def test_the_page_names_the_worlds_title_and_an_icon_that_is_served(web, tmp_path):
-    with Served(["play", "tutorial", "--records", "rec"], tmp_path) as server:
+    with Served(["play", "tutorial", "--records", "rec"], tmp_path, spares=0) as server:   # no visitor comes
         status, kind, page = fetch(server.url)
         assert status == 200 and b"<title>Posting a Letter</title>" in page   # the world's title, not "tutorial"
         assert b'<link rel="icon" href="favicon.svg" type="image/svg+xml">' in page
@@ -35,7 +35,8 @@ def test_the_page_names_the_worlds_title_and_an_icon_that_is_served(web, tmp_pat
 
 @pytest.mark.parametrize("verbose", [False, True])
 def test_a_served_start_prints_where_it_serves_and_requests_only_when_verbose(web, tmp_path, verbose):
-    with Served(["play", "tutorial", "--records", "rec"], tmp_path, *(["--verbose"] if verbose else [])) as server:
+    with Served(["play", "tutorial", "--records", "rec"], tmp_path, *(["--verbose"] if verbose else []),
+                spares=0) as server:
         assert fetch(server.url)[0] == 200 and fetch(server.url + "favicon.svg")[0] == 200
     lines = server.log.read_text().splitlines()
     requests = [line for line in lines if '"GET /' in line]

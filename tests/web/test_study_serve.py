@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import contextmanager
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -40,43 +41,65 @@ def web():
     web_extra()
 
 
+@pytest.fixture(scope="module")
+def browser(web):
+    """One headless Chromium for the module's tests (starting one costs seconds of CPU); each test's
+    pages come from ``visit``."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        started = chromium(p)
+        yield started
+        started.close()
+
+
+@pytest.fixture
+def visit(browser):
+    """``with visit(**options) as page``: a page in a browser context of its own, as a new visitor's,
+    closed on leaving the block (before the server it visits stops)."""
+
+    @contextmanager
+    def page(**options):
+        context = browser.new_context(**options)
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+
+    return page
+
+
 @pytest.fixture
 def study(tmp_path) -> Path:
     (tmp_path / "study.yaml").write_text(STUDY)
     return tmp_path
 
 
-def test_a_participant_agrees_plays_a_world_to_the_win_and_gets_the_code(web, study):
-    from playwright.sync_api import sync_playwright
-
-    with Served(["study", "study.yaml", "--records", "rec"], study) as server, sync_playwright() as p:
-        browser = chromium(p)
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 700})
-            term = Terminal(page)
-            term.open(server.url + PROLIFIC, "Participation is voluntary")
-            assert not (study / "rec" / "human-5f1a2b3c4d").exists()   # nothing before the agreement
-            code, body = server.get("?participant=5f1a2b3c4d")          # the same participant, a second tab
-            assert code == 409 and "already playing" in body
-            term.press("Tab")   # to "I agree": an Enter typed ahead does not agree
-            term.press("Enter")
-            term.wait_for("Press Enter when ready")
-            term.press("Enter")
-            shown = term.wait_for("post the letter")
-            assert "Turn 0/30" in shown and not re.search(r"par \d|Main", shown)   # blind, as in the terminal
-            for turn, line in enumerate(SOLUTION + ["done"], 1):
-                term.type(line)
-                term.wait_for(f"Turn {turn}/30")
-            term.wait_for("Press Enter to go on")
-            term.press("Enter")
-            shown = term.wait_for("C1A2B3C4")
-            assert "Your completion code" in shown and "You may close this page now" in shown
-            term.press("Enter")   # the code stays on the page
-            page.wait_for_timeout(300)
-            assert "C1A2B3C4" in term.screen()
-            user_agent = page.evaluate("navigator.userAgent")
-        finally:
-            browser.close()
+def test_a_participant_agrees_plays_a_world_to_the_win_and_gets_the_code(visit, study):
+    with Served(["study", "study.yaml", "--records", "rec"], study) as server, \
+            visit(viewport={"width": 1100, "height": 700}) as page:
+        term = Terminal(page)
+        term.open(server.url + PROLIFIC, "Participation is voluntary")
+        assert not (study / "rec" / "human-5f1a2b3c4d").exists()   # nothing before the agreement
+        code, body = server.get("?participant=5f1a2b3c4d")          # the same participant, a second tab
+        assert code == 409 and "already playing" in body
+        term.press("Tab")   # to "I agree": an Enter typed ahead does not agree
+        term.press("Enter")
+        term.wait_for("Press Enter when ready")
+        term.press("Enter")
+        shown = term.wait_for("post the letter")
+        assert "Turn 0/30" in shown and not re.search(r"par \d|Main", shown)   # blind, as in the terminal
+        for turn, line in enumerate(SOLUTION + ["done"], 1):
+            term.type(line)
+            term.wait_for(f"Turn {turn}/30")
+        term.wait_for("Press Enter to go on")
+        term.press("Enter")
+        shown = term.wait_for("C1A2B3C4")
+        assert "Your completion code" in shown and "You may close this page now" in shown
+        term.press("Enter")   # the code stays on the page
+        page.wait_for_timeout(300)
+        assert "C1A2B3C4" in term.screen()
+        user_agent = page.evaluate("navigator.userAgent")
     episode = study / "rec" / "human-5f1a2b3c4d" / "tutorial" / "tutorial" / "instance_00000"
     assert (episode / "completed.json").exists()
     meta = json.loads((episode / "interactions.json").read_text())["meta"]
@@ -92,27 +115,20 @@ def test_a_participant_agrees_plays_a_world_to_the_win_and_gets_the_code(web, st
     assert json.loads((episode / "scores.json").read_text())["episode scores"]["Success"] == 1
 
 
-def test_declining_ends_the_visit_with_only_the_refusal_kept(web, study):
-    from playwright.sync_api import sync_playwright
-
-    with Served(["study", "study.yaml", "--records", "rec"], study) as server, sync_playwright() as p:
-        browser = chromium(p)
-        try:
-            page = browser.new_page()
-            term = Terminal(page)
-            term.open(server.url + "?participant=no-thanks", "Participation is voluntary")
-            for key in ("Tab", "Tab", "Enter"):
-                term.press(key)
-            assert "Nothing was recorded but that you declined" in term.wait_for("did not agree")
-        finally:
-            browser.close()
+def test_declining_ends_the_visit_with_only_the_refusal_kept(visit, study):
+    with Served(["study", "study.yaml", "--records", "rec"], study) as server, visit() as page:
+        term = Terminal(page)
+        term.open(server.url + "?participant=no-thanks", "Participation is voluntary")
+        for key in ("Tab", "Tab", "Enter"):
+            term.press(key)
+        assert "Nothing was recorded but that you declined" in term.wait_for("did not agree")
     roster = json.loads(next((study / "rec" / ".studies").glob("Browser-pilot-*.json")).read_text())
     assert list(roster["declined"]) == ["no-thanks"] and roster["participants"] == {}
     assert [p.name for p in (study / "rec").iterdir()] == [".studies"]
 
 
 def test_bad_links_get_a_page_saying_why_and_no_app(web, study):
-    with Served(["study", "study.yaml", "--records", "rec", "--max-sessions", "1"], study) as server:
+    with Served(["study", "study.yaml", "--records", "rec", "--max-sessions", "1"], study, spares=0) as server:
         for query, words in (("", "names no participant"), ("?participant=../etc", "1 to 64 letters"),
                              ("?participant=a&participant=b", "give it once"),
                              ("?participant=a&PROLIFIC_PID=b", "differ"), ("?participant=" + "x" * 65, "1 to 64")):
@@ -129,65 +145,47 @@ def test_bad_links_get_a_page_saying_why_and_no_app(web, study):
     assert not (study / "rec").exists() or not any((study / "rec").glob("human-*"))
 
 
-def test_an_idle_session_is_closed_and_a_reload_resumes(web, study):
-    from playwright.sync_api import sync_playwright
-
+def test_an_idle_session_is_closed_and_a_reload_resumes(visit, study):
     with Served(["study", "study.yaml", "--records", "rec", "--idle-timeout", "8"], study) as server, \
-            sync_playwright() as p:
-        browser = chromium(p)
-        try:
-            page = browser.new_page()
-            term = Terminal(page)
-            term.open(server.url + "?participant=idler", "Participation is voluntary")
-            term.press("Tab")
-            term.press("Enter")
-            term.wait_for("Press Enter when ready")
-            page.wait_for_selector("body.-closed #ended", state="visible", timeout=60_000)
-            assert "Reload the page" in page.inner_text("#ended")
-            term.open(server.url + "?participant=idler", "Press Enter when ready")   # consent is not asked again
-        finally:
-            browser.close()
+            visit() as page:
+        term = Terminal(page)
+        term.open(server.url + "?participant=idler", "Participation is voluntary")
+        term.press("Tab")
+        term.press("Enter")
+        term.wait_for("Press Enter when ready")
+        page.wait_for_selector("body.-closed #ended", state="visible", timeout=60_000)
+        assert "Reload the page" in page.inner_text("#ended")
+        term.open(server.url + "?participant=idler", "Press Enter when ready")   # consent is not asked again
 
 
-def test_play_serves_a_world_to_each_visitor(web, tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_play_serves_a_world_to_each_visitor(visit, tmp_path):
     with Served(["play", "tutorial", "--records", "rec", "--player", "oracle", "--paused"], tmp_path) as server, \
-            sync_playwright() as p:
-        browser = chromium(p)
-        try:
-            term = Terminal(browser.new_page())
-            assert "oracle" in term.open(server.url, "post the letter")
-            term.wait_for("par 4")   # the researcher's view of a model's run
-            term.press("F6")   # one step of the paused player
-            term.wait_for("Turn 1/30")
-        finally:
-            browser.close()
+            visit() as page:
+        term = Terminal(page)
+        assert "oracle" in term.open(server.url, "post the letter")
+        term.wait_for("par 4")   # the researcher's view of a model's run
+        term.press("F6")   # one step of the paused player
+        term.wait_for("Turn 1/30")
 
 
-def test_a_phone_sees_turns_par_goals_and_score_and_taps_the_panels(web, tmp_path):
+def test_a_phone_sees_turns_par_goals_and_score_and_taps_the_panels(visit, tmp_path):
     """At a phone's 390x844 the terminal fits the page, the figures line stands under the transcript in
     view, and words to tap stand in for the keys a phone lacks."""
-    from playwright.sync_api import sync_playwright
-
-    with Served(["play", "tutorial", "--records", "rec"], tmp_path) as server, sync_playwright() as p:
-        browser = chromium(p)
-        try:
-            term = Terminal(browser.new_page(viewport={"width": 390, "height": 844}))
-            term.open(server.url, "post the letter")
-            shown = term.wait_for("turn 0/30 · par 4 · goals 0/1 · score 0")
-            assert "[ ] the letter is in the mailbox" in shown and "Help Panels Menu Quit" in shown
-            assert "Inventory" not in shown   # no panel drawn beside the transcript, off the page
-            screen = term.page.evaluate("document.querySelector('.xterm-screen').getBoundingClientRect().toJSON()")
-            assert screen["x"] >= 0 and screen["right"] <= 390 and screen["bottom"] <= 844
-            figures = next(row for row in term.rows() if "turn 0/30" in row["text"])
-            assert figures["right"] <= 390 and figures["bottom"] <= 844   # in view, not below the fold
-            term.tap("Panels")
-            term.wait_for("Inventory")
-            term.type("take letter")
-            term.wait_for("turn 1/30")
-        finally:
-            browser.close()
+    with Served(["play", "tutorial", "--records", "rec"], tmp_path) as server, \
+            visit(viewport={"width": 390, "height": 844}) as page:
+        term = Terminal(page)
+        term.open(server.url, "post the letter")
+        shown = term.wait_for("turn 0/30 · par 4 · goals 0/1 · score 0")
+        assert "[ ] the letter is in the mailbox" in shown and "Help Panels Menu Quit" in shown
+        assert "Inventory" not in shown   # no panel drawn beside the transcript, off the page
+        screen = term.page.evaluate("document.querySelector('.xterm-screen').getBoundingClientRect().toJSON()")
+        assert screen["x"] >= 0 and screen["right"] <= 390 and screen["bottom"] <= 844
+        figures = next(row for row in term.rows() if "turn 0/30" in row["text"])
+        assert figures["right"] <= 390 and figures["bottom"] <= 844   # in view, not below the fold
+        term.tap("Panels")
+        term.wait_for("Inventory")
+        term.type("take letter")
+        term.wait_for("turn 1/30")
 
 
 def test_bad_serve_options_are_one_line(web, study):
