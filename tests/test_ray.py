@@ -105,8 +105,9 @@ def replies(folder: Path) -> list[str]:
 def test_ray_tasks_write_what_a_local_run_writes(in_tmp, cluster):
     shutil.copy(ROOT / "worlds" / "tutorial.yaml", in_tmp / "tutorial.yaml")   # a file: its text travels
     worlds = [EXPERIMENT, "tutorial.yaml"]
+    # local means a Ray of its own: not the one RAY_ADDRESS names (a plain ray.init() would try to join it)
     ray = adventure("run", *worlds, "--player", "oracle", "--records", "r", "--ray", "local", "--procs", "2",
-                    timeout=300)
+                    env={"RAY_ADDRESS": "127.0.0.1:9"}, timeout=300)
     local = adventure("run", *worlds, "--player", "oracle", "--records", "l")
     assert ray.returncode == local.returncode == 0, ray.stderr
     assert "played 17" in ray.stdout and episodes(in_tmp / "r") == episodes(in_tmp / "l")

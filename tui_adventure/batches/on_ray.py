@@ -150,7 +150,9 @@ def connect(address: str, cpus: int | None):
                              " (ray start --head) or give its address")
     try:
         if address == "local":
-            ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+            # "local": always a new instance, never one RAY_ADDRESS or an earlier `ray start` names
+            ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False,
+                     logging_level=logging.WARNING)
         else:
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, RuntimeError, ValueError) as exc:
