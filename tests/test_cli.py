@@ -96,6 +96,7 @@ def test_a_run_refused_by_another_kind_of_run_in_its_folder_says_what_to_do_not_
     assert out.stdout.count("holds a run") == 2   # as it happened, and under the summary: once each
 
 
+@pytest.mark.slow
 def test_a_batch_tells_a_failed_episode_to_retry_apart_from_a_broken_world(tmp_path):
     _worlds_with_a_broken_one(tmp_path)
     with socket.socket() as s:   # a port nobody listens on: the model's server is down

@@ -32,6 +32,7 @@ def laughs(levels: int, key: str) -> str:
     return "\n".join(lines) + f"\n{key}: *l{levels - 1}\nrooms: {{a: {{}}}}\ngoal: [held(x)]\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["start", "max_turns", "seed", "par", "title"])
 def test_an_alias_bomb_is_refused_small_and_fast(tmp_path, key):
     world = tmp_path / "bomb.yaml"
@@ -63,6 +64,7 @@ def test_an_alias_bomb_inside_an_imported_instance_never_reaches_the_records(tmp
     assert not any(p.stat().st_size > 1_000_000 for p in (tmp_path / "r").rglob("*") if p.is_file())
 
 
+@pytest.mark.slow
 def test_deep_nesting_is_an_error_not_a_segfault(tmp_path):
     deep = tmp_path / "deep.yaml"
     deep.write_text("start: " + "[" * 100_000 + "]" * 100_000 + "\n")

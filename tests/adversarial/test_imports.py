@@ -45,6 +45,7 @@ def mutants(source):
     return [(at, wrong, replaced(doc, at, wrong)) for at in places(doc) for wrong in WRONG]
 
 
+@pytest.mark.slow
 def test_a_labyrinth_scene_with_any_value_of_a_wrong_type_is_one_error(tmp_path):
     source, target = tmp_path / "scene.json", tmp_path / "scene.yaml"
     for at, wrong, doc in mutants(DATA / "labyrinth" / "bridge_scene.json"):

@@ -25,6 +25,7 @@ def hostile_world(tmp_path):
     return path
 
 
+@pytest.mark.slow
 async def test_typed_markup_then_the_debug_screen(tmp_path):
     app = make_app(hostile_world(tmp_path), records=tmp_path / "records", saves=tmp_path / "saves",
                    cursor_blink=False)
@@ -42,6 +43,7 @@ async def test_typed_markup_then_the_debug_screen(tmp_path):
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_a_model_reply_and_a_server_error_with_markup(tmp_path, server, monkeypatch):
     from fake_llm_server import Status
 

@@ -27,6 +27,7 @@ def mini():
     return load_world(TEST_WORLDS / "mini.yaml")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)   # a hang guard; what ends the stream is the model's timeout, named in the error
 @in_loop
 async def test_a_trickling_stream_is_cut_by_the_models_timeout(config, server, tmp_path):

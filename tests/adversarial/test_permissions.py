@@ -87,18 +87,21 @@ def one_line(out: subprocess.CompletedProcess, *words: str) -> None:
     assert any(w in text for w in words), text
 
 
+@pytest.mark.slow
 def test_a_read_only_records_folder_stops_run_with_a_message(place):
     frozen = read_only(place, "run-ro")
     one_line(adventure(place, "run", "manor", "--player", "oracle", "--records", str(frozen)),
              "Permission denied", "cannot write", "not writable")
 
 
+@pytest.mark.slow
 def test_score_and_eval_on_a_read_only_tree_say_what_they_could_not_write(place):
     frozen = read_only(place, "score-ro")
     one_line(adventure(place, "score", str(frozen)), "Permission denied", "cannot write")
     one_line(adventure(place, "eval", str(frozen)), "Permission denied", "cannot write")
 
 
+@pytest.mark.slow
 def test_an_unreadable_record_is_one_bad_episode(place):
     tree = place / "unreadable"
     shutil.copytree(place / "good", tree)
@@ -116,6 +119,7 @@ def test_an_unreadable_record_is_one_bad_episode(place):
     assert export.returncode == 0 and "from 1 episode exported (1 unreadable left out)" in export.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [
     ["generate", "--out", "{ro}/gen", "--rooms", "3", "--objects", "5", "--goals", "1"],
     ["import", "clembench", "--out", "{ro}/imp"],

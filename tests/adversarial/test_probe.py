@@ -207,6 +207,7 @@ def probe(capsys, *args) -> tuple[int | None, str, str]:
     return (result[0] if result else None), out.out, out.err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["trickle", "endless stream"])
 def test_the_timeout_is_a_deadline_for_the_whole_request(hostile, cache_home, capsys, mode):
     server = hostile(mode)

@@ -51,6 +51,7 @@ def hostile_records(played, tmp_path):
     return records
 
 
+@pytest.mark.slow
 async def test_watch_draws_no_escape_from_records(played, tmp_path):
     from tui_adventure.app import AdventureApp
     from tui_adventure.screens.watch import WatchScreen
@@ -131,6 +132,7 @@ def test_a_batch_shows_a_server_error_as_text(server, tmp_path, capsys, monkeypa
     assert_text_only(err)
 
 
+@pytest.mark.slow
 async def test_the_play_app_shows_a_model_reply_and_a_server_error_as_text(tmp_path, server, monkeypatch):
     from fake_llm_server import Status
     from pilot import transcript

@@ -4,6 +4,8 @@ holder died is taken over."""
 
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import json
 import resource
@@ -25,6 +27,7 @@ from tui_adventure.study.queue import is_sitting
 SETTINGS = "theme: textual-dark\nspeed: fast\n"
 
 
+@pytest.mark.slow
 async def test_a_served_visitors_theme_holds_for_their_session_only(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text(SETTINGS)

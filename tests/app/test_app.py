@@ -27,6 +27,7 @@ def interactions(tmp_path, run="human") -> dict:
     return json.loads(path.read_text())
 
 
+@pytest.mark.slow
 async def test_typed_command_reaches_transcript_panels_and_records(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -47,6 +48,7 @@ async def test_unknown_command_is_an_in_game_message(tmp_path):
         assert app.screen.query_one(ScorePanel).data.invalid == 1
 
 
+@pytest.mark.slow
 async def test_history_up_and_down(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -80,6 +82,7 @@ async def test_tab_completes_verbs_and_things_in_sight(tmp_path):
         assert line.value == "examine umbrella stand "
 
 
+@pytest.mark.slow
 async def test_undo_takes_the_turn_back_everywhere(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -90,6 +93,7 @@ async def test_undo_takes_the_turn_back_everywhere(tmp_path):
         assert interactions(tmp_path)["meta"]["round_count"] == 0
 
 
+@pytest.mark.slow
 async def test_save_and_restore(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -107,6 +111,7 @@ async def test_save_and_restore(tmp_path):
         assert app.screen.query_one(RoomPanel).data.room == "Kitchen"
 
 
+@pytest.mark.slow
 async def test_switching_to_the_oracle_mid_game_wins(tmp_path):
     app = app_for(tmp_path, world="tutorial.yaml")
     async with app.run_test(size=(100, 30)) as pilot:
@@ -121,6 +126,7 @@ async def test_switching_to_the_oracle_mid_game_wins(tmp_path):
         assert (next((tmp_path / "records" / "human").rglob("completed.json"))).exists()
 
 
+@pytest.mark.slow
 async def test_palette_switches_player(tmp_path):
     app = app_for(tmp_path, world="tutorial.yaml")
     async with app.run_test(size=(100, 30)) as pilot:
@@ -138,6 +144,7 @@ async def test_palette_switches_player(tmp_path):
         assert app.screen.session.episode.outcome.success
 
 
+@pytest.mark.slow
 async def test_pause_and_step_a_scripted_player(tmp_path):
     script = tmp_path / "script.txt"
     script.write_text("go north\nopen fridge\nlook\n")
@@ -162,6 +169,7 @@ async def test_pause_and_step_a_scripted_player(tmp_path):
         assert not screen.session.is_human
 
 
+@pytest.mark.slow
 async def test_a_failing_player_is_a_notification_not_a_crash(tmp_path):
     app = app_for(tmp_path, paused=True)
 
@@ -186,6 +194,7 @@ async def test_a_failing_player_is_a_notification_not_a_crash(tmp_path):
         assert app.screen.query_one(RoomPanel).data.room == "Kitchen"
 
 
+@pytest.mark.slow
 async def test_debug_screen_runs_an_admissible_command_and_jumps_back(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -237,6 +246,7 @@ async def oracle_replay(tmp_path) -> AdventureApp:
     return AdventureApp(replay=next((tmp_path / "rec").rglob("interactions.json")).parent)
 
 
+@pytest.mark.slow
 async def test_replay_steps_forward_and_back(tmp_path):
     app = await oracle_replay(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -262,6 +272,7 @@ async def test_quit_meta_command_leaves(tmp_path):
         assert app.return_code == 0
 
 
+@pytest.mark.slow
 async def test_small_terminal_and_live_resize(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -307,6 +318,7 @@ async def test_model_output_streams_into_the_transcript_while_the_turn_is_in_fli
         assert app.screen.session.episode.turns[0].command == "go north"
 
 
+@pytest.mark.slow
 async def test_settings_file_keymap_panels_and_theme_that_sticks(tmp_path, monkeypatch):
     from tui_adventure.config import load_config
 
@@ -339,6 +351,7 @@ async def test_a_broken_settings_file_is_reported_and_ignored(tmp_path, monkeypa
         assert "Kitchen" in transcript(app)
 
 
+@pytest.mark.slow
 async def test_watching_a_model_through_the_openai_sdk(tmp_path):
     """A model on an OpenAI-compatible server plays live: tokens, latency, a fault, the keyboard back."""
     from fake_llm_server import FakeLLMServer, Status
@@ -398,6 +411,7 @@ async def test_lines_arriving_at_once_are_played_one_turn_each(tmp_path):
         assert line.value == "take"                   # the unfinished last line waits for Enter
 
 
+@pytest.mark.slow
 async def test_undone_turns_are_struck_through_and_the_log_rewraps_on_resize(tmp_path):
     from tui_adventure.widgets.transcript import UNDONE, Transcript
 
@@ -442,6 +456,7 @@ async def test_the_debug_screen_is_driven_from_the_keyboard_and_shows_every_turn
         assert screen.query_one("#debug-tabs").active == "tab-facts" and screen.focused.id == "fact-filter"
 
 
+@pytest.mark.slow
 async def test_tab_lists_the_fitting_names_under_the_line_and_cycles_through_them(tmp_path):
     from textual.widgets import Static
 
@@ -466,6 +481,7 @@ async def test_tab_lists_the_fitting_names_under_the_line_and_cycles_through_the
         assert not app._notifications                 # no stacking toasts
 
 
+@pytest.mark.slow
 async def test_replay_shows_par_and_full_progress_and_opens_the_debug_screen(tmp_path):
     app = await oracle_replay(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -479,6 +495,7 @@ async def test_replay_shows_par_and_full_progress_and_opens_the_debug_screen(tmp
         assert "all goals are achieved" in str(app.screen.query_one("#plan").render())
 
 
+@pytest.mark.slow
 async def test_help_in_a_clembench_world_recommends_commands_that_work_there(tmp_path):
     app = make_app("clembench/home_deliver_three_basic_easy/0", records=tmp_path / "r", saves=tmp_path / "s",
                    cursor_blink=False)
@@ -492,6 +509,7 @@ async def test_help_in_a_clembench_world_recommends_commands_that_work_there(tmp
 
 
 
+@pytest.mark.slow
 async def test_a_resumed_game_at_80x24_opens_at_its_latest_turn(tmp_path):
     from tui_adventure.widgets.transcript import TranscriptLog
 

@@ -9,6 +9,7 @@ change of the layout.
 """
 
 
+import pytest
 from conftest import WORLDS
 
 from tui_adventure.app import make_app
@@ -93,6 +94,7 @@ def test_won_tutorial_80x24(snap_compare, tmp_path):
     assert snap_compare(app_for(tmp_path, "tutorial.yaml"), terminal_size=(80, 24), run_before=run_before)
 
 
+@pytest.mark.slow
 def test_help_80x24(snap_compare, tmp_path):
     async def run_before(pilot):
         await settle(pilot)
@@ -106,6 +108,7 @@ def test_help_80x24(snap_compare, tmp_path):
     assert snap_compare(app_for(tmp_path), terminal_size=(80, 24), run_before=run_before)
 
 
+@pytest.mark.slow
 def test_debug_120x40(snap_compare, tmp_path):
     async def run_before(pilot):
         await play(pilot, "go north")
@@ -122,6 +125,7 @@ def test_debug_120x40(snap_compare, tmp_path):
     assert snap_compare(app_for(tmp_path), terminal_size=(120, 40), run_before=run_before)
 
 
+@pytest.mark.slow
 def test_debug_80x24(snap_compare, tmp_path):
     async def run_before(pilot):
         await play(pilot, "west", "take red book")
@@ -147,6 +151,7 @@ def _replay_app(tmp_path):
     return AdventureApp(replay=episode, cursor_blink=False)
 
 
+@pytest.mark.slow
 def test_replay_won_80x24(snap_compare, tmp_path):
     async def run_before(pilot):
         await pilot.pause()
@@ -160,6 +165,7 @@ def test_replay_won_80x24(snap_compare, tmp_path):
     assert snap_compare(_replay_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
 
 
+@pytest.mark.slow
 def test_replay_midway_120x40(snap_compare, tmp_path):
     async def run_before(pilot):
         await pilot.pause()
@@ -182,6 +188,7 @@ def test_blind_midgame_80x24(snap_compare, tmp_path):
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
+@pytest.mark.slow
 def test_hot_seat_midgame_80x24(snap_compare, tmp_path, monkeypatch):
     """Two seats at one keyboard: after Ava's move the transcript and the panels are Bo's."""
     monkeypatch.setattr("tui_adventure.keyboard.session.PROGRESS_SECONDS", 600)   # par by nodes, never by a busy clock

@@ -4,6 +4,7 @@ Below 72 columns the side panels give way to a line of figures and the goals und
 words to tap stand in for the footer's keys; at 80 columns and wider the panels are back.
 """
 
+import pytest
 from conftest import WORLDS
 from pilot import settle, type_line
 
@@ -37,6 +38,7 @@ def log_lines(screen) -> list[str]:
     return [strip.text.rstrip() for strip in screen.query_one(TranscriptLog).lines]
 
 
+@pytest.mark.slow
 async def test_at_45_columns_a_line_of_figures_stands_for_the_panels(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=(45, 40)) as pilot:
@@ -64,6 +66,7 @@ async def test_at_45_columns_a_line_of_figures_stands_for_the_panels(tmp_path):
         assert app.screen is screen
 
 
+@pytest.mark.slow
 async def test_at_80x24_the_panels_stand_beside_the_transcript_and_come_back_when_widened(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -98,6 +101,7 @@ async def test_a_participant_at_41_columns_sees_turns_and_goals_and_nothing_blin
         assert shown(app.screen, "#side") == ""
 
 
+@pytest.mark.slow
 async def test_the_tutorials_table_is_stacked_where_its_rows_do_not_fit(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=(45, 40)) as pilot:

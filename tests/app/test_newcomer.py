@@ -1,5 +1,6 @@
 """What a newcomer reads: hot-seat turns, counts in words, typed lines echoed once, help's verbs (issue 36)."""
 
+import pytest
 import asyncio
 import re
 
@@ -59,6 +60,7 @@ def test_counts_in_messages_are_words_for_one(tmp_path):
     assert s.outcome_text().startswith("won after 6 turns: 1/1 goal, main score")
 
 
+@pytest.mark.slow
 def test_check_counts_doors_characters_and_players_apart(tmp_path):
     gen = adventure("generate", "--count", "1", "--seed", "1", "--objects", "20", "--out", str(tmp_path / "g"))
     assert gen.returncode == 0, gen.stderr

@@ -2,6 +2,7 @@
 and the oracle's own run reads 0 over par (a closing done is not a move); the records' moves_over_par is
 the same number, clembench's turns_over_par stays beside it under its own name (issue 33)."""
 
+import pytest
 import json
 
 import asyncio
@@ -72,6 +73,7 @@ def test_after_restore_the_panels_show_no_last_change(tmp_path):
     assert p.goals_achieved == 1 and p.last_goal_change == 0
 
 
+@pytest.mark.slow
 async def test_par_of_the_start_is_computed_in_a_worker_and_says_computing_meanwhile(tmp_path, monkeypatch):
     """Before the first turn, without blocking a turn: "computing…", then the exact par (issue 36)."""
     from conftest import WORLDS
@@ -115,6 +117,7 @@ def test_the_repl_toolbar_says_computing_until_par_is_known(monkeypatch):
     assert "par" not in toolbar_text(blind.panels())
 
 
+@pytest.mark.slow
 async def test_a_par_that_arrives_while_the_screen_is_taken_down_is_dropped(tmp_path):
     """Quitting while par is searched: the search's answer comes after the panel's parts are gone and must
     not end the app with a traceback (seen when a session quit in its first frame)."""

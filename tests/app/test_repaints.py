@@ -1,6 +1,7 @@
 """What a browser study made cheaper must still be what a person sees: the command line and the log
 no longer lay the screen out on every key or line, and a panel of the same height is only repainted."""
 
+import pytest
 from conftest import WORLDS
 from pilot import type_line
 
@@ -13,6 +14,7 @@ def app_for(tmp_path):
     return make_app(WORLDS / "house.yaml", records=tmp_path / "records", saves=tmp_path / "saves", cursor_blink=False)
 
 
+@pytest.mark.slow
 async def test_a_line_longer_than_the_box_keeps_its_end_in_view_and_the_panels_follow_the_game(tmp_path):
     """The command line and the log no longer lay the screen out on every key or line (a browser study's
     CPU): the line must still scroll to what is typed, the log to its newest line, and a panel whose text

@@ -5,6 +5,7 @@ keeps what one prompt did not read for the next (its typeahead), so each
 ``\\r`` ends one prompt, as Enter would.
 """
 
+import pytest
 import io
 import json
 import os
@@ -222,6 +223,7 @@ sys.exit(Repl(s, interactive=False).run())
 """
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_model_and_keeps_the_records_valid(tmp_path):
     env = {**os.environ, "TUI_ADVENTURE_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-c", SLOW_PLAYER, str(WORLDS / "tutorial.yaml")], cwd=tmp_path,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import WORLDS
 from pilot import settle, transcript, type_line
 
@@ -41,6 +43,7 @@ async def test_blind_play_hides_par_progress_score_planner_and_players(tmp_path)
         assert app.session.episode.turns and len(app.session.episode.turns) == 1
 
 
+@pytest.mark.slow
 async def test_a_study_in_the_app_goes_from_world_to_world(tmp_path):
     path = tmp_path / "study.yaml"
     path.write_text("title: Two tutorials\ninstructions: Read the task, then play.\n"
@@ -67,6 +70,7 @@ async def test_a_study_in_the_app_goes_from_world_to_world(tmp_path):
     assert (tmp_path / "records/human-pilot1/tutorial/tutorial/instance_00000/completed.json").exists()
 
 
+@pytest.mark.slow
 async def test_the_time_limit_ends_a_world_while_the_participant_thinks(tmp_path):
     path = tmp_path / "study.yaml"
     # a limit a loaded machine cannot reach before the command is in (its Enter would then go on)
@@ -90,6 +94,7 @@ async def test_the_time_limit_ends_a_world_while_the_participant_thinks(tmp_path
     assert run.done_count() == 1
 
 
+@pytest.mark.slow
 async def test_consent_comes_first_in_the_app_and_the_end_shows_the_completion_code(tmp_path):
     from textual.widgets import Button
 
@@ -135,6 +140,7 @@ async def test_declining_in_the_app_ends_the_study(tmp_path):
     assert not (tmp_path / "records/human-c2").exists()
 
 
+@pytest.mark.slow
 async def test_a_participant_sees_the_worlds_place_in_the_study_not_its_id(tmp_path):
     path = tmp_path / "study.yaml"
     path.write_text("title: Chores\npractice: tutorial\nworlds:\n  - clembench/home_deliver_three_basic_easy/0\n"
@@ -156,6 +162,7 @@ async def test_a_participant_sees_the_worlds_place_in_the_study_not_its_id(tmp_p
         await type_line(pilot, "quit")
 
 
+@pytest.mark.slow
 async def test_a_clembench_studys_practice_teaches_go_and_no_look(tmp_path):
     path = tmp_path / "study.yaml"
     path.write_text("title: Chores\npractice: tutorial\nworlds:\n  - clembench/home_deliver_three_basic_easy/0\n"

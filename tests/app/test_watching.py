@@ -1,5 +1,6 @@
 """Watching a model play, for research: what it wrote beside what was played, what it was sent, what it cost."""
 
+import pytest
 import re
 
 from textual.command import CommandInput
@@ -40,6 +41,7 @@ def app_for(tmp_path, **kw):
                     cursor_blink=False, paused=True, **kw)
 
 
+@pytest.mark.slow
 async def test_a_model_turn_shows_its_raw_reply_calls_figures_and_the_request_it_sent(tmp_path):
     app = app_for(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -102,6 +104,7 @@ async def test_a_program_turn_stays_one_line_and_a_reply_with_only_its_command_s
         assert app.screen.query_one("#player").data.extra["tokens in"] == 10
 
 
+@pytest.mark.slow
 async def test_the_request_of_a_model_on_an_openai_server_from_the_palette(tmp_path):
     """A real request: the second turn's messages hold the first command (as a tool call) and its result."""
     from fake_llm_server import FakeLLMServer, ToolCalls
@@ -135,6 +138,7 @@ async def test_the_request_of_a_model_on_an_openai_server_from_the_palette(tmp_p
         server.stop()
 
 
+@pytest.mark.slow
 async def test_a_stream_the_server_cut_off_is_asked_again_and_the_figures_say_so(tmp_path):
     """llama-cpp-python ends a stream with no finish reason when another request comes: the fragment is
     not played, and the turn's figures count the re-ask with its reason."""

@@ -21,6 +21,7 @@ def imported(tmp_path_factory):
 
 
 
+@pytest.mark.slow
 def test_one_file_per_instance(imported):
     files = sorted(imported.glob("*/instance_*.yaml"))
     assert len(files) == len(instances()) == 128
@@ -46,6 +47,7 @@ def test_files_are_readable_and_keep_the_instance(imported):
     assert limited["ruleset"] == "adventuregame_invlimit"
 
 
+@pytest.mark.slow
 def test_every_imported_file_passes_check(imported):
     files = [str(f) for f in sorted(imported.glob("*/instance_*.yaml"))]
     run = adventure("check", *files)

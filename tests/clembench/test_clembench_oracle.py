@@ -50,6 +50,7 @@ def _compare(trace) -> tuple[int, list]:
     return steps, problems
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["oracle_traces.jsonl.gz", "oracle_examine.jsonl.gz"])
 def test_upstream_oracle(name):
     traces = _load(name)

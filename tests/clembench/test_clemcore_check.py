@@ -47,6 +47,7 @@ def _episodes(root):
     return sorted(root.rglob("interactions.json"))
 
 
+@pytest.mark.slow
 def test_transcribe_all_writes_a_transcript_per_episode(tree):
     episodes = _episodes(tree)
     assert len(episodes) == 3
@@ -92,6 +93,7 @@ def _expected_from_scores(root):
     return out
 
 
+@pytest.mark.slow
 def test_evaluate_results_table_agrees_with_scores(tree):
     import pandas as pd  # here, not at module level: without the light install the fixture fails first
 

@@ -1,5 +1,6 @@
 """Our records pass the real clemcore 3.7.2 tools: a transcript per episode, our player in the results."""
 
+import pytest
 import asyncio
 
 from clem_helpers import world
@@ -12,6 +13,7 @@ from tui_adventure.players import make_player
 from tui_adventure.players.programmatic import ScriptedPlayer
 
 
+@pytest.mark.slow
 def test_recorded_episodes_are_accepted_by_clemcore(tmp_path):
     require_clemcore()
     root = tmp_path / "records"

@@ -86,6 +86,7 @@ def test_eval_names_every_file_it_wrote(models_only, tmp_path):
     assert len(rows(root / "paired.csv")) == 0
 
 
+@pytest.mark.slow
 def test_paired_csv_compares_on_the_instances_both_finished(with_people, tmp_path):
     root, _ = evaluated(with_people, tmp_path)
     assert next(csv.reader((root / "paired.csv").open())) == PAIRED_HEADER

@@ -187,6 +187,7 @@ def _played(world, steps: int, seed: int):
     return fast, seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, world", list(_worlds()), ids=lambda x: x if isinstance(x, str) else "")
 def test_a_new_states_commands_from_the_state_before_are_the_references(name, world):
     planner = Planner(world)

@@ -3,10 +3,12 @@
 (The MB figures behind these bounds: benchmarks/bench_memory.py.)
 """
 
+import pytest
 from tui_adventure.envs.env import AdventureEnv
 from tui_adventure.engine.parsers.parser import MEMO_PARSES, MEMO_PHRASES, MEMO_SIGHTED
 
 
+@pytest.mark.slow
 def test_distinct_commands_through_the_env_keep_bounded_memos():
     env = AdventureEnv(world="house", infos=("admissible_commands",), max_turns=1000)
     env.reset(seed=0)

@@ -6,6 +6,7 @@ classic parser asks whether one thing is in sight by climbing from it, which
 must agree with the whole scope in every state, odd ones included.
 """
 
+import pytest
 import random
 from pathlib import Path
 
@@ -89,6 +90,7 @@ def test_visible_agrees_with_scope_along_the_packaged_solutions():
             assert {x for x in world.entities if world.style.visible(fresh, x)} == set(scope) & set(world.entities)
 
 
+@pytest.mark.slow
 def test_encloses_climbs_as_parent_does_in_odd_states():
     """``encloses`` reads ``parent`` written out: it must answer as the walk up ``parent`` does, in
     states with cycles, things in two places, chains longer than it climbs and strays; and it answers
@@ -155,6 +157,7 @@ def test_an_action_reads_the_players_room_as_player_room_does():
                     assert env["here"] == style.player_room(st), action.id
 
 
+@pytest.mark.slow
 def test_a_state_hashed_late_hashes_as_its_facts():
     """A game's state works its hash out when first asked: from the hash of the state it was made
     from, when that was known then, else from its base and overlay. On walks that hash some states at

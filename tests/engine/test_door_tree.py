@@ -1,6 +1,7 @@
 """The door tree counts exactly the doors a walk must open: no more (the planner's par would be
 wrong), and, within its work budget, no fewer (the search would be slower)."""
 
+import pytest
 import random
 from itertools import combinations
 
@@ -66,6 +67,7 @@ def test_the_tree_is_the_fewest_doors_a_walk_can_open():
     assert extra_regions > 20   # the trees through regions nobody visits were tried, not just the easy ones
 
 
+@pytest.mark.slow
 def test_past_its_budget_the_tree_still_bounds_from_below(monkeypatch):
     rng = random.Random(5)
     monkeypatch.setattr(door_tree, "CHECKS", 1)

@@ -5,6 +5,7 @@ is named as an engine object is everywhere in the package (a game, world, state,
 scene, planner, a known turn ``rec``, or an object's ``.game``/``.world``/``.state``...), is reported.
 """
 
+import pytest
 import ast
 
 from conftest import ROOT
@@ -39,6 +40,7 @@ def _writes(tree):
                     yield leaf.lineno, ast.unparse(leaf)
 
 
+@pytest.mark.slow
 def test_nothing_outside_the_engine_assigns_an_engine_objects_field():
     package = ROOT / "tui_adventure"
     found = []

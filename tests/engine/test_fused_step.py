@@ -4,6 +4,7 @@ and hash, for effects that write one fact twice (in a loop, or by two statements
 the same fact, write facts of one to four places, and under ``when``.
 """
 
+import pytest
 import random
 from pathlib import Path
 
@@ -51,6 +52,7 @@ def same_state(got: State, want: State) -> None:
     assert hash(got) == hash(State.of(want.facts))
 
 
+@pytest.mark.slow
 def test_a_step_makes_the_state_the_sets_make():
     text = (ROOT / "worlds" / "house.yaml").read_text(encoding="utf-8").replace("\ngoal:", ODD + "goal:", 1)
     world = load_world_text(text, "house_odd.yaml")

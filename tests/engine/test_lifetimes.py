@@ -106,6 +106,7 @@ def freed() -> dict:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("infos", ["generated", "generated, progress"])
 def test_a_generated_world_per_episode_is_freed_at_the_next_reset(freed, infos):
     assert freed[infos] == {"freed": True, "left": {}}
@@ -132,6 +133,7 @@ def test_a_style_parser_or_action_kept_without_its_world_works():
     assert fail is None and str(message)
 
 
+@pytest.mark.slow
 def test_worlds_alive_when_python_exits_leave_quietly():
     script = ("from tui_adventure.catalog import open_world\n"
               "from tui_adventure.engine.game import Game\n"

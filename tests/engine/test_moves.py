@@ -53,6 +53,7 @@ def test_a_neighbours_key_from_what_the_move_changes_is_its_states_key(name, wor
             here = distances.key(st)   # a key made for a new state may have grown the relevant things
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, world", list(_worlds()), ids=lambda x: x if isinstance(x, str) else "")
 def test_the_bound_read_up_to_a_plans_length_is_the_whole_bound(name, world):
     """``Distances`` reads the estimate only until it reaches the length of a plan it knows: on states

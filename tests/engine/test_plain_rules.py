@@ -5,6 +5,7 @@ its solution, then a seeded walk over its admissible commands and some odd comma
 instances along their optimal commands. Every observation, goal change and done must be the same.
 """
 
+import pytest
 import json
 import os
 import subprocess
@@ -57,6 +58,7 @@ def _played(plain: bool) -> dict:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow
 def test_every_shipped_world_plays_the_same_with_plain_rules():
     generated, plain = _played(False), _played(True)
     assert (generated.pop("plain"), plain.pop("plain")) == (False, True)

@@ -294,6 +294,7 @@ def test_garbage_files_refused(case, mini, tmp_path):
     assert str(path) in str(err.value)
 
 
+@pytest.mark.slow
 def test_truncated_save_refused_at_every_length(mini, tmp_path):
     data = save_game(played(mini, PLAN[:4]), "full", tmp_path).read_bytes()
     path = tmp_path / "cut.json"
@@ -317,6 +318,7 @@ def test_missing_file_and_directory(mini, tmp_path):
         load_save("../x", mini, tmp_path / "missing")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=2000))
 def test_any_bytes_load_or_raise_save_error(mini, tmp_path, data):
@@ -353,6 +355,7 @@ def test_any_field_mutation_loads_or_raises_save_error(mini, tmp_path, key, valu
         replayed(s, mini)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(commands=st.lists(st.one_of(st.sampled_from(PLAN + ["take key", "brass", "red", "undo", "it"]),
                                    st.text(max_size=30)), max_size=12))

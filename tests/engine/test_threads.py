@@ -5,6 +5,8 @@ are interleaved. See docs/architecture.md, "Threads"."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import subprocess
 import sys
@@ -62,6 +64,7 @@ def played(mode: str) -> dict:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow
 def test_worlds_of_one_ruleset_in_threads_play_as_each_alone():
     alone, threaded = played("alone"), played("threads")
     assert all(alone[str(seed)] for seed in SEEDS)

@@ -119,6 +119,7 @@ GOOD = [ROOT / "tests" / "worlds" / "mini.yaml"] + sorted((ROOT / "worlds").glob
     + sorted(p for p in (ROOT / "tests" / "worlds").glob("*.yaml") if p.name != "mini.yaml")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", GOOD, ids=[f"{p.parent.name}/{p.stem}" for p in GOOD])
 def test_good_worlds_pass(path: Path):
     code, lines = run_check(path)
@@ -242,6 +243,7 @@ def _world_like(rng: random.Random) -> dict:
     return doc
 
 
+@pytest.mark.slow
 @fuzz(250)   # about a third of them build a World
 @given(st.integers(0, 2**32))
 def test_random_worlds_never_crash(seed):

@@ -147,6 +147,7 @@ def _house():
     return AdventureEnv(world="house", infos=["turn"])
 
 
+@pytest.mark.slow
 def test_async_vector_envs_run_in_their_own_processes():
     # shared_memory=False: Gymnasium 1.4 reads a Text space back from shared memory as empty (all padding)
     envs = gymnasium.vector.AsyncVectorEnv([_house, _house], context="spawn", shared_memory=False)
@@ -158,6 +159,7 @@ def test_async_vector_envs_run_in_their_own_processes():
         envs.close()
 
 
+@pytest.mark.slow
 def test_a_random_walk_keeps_one_copy_of_each_state_it_meets():
     """A state met again by a new way is a new object equal to the known one; the env plays on from
     the known one, and the copy must not stay alive in the step's memo: a trainer's long run would

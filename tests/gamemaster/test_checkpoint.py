@@ -58,6 +58,7 @@ def test_quick_turns_wait_for_the_checkpoint_and_the_end_is_written(tmp_path, mo
     assert rounds_on_disk(records) == (len(SCRIPT), True)
 
 
+@pytest.mark.slow
 def test_a_slow_model_call_finds_every_earlier_turn_on_disk(tmp_path, monkeypatch):
     monkeypatch.setattr(batch, "CHECKPOINT", 0.1)
     records = tmp_path / "records"

@@ -46,6 +46,7 @@ def replay_ours(experiment: str, inst: dict) -> int | None:
     return None
 
 
+@pytest.mark.slow
 def test_the_same_command_gives_the_same_bytes_in_any_process(in_tmp):
     args = ["generate", "--flavour", "clembench", "--count", "6", "--seed", "11", "--variant", "both"]
     one = adventure(*args, "--out", "a", env={"PYTHONHASHSEED": "1"}, subprocess=True)

@@ -15,6 +15,7 @@ from tui_adventure.generate.vocab import THEMES, split_of
 from reference import bfs
 
 
+@pytest.mark.slow
 def test_the_same_command_gives_the_same_bytes_in_any_process(in_tmp):
     args = ["generate", "--count", "4", "--seed", "7", "--rooms", "10", "--objects", "24", "--goals", "3",
             "--theme", "castle"]
@@ -110,6 +111,7 @@ def test_names_collide_only_with_an_adjective_to_tell_them_apart():
     assert plain and all(len(o["name"].split()) <= 2 for o in plain)
 
 
+@pytest.mark.slow
 def test_an_impossible_range_raises_a_knob_error_in_the_library():
     with pytest.raises(KnobError, match="widen --par"):
         generate_world(Knobs(rooms=2, objects=6, goals=1), 0, par=(90, 99))

@@ -35,6 +35,7 @@ def model(world, mode="text", **kw):
     return make_player("fake-claude", world, mode, **{"timeout": 5.0, "max_retries": 2, "retry_delay": 0.01, **kw})
 
 
+@pytest.mark.slow
 @in_loop
 async def test_a_clembench_episode_through_the_messages_api(config, server, tmp_path):
     world = clem_world("home_deliver_three_basic_easy", 5)
@@ -86,6 +87,7 @@ async def test_streaming_and_tool_use(config, server, mini):
     assert answer.tokens_in > 0 and answer.tokens_out > 0 and answer.latency > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", [Status(429), Status(529), Malformed(), DropMidStream()],
                          ids=["429", "529", "malformed", "dropped"])
 @in_loop

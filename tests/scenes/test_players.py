@@ -38,6 +38,7 @@ def test_joint_par_is_exact_against_bfs():
     assert [game.step(c) for c in plan.commands][-1].done
 
 
+@pytest.mark.slow
 def test_a_seat_per_player_in_any_mix(tmp_path):
     for spec in ("oracle,random:3", "oracle,oracle"):
         result = adventure("run", str(TWO), "--player", spec, "--records", str(tmp_path / "r"), cwd=tmp_path)

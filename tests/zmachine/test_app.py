@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pilot import settle, transcript, type_line
 from stories import LIGHTHOUSE, STORIES, new_story_game
 from conftest import adventure
@@ -14,6 +16,7 @@ def app_for(tmp_path, story=LIGHTHOUSE):
     return make_app(story, records=tmp_path / "records", saves=tmp_path / "saves", cursor_blink=False)
 
 
+@pytest.mark.slow
 async def test_the_panels_show_room_inventory_and_score_of_a_story_file(tmp_path):
     from tui_adventure.widgets.panels import InventoryPanel, RoomPanel, ScorePanel
 
@@ -37,6 +40,7 @@ async def test_the_panels_show_room_inventory_and_score_of_a_story_file(tmp_path
         assert app.screen.query_one(ScorePanel).data.scored == (5, 30, 2)
 
 
+@pytest.mark.slow
 async def test_a_story_file_won_ends_the_episode_on_screen(tmp_path):
     from stories import walkthrough
 
@@ -56,6 +60,7 @@ def test_the_repl_plays_a_story_file_with_undo_and_score(tmp_path):
     assert "Score: 5 of 30, in 2 moves" in result.stdout and "Score: 0 of 30, in 1 move" in result.stdout
 
 
+@pytest.mark.slow
 async def test_the_debug_screen_shows_what_a_story_file_has(tmp_path):
     from textual.widgets import OptionList, Static
 

@@ -26,6 +26,7 @@ def story_study(tmp_path, extra: str = ""):
     return load_study(path)
 
 
+@pytest.mark.slow
 async def test_a_story_file_study_in_the_app_runs_to_its_end(tmp_path):
     from tui_adventure.app import AdventureApp
     from tui_adventure.screens.play import PlayScreen

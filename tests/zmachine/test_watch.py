@@ -49,6 +49,7 @@ def test_watch_rows_show_turns_and_the_games_own_score(records, tmp_path):
     assert episode_cells(cellar)[4] == "15/25 pts"
 
 
+@pytest.mark.slow
 async def test_a_story_files_episode_replays_with_its_score(records):
     from tui_adventure.app import AdventureApp
     from tui_adventure.widgets.panels import RoomPanel, ScorePanel
@@ -96,6 +97,7 @@ async def test_a_models_story_episode_in_tools_mode_exports_its_one_act_tool(mon
     assert line["messages"][2]["tool_calls"][0]["function"]["name"] == "act"
 
 
+@pytest.mark.slow
 async def test_the_dashboard_shows_story_rows_and_enter_replays_one(records):
     import asyncio
 
