@@ -45,4 +45,10 @@ PYTHON="$PY" bash .ci/clemcore.sh
 # bytecode written once here: where PYTHONDONTWRITEBYTECODE is set, every test worker and every process the
 # tests start would otherwise compile the package again (a file changed later is compiled as usual)
 "$PY" -m compileall -q tui_adventure tests benchmarks >/dev/null
+# and the test modules as pytest rewrites their asserts: pytest reads its cached rewritten modules even
+# where PYTHONDONTWRITEBYTECODE keeps it from writing them, so one collection with writing allowed saves
+# each xdist worker rewriting every test module on every run (a test file changed later is rewritten).
+# syrupy off: it fails a bare collection for the snapshots no test ran
+env -u PYTHONDONTWRITEBYTECODE "$PY" -m pytest --collect-only -q -n 0 -p no:cacheprovider -p no:syrupy >/dev/null 2>&1 ||
+    echo "setup.sh: collecting the tests failed; pytest says why" >&2
 echo "setup.sh: done; run the tests with: pytest"
