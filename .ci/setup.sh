@@ -50,5 +50,5 @@ PYTHON="$PY" bash .ci/clemcore.sh
 # each xdist worker rewriting every test module on every run (a test file changed later is rewritten).
 # syrupy off: it fails a bare collection for the snapshots no test ran
 env -u PYTHONDONTWRITEBYTECODE "$PY" -m pytest --collect-only -q -n 0 -p no:cacheprovider -p no:syrupy >/dev/null 2>&1 ||
-    echo "setup.sh: collecting the tests failed; pytest says why" >&2
+    echo "setup.sh: collecting the tests failed: pytest --collect-only -n 0 says why" >&2
 echo "setup.sh: done; run the tests with: pytest"
