@@ -34,10 +34,21 @@ if ((${#missing[@]})); then
     fi
 fi
 
-# the project and every extra the tests use, then clemcore's light route
-"$PY" -m pip install -q --disable-pip-version-check -e '.[test,web,gym,openenv,anthropic,fd,ray,zmachine]'
+# the project and every extra the tests use, then clemcore's light route, installed by uv (pip brings
+# uv first): it resolves and unpacks from its cache in seconds where pip takes minutes. --compile-bytecode
+# as pip does by default: without it every process would compile what it imports where
+# PYTHONDONTWRITEBYTECODE is set
+"$PY" -m uv --version >/dev/null 2>&1 || "$PY" -m pip install -q --disable-pip-version-check "uv>=0.4"
+"$PY" -m uv pip install -q --compile-bytecode --python "$("$PY" -c 'import sys; print(sys.executable)')" \
+    -e '.[test,web,gym,openenv,anthropic,fd,ray,zmachine]'
 PYTHON="$PY" bash .ci/clemcore.sh
 # bytecode written once here: where PYTHONDONTWRITEBYTECODE is set, every test worker and every process the
 # tests start would otherwise compile the package again (a file changed later is compiled as usual)
 "$PY" -m compileall -q tui_adventure tests benchmarks >/dev/null
+# and the test modules as pytest rewrites their asserts: pytest reads its cached rewritten modules even
+# where PYTHONDONTWRITEBYTECODE keeps it from writing them, so one collection with writing allowed saves
+# each xdist worker rewriting every test module on every run (a test file changed later is rewritten).
+# syrupy off: it fails a bare collection for the snapshots no test ran
+env -u PYTHONDONTWRITEBYTECODE "$PY" -m pytest --collect-only -q -n 0 -p no:cacheprovider -p no:syrupy >/dev/null 2>&1 ||
+    echo "setup.sh: collecting the tests failed: pytest --collect-only -n 0 says why" >&2
 echo "setup.sh: done; run the tests with: pytest"

@@ -33,3 +33,12 @@ def module(name: str, extra: str):
     if spec is None:
         pytest.fail(f"{name} is not installed (the [{extra}] extra): run {SETUP} in this venv", pytrace=False)
     return spec
+
+
+def uv() -> str:
+    """The path of uv's binary (the [test] extra's ``uv``, which builds the suite's throwaway venvs);
+    the test fails, naming the set-up command, when it is not installed."""
+    module("uv", "test")
+    from uv import find_uv_bin
+
+    return find_uv_bin()

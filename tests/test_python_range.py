@@ -9,14 +9,13 @@ slips in unseen: a possessive regex (3.11) made every import of the engine
 fail on 3.10, and ``asyncio.Runner`` (3.11) every ``adventure repl``, while
 ``requires-python`` said ">=3.10" (Ubuntu 22.04's Python, which clemcore 3.7.2
 supports too). Here a venv of that Python gets clemcore 3.7.2 and this project
-by one pip install, imports every module and plays a world headless and at the
-repl (the venv is made by uv, in seconds where pip takes minutes: this file checks
-Pythons; tests/clemgame/test_clemcore_full.py checks the co-install with pip itself). The newest end
-catches the other way round: something a later Python
-removed or changed (3.12 dropped distutils and changed how some warnings and
-regexes behave) that the suite's own Python does not see. Each venv is kept
-under pytest's cache, keyed by pyproject.toml. A Python is not a pip package:
-a machine without that version skips, saying so.
+by one uv install (in seconds where pip takes minutes), imports every module and
+plays a world headless and at the repl. The newest end catches the other way
+round: something a later Python removed or changed (3.12 dropped distutils and
+changed how some warnings and regexes behave) that the suite's own Python does
+not see. Each venv is kept under pytest's cache, keyed by pyproject.toml, with
+the bytecode its first processes write. A Python is not a pip package: a machine
+without that version skips, saying so.
 """
 
 from __future__ import annotations
@@ -33,13 +32,16 @@ import pytest
 
 from conftest import ROOT, adventure
 from model_env import MODEL_ENV
-from needs import module
+from needs import uv
 
-# clemcore_full: as that file's venv, each end's is one pip install of the whole clemcore 3.7.2 and this
-# project; a fresh one takes minutes. One worker builds each end's venv and runs what uses it (an
+# clemcore_full: as that file's venv, each end's is one uv install of the whole clemcore 3.7.2 and this
+# project; a fresh one takes a minute. One worker builds each end's venv and runs what uses it (an
 # xdist_group per end, so the two ends may build on both workers at once)
 pytestmark = [pytest.mark.slow, pytest.mark.clemcore_full, pytest.mark.timeout(2400)]
 
+# dropped from the environment of the venv's processes: its own venv, and PYTHONDONTWRITEBYTECODE (the venv
+# keeps the bytecode its first processes write; compiling all of it at install costs more)
+BYTECODE_AND_VENV = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
 OLDEST = tuple(int(x) for x in re.search(r'requires-python = ">=(\d+)\.(\d+)"',
                                          (ROOT / "pyproject.toml").read_text()).groups())
 
@@ -104,12 +106,9 @@ def end_venv(request, pytestconfig) -> Path:
     if not (venv / "ready").is_file():
         for old in base.iterdir():
             shutil.rmtree(old, ignore_errors=True)
-        module("uv", "test")
-        from uv import find_uv_bin
-
-        uv = find_uv_bin()
-        subprocess.run([uv, "venv", "-q", "--seed", "-p", python, str(venv)], check=True, timeout=300)
-        made = subprocess.run([uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"),
+        binary = uv()
+        subprocess.run([binary, "venv", "-q", "--seed", "-p", python, str(venv)], check=True, timeout=300)
+        made = subprocess.run([binary, "pip", "install", "-q", "--python", str(venv / "bin" / "python"),
                                "clemcore==3.7.2", "-e", str(ROOT)], capture_output=True, text=True, timeout=1800)
         assert made.returncode == 0, f"{version}: clemcore and this project do not install together:\n{made.stderr[-3000:]}"
         (venv / "ready").write_text(version + "\n")
@@ -117,7 +116,7 @@ def end_venv(request, pytestconfig) -> Path:
 
 
 def _in(venv: Path, *cmd: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in MODEL_ENV and k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env = {k: v for k, v in os.environ.items() if k not in MODEL_ENV and k not in BYTECODE_AND_VENV}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", HOME=str(cwd))
     return subprocess.run([str(venv / "bin" / cmd[0]), *cmd[1:]], input=stdin, capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=600)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, adventure
+from needs import uv
 
 BASIC_EASY = "clembench/home_deliver_three_basic_easy"
 
@@ -89,11 +90,14 @@ def test_repl_and_script_show_control_characters_instead_of_obeying_them(tmp_pat
 
 @pytest.mark.slow
 def test_a_plain_install_carries_its_data(tmp_path):
-    """``pip install .`` (not editable): rulesets, worlds and the clembench data come with it."""
+    """A plain install of the clone (not editable): rulesets, worlds and the clembench data come with it.
+    uv installs it (the same setuptools build pip runs, from a cached build environment; compiled, as pip
+    does); the clone's wheel is built afresh each time (``--refresh-package``), never taken from uv's cache."""
     target = tmp_path / "site"
-    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                          "--target", str(target), str(ROOT)], capture_output=True, text=True, timeout=300)
-    assert pip.returncode == 0, pip.stderr
+    made = subprocess.run([uv(), "pip", "install", "-q", "--no-deps", "--compile-bytecode", "--refresh-package",
+                           "tui-adventure", "--python", sys.executable, "--target", str(target), str(ROOT)],
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
     assert not (target / "tui_adventure" / "__init__.py").is_symlink()
     env = {**os.environ, "PYTHONPATH": str(target)}
     where = subprocess.run([sys.executable, "-c", "import tui_adventure; print(tui_adventure.__file__)"],

@@ -1,12 +1,13 @@
 """The whole clemcore 3.7.2 and this project in one environment, and clemcore's own ``clem`` CLI there.
 
-One ``pip install clemcore==3.7.2 <this project>`` into a fresh venv (openai 2.x there, 3.x in the
-test venv) must resolve; in it ``adventure run`` writes records that ``clem transcribe`` and ``clem
+One ``uv pip install clemcore==3.7.2 <this project>`` into a fresh venv (openai 2.x there, 3.x in the
+test venv) must resolve, and pip's own consistency check (``python -m pip check``) must find nothing
+broken in what it installed; in it ``adventure run`` writes records that ``clem transcribe`` and ``clem
 eval`` take, and ``clem run`` plays an exported game (``adventure export clemgame``) through our game
 master: ``-m mock`` is our oracle and wins every instance, and a model gets the prompt, the reading of
 its replies, the scores and the end our own runner gives it. The venv is kept under pytest's cache,
-keyed by pyproject.toml, so only a change of dependencies (or a fresh clone) installs again; set
-ADVENTURE_CLEMCORE_VENV to a venv that has both to use that one.
+keyed by pyproject.toml, so only a change of dependencies (or a fresh clone) installs again, and it keeps
+the bytecode its first processes write; set ADVENTURE_CLEMCORE_VENV to a venv that has both to use that one.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pytest
 from conftest import ROOT, TEST_WORLDS, adventure
 from fake_llm_server import FakeLLMServer
 from model_env import MODEL_ENV
+from needs import uv
 
 # one worker builds the cached venv and runs every test that uses it; a fresh venv takes minutes
 pytestmark = [pytest.mark.slow, pytest.mark.clemcore_full, pytest.mark.xdist_group("clemcore_full"),
@@ -31,6 +33,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.clemcore_full, pytest.mark.xdist_gro
 
 CLEMCORE = "clemcore==3.7.2"
 BASIC_EASY = "clembench/home_deliver_three_basic_easy"
+# dropped from the environment of the venv's processes: its own venv, and PYTHONDONTWRITEBYTECODE (the venv
+# keeps the bytecode its first processes write; compiling all of it at install costs more)
+BYTECODE_AND_VENV = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
 EXPORTED = [f"{BASIC_EASY}/0", "clembench/home_deliver_three_planning_hard/3",
             "clembench/home_deliver_three_basic_easy_invlimittwo/13", "house", str(TEST_WORLDS / "scene_bridge.yaml")]
 # a native world played with scripted replies by both runners: a parse failure, a ">" prefix, a second line
@@ -41,11 +46,12 @@ SCRIPT = ["go east", "open box", "xyzzy the frobnitz", "take brass key", "go wes
 
 @pytest.fixture(scope="session")
 def clem_venv(pytestconfig, tmp_path_factory) -> Path:
-    """A venv holding clemcore 3.7.2 and this project (editable), made by one pip install."""
+    """A venv holding clemcore 3.7.2 and this project (editable), made by one ``uv pip install``; pip is
+    seeded into it, for ``pip check`` (in ``played``)."""
     given = os.environ.get("ADVENTURE_CLEMCORE_VENV")
     if given:
         return Path(given)
-    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + f"{sys.version}|{CLEMCORE}|{ROOT}".encode())
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + f"{sys.version}|{CLEMCORE}|{ROOT}|uv".encode())
     cache = getattr(pytestconfig, "cache", None)
     base = cache.mkdir("clemcore-full") if cache is not None else tmp_path_factory.mktemp("clemcore-full")
     venv = base / key.hexdigest()[:16]
@@ -53,16 +59,20 @@ def clem_venv(pytestconfig, tmp_path_factory) -> Path:
         return venv
     for old in base.iterdir():   # an older pyproject's venv, or one whose install broke off
         shutil.rmtree(old, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                          CLEMCORE, "-e", str(ROOT)], capture_output=True, text=True, timeout=1800)
-    assert pip.returncode == 0, f"clemcore and this project do not install together:\n{pip.stderr[-3000:]}"
+    binary = uv()
+    subprocess.run([binary, "venv", "-q", "--seed", "-p", sys.executable, str(venv)], check=True, timeout=300)
+    made = subprocess.run([binary, "pip", "install", "-q", "--python", str(venv / "bin" / "python"),
+                           CLEMCORE, "-e", str(ROOT)], capture_output=True, text=True, timeout=1800)
+    assert made.returncode == 0, f"clemcore and this project do not install together:\n{made.stderr[-3000:]}"
     (venv / "ready").write_text(CLEMCORE + "\n")
     return venv
 
 
 def in_venv(venv: Path, *cmd: str, cwd: Path, timeout: int = 900) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in MODEL_ENV and k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    """``cmd`` run from the venv's bin, with no model's keys; it must succeed. PYTHONDONTWRITEBYTECODE is
+    dropped: the venv keeps the bytecode its first run writes, so later runs do not compile clemcore's
+    imports again."""
+    env = {k: v for k, v in os.environ.items() if k not in MODEL_ENV and k not in BYTECODE_AND_VENV}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", HOME=str(cwd / "home"))
     out = subprocess.run([str(venv / "bin" / cmd[0]), *cmd[1:]], capture_output=True, text=True, cwd=cwd,
                          env=env, timeout=timeout)
