@@ -45,6 +45,7 @@ def test_unknown_names_say_what_exists(tmp_path):
     assert "did you mean 'home_deliver_three_basic_easy'" in lines[2]
 
 
+@pytest.mark.slow
 def test_run_score_eval_on_one_packaged_experiment(tmp_path):
     records = tmp_path / "records"
     out = adventure("run", BASIC_EASY, "--player", "oracle", "--records", str(records), "--jobs", "2", cwd=tmp_path)

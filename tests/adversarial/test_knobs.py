@@ -90,6 +90,7 @@ def test_a_study_counts_generated_worlds_before_generating_any(tmp_path, monkeyp
     assert f"more than {MAX_WORLDS} worlds" in str(err.value) and made == []
 
 
+@pytest.mark.slow
 def test_a_study_generate_block_is_held_to_the_same_budget(tmp_path, monkeypatch):
     import tui_adventure.generate as generate
 

@@ -50,6 +50,7 @@ async def _play_streamed(world, player, root):
         await play_turn(episode, player, recorder, stream=lambda chunk: None)
 
 
+@pytest.mark.slow
 @in_loop
 async def test_a_huge_reply_is_cut_and_the_records_stay_small(config, server, tmp_path):
     server.script("> take book " + "x" * 5_000_000, "> done")
@@ -100,6 +101,7 @@ def test_a_string_entry_in_key_json_is_a_message(monkeypatch, tmp_path):
         make_player("m", mini(), "text")
 
 
+@pytest.mark.slow
 @in_loop
 async def test_a_tool_call_nested_past_pythons_parser_is_a_turn_not_a_crash(config, server, tmp_path):
     from fake_llm_server import ToolCalls

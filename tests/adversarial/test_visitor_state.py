@@ -121,6 +121,7 @@ def test_a_sitting_whose_holder_was_killed_is_taken_over(tmp_path):
     StudyRun(study, "2", records).hold().release()
 
 
+@pytest.mark.slow
 async def test_a_served_visitor_is_offered_no_model_of_the_operators_registry(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model_registry.json").write_text(json.dumps([{

@@ -284,6 +284,7 @@ async def test_small_terminal_and_live_resize(tmp_path):
         assert app.screen.query_one("#transcript").region.width > 90
 
 
+@pytest.mark.slow
 async def test_model_output_streams_into_the_transcript_while_the_turn_is_in_flight(tmp_path):
     import asyncio
 
@@ -339,6 +340,7 @@ async def test_settings_file_keymap_panels_and_theme_that_sticks(tmp_path, monke
     assert load_config(cfg_path).keymap == {"screen.debug": "f9"}
 
 
+@pytest.mark.slow
 async def test_a_broken_settings_file_is_reported_and_ignored(tmp_path, monkeypatch):
     cfg_path = tmp_path / "config.yaml"
     cfg_path.write_text("theme: [unclosed\n")
@@ -397,6 +399,7 @@ async def test_replay_of_an_imported_clembench_episode(tmp_path):
         assert "> done" in transcript(app)
 
 
+@pytest.mark.slow
 async def test_lines_arriving_at_once_are_played_one_turn_each(tmp_path):
     """A paste (or keys typed while the app was busy) holding several lines plays each as a command."""
     from textual import events

@@ -59,6 +59,7 @@ def test_start_80x24(snap_compare, tmp_path):
     assert snap_compare(app_for(tmp_path), terminal_size=(80, 24), run_before=run_before)
 
 
+@pytest.mark.slow
 def test_tutorial_start_45x40(snap_compare, tmp_path):
     """A narrow terminal (a phone's browser is 41): the figures and the goals under the transcript, the
     tutorial's table stacked, words to tap for the footer's keys; no panel off the right edge."""
@@ -71,6 +72,7 @@ def test_tutorial_start_45x40(snap_compare, tmp_path):
     assert snap_compare(app_for(tmp_path, "tutorial.yaml"), terminal_size=(45, 40), run_before=run_before)
 
 
+@pytest.mark.slow
 def test_midgame_120x40(snap_compare, tmp_path):
     async def run_before(pilot):
         await play(pilot, "up", "north", "take lamp", "xyzzy")
@@ -80,6 +82,7 @@ def test_midgame_120x40(snap_compare, tmp_path):
     assert snap_compare(app_for(tmp_path), terminal_size=(120, 40), run_before=run_before)
 
 
+@pytest.mark.slow
 def test_won_tutorial_80x24(snap_compare, tmp_path):
     async def run_before(pilot):
         from tui_adventure.engine.planning.planner import solve_world

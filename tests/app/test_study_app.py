@@ -21,6 +21,7 @@ def shown(app, widget) -> str:
     return str(panel.render()) if widget is not ScorePanel else str(panel.query_one("#score-text").render())
 
 
+@pytest.mark.slow
 async def test_blind_play_hides_par_progress_score_planner_and_players(tmp_path):
     app = make_app(WORLDS / "house.yaml", records=tmp_path / "records", saves=tmp_path / "saves",
                    cursor_blink=False, blind=True)

@@ -119,6 +119,7 @@ async def test_a_batch_is_watched_running_then_done_and_one_episode_followed(tmp
     assert json.loads((records / "fake-gpt" / "tui_adventure.plan.json").read_text())["episodes"] == 3
 
 
+@pytest.mark.slow
 async def test_enter_on_a_finished_episode_opens_its_replay_at_its_latest_turn(tmp_path):
     from tui_adventure.batches.episodes import run_all
 

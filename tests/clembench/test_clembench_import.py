@@ -29,6 +29,7 @@ def test_one_file_per_instance(imported):
     assert (imported / "home_deliver_three_planning_hard_invlimittwo" / "instance_00015.yaml").exists()
 
 
+@pytest.mark.slow
 def test_files_are_readable_and_keep_the_instance(imported):
     import yaml
 

@@ -112,6 +112,7 @@ def test_a_generated_world_per_episode_is_freed_at_the_next_reset(freed, infos):
     assert freed[infos] == {"freed": True, "left": {}}
 
 
+@pytest.mark.slow
 def test_a_long_walk_on_one_world_leaves_nothing_for_the_collector(freed):
     # why a trainer may raise the collector's thresholds for a long run (docs/agents.md): nothing is lost
     assert freed["walk"] == [0, 0]

@@ -175,6 +175,7 @@ def _load_safely(text: str) -> None:
         assert str(game.step(line).text)
 
 
+@pytest.mark.slow
 @fuzz(300)
 @given(st.integers(0, 2**32))
 def test_random_structures_never_crash(seed):

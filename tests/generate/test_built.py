@@ -29,6 +29,7 @@ def same(a, b) -> None:
     assert a.parser.once.keys() == b.parser.once.keys() and a.parser.vocab == b.parser.vocab
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("knobs", KNOBS, ids=lambda k: "_".join(f"{v}" for v in k.values()))
 def test_a_draft_built_without_the_loader_is_the_world_the_loader_makes(knobs):
     resolved = Knobs(**knobs).resolved()

@@ -63,6 +63,7 @@ async def test_a_clembench_episode_through_the_messages_api(config, server, tmp_
     assert not any(SECRET in p.read_text() for p in root.rglob("*.json"))
 
 
+@pytest.mark.slow
 @in_loop
 async def test_streaming_and_tool_use(config, server, mini):
     player = model(mini, "tools")

@@ -169,6 +169,7 @@ async def test_a_turn_survives_a_passing_fault(config, server, mini, fault, stre
         assert "asking again" in "".join(chunks)      # the screen says why the text starts over
 
 
+@pytest.mark.slow
 @in_loop
 async def test_a_stalled_server_times_out_and_the_episode_ends_as_an_error(config, server, mini, tmp_path):
     player = model(mini, timeout=0.2, max_retries=1)

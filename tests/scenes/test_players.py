@@ -72,6 +72,7 @@ def test_pettingzoos_own_api_and_seed_tests_pass(world):
         assert decode(as_bytes.observe(as_bytes.agent_selection)) == as_text.observe(as_text.agent_selection)
 
 
+@pytest.mark.slow
 def test_records_name_each_player_as_clemcores_multi_player_games_do(tmp_path):
     from clemcore_check import require_clemcore, transcribe_all
 
@@ -132,6 +133,7 @@ def test_bad_players_are_named(players, message):
     assert message in str(err.value) and "p.yaml:" in str(err.value)
 
 
+@pytest.mark.slow
 async def test_hot_seat_in_the_app_shows_the_panels_of_the_player_whose_turn_it_is(tmp_path):
     from pilot import type_line
 

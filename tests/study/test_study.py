@@ -177,6 +177,7 @@ def test_the_command_refuses_a_participant_id_that_is_a_path(tmp_path):
     assert result.returncode == 1 and "study.yaml:2:9: worlds must be a non-empty list" in result.stderr
 
 
+@pytest.mark.slow
 def test_eval_compares_two_participants_with_two_programs(tmp_path):
     study = load_study(study_file(tmp_path))
     records = tmp_path / "records"

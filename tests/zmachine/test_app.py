@@ -100,6 +100,7 @@ def test_save_and_restore_of_a_story_file_replay_its_commands(tmp_path):
     assert "No saves of this world" in result.stdout and "a save of another story file (lighthouse.z5)" in result.stdout
 
 
+@pytest.mark.slow
 async def test_a_recorded_story_episode_replays_on_screen(tmp_path):
     from stories import walkthrough
     from tui_adventure.app import AdventureApp
@@ -129,6 +130,7 @@ def test_an_unfinished_story_episode_continues_in_its_folder(tmp_path):
     assert "Score: 5 of 30, in 2 moves" in again.stdout
 
 
+@pytest.mark.slow
 async def test_blind_play_of_a_story_file_hides_the_score(tmp_path):
     from tui_adventure.app import make_app
 

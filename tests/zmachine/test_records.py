@@ -144,6 +144,7 @@ def test_check_reads_a_story_files_header_without_an_interpreter(tmp_path):
     assert "tower.z3: ok (a Z-machine story file, version 3" in good and broken.startswith(str(bad))
 
 
+@pytest.mark.slow
 def test_jobs_on_story_files_spread_over_processes(tmp_path, monkeypatch):
     """A Z-machine turn is mostly Python holding its lock: ``--jobs 2`` alone on story files runs two worker
     processes (one a core), so two cores are busy; our own worlds keep ``--jobs`` as concurrency in one."""
