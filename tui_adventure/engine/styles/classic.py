@@ -460,7 +460,6 @@ class ClassicStyle(ClassicPlanning, StylePart):
                 words.append(item)
                 continue
             slot, kind = item
-            value = env.get(slot)
             if kind == "thing":
                 value = env[slot]   # a thing's slot is always bound: the action's parameter
                 key = (value, self.scope(st))
@@ -474,9 +473,9 @@ class ClassicStyle(ClassicPlanning, StylePart):
                     self._thing_words[key] = word
                 words.append(word)
             elif kind == "room":
-                words.append(self.name_of(value))
+                words.append(self.name_of(env.get(slot)))
             else:
-                words.append(str(value).replace("_", " "))
+                words.append(str(env.get(slot)).replace("_", " "))
         return " ".join(words)
 
     # for the panels ------------------------------------------------------
