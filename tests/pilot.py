@@ -6,8 +6,15 @@ import asyncio
 
 from textual.worker import WorkerState
 
+from conftest import WORLDS
+from tui_adventure.app import AdventureApp, make_app
 from tui_adventure.widgets.command_line import CommandLine
 from tui_adventure.widgets.transcript import Transcript
+
+
+def app_for(tmp_path, world: str = "house.yaml", **kw) -> AdventureApp:
+    """The app on ``worlds/WORLD``, its records and saves under ``tmp_path``, the cursor not blinking."""
+    return make_app(WORLDS / world, records=tmp_path / "records", saves=tmp_path / "saves", cursor_blink=False, **kw)
 
 
 async def type_line(pilot, text: str) -> None:

@@ -1,151 +1,25 @@
 """A served visitor (``study`` / ``play`` / ``watch --serve``) under hostile use (issue 55): one visitor may not
 take the server down, lock others out or outlive it, and plays what the server admitted.
 
-The command line's cap is tried in-process; the server in-process on 127.0.0.1 (its visitors are real
-processes); what needs a process of its own (``kill -9``, SIGTERM) runs the server as one.
+The server runs in this process on 127.0.0.1 (its visitors are real processes);
+test_served_process.py has what needs the server as a process of its own (``kill -9``, SIGTERM).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import re
 import signal
 import socket
-import subprocess
-import sys
 import time
-from functools import partial
 from pathlib import Path
 
 import pytest
-from textual import events
-from textual.app import App, ComposeResult
 
-
-# -- the command line ----------------------------------------------------------------------------------
-class OneLine(App):
-    def compose(self) -> ComposeResult:
-        from tui_adventure.widgets.command_line import CommandLine
-
-        yield CommandLine()
-
-
-def test_keystrokes_past_the_command_lines_cap_cost_nothing(monkeypatch):
-    """Typed keys (not a paste) beyond the cap are dropped before Input does any work for them."""
-    from textual.widgets import Input
-
-    from tui_adventure.widgets import command_line
-    from tui_adventure.widgets.command_line import CommandLine
-
-    MAX_LINE = 300   # a smaller cap, as cheap to type past: the keys beyond it are what is counted
-    monkeypatch.setattr(command_line, "MAX_LINE", MAX_LINE)
-    worked = []
-    replace = Input.replace
-    monkeypatch.setattr(Input, "replace", lambda self, *a: (worked.append(1), replace(self, *a)))
-    bells = []
-
-    async def run() -> tuple[int, str]:
-        app = OneLine()
-        async with app.run_test() as pilot:
-            monkeypatch.setattr(app, "bell", lambda: bells.append(1))
-            line = app.query_one(CommandLine)
-            line.focus()
-            for i in range(MAX_LINE + 1000):
-                line.post_message(events.Key("x", "x"))
-                if i % 500 == 0:
-                    await pilot.pause()
-            await pilot.pause()
-            length = len(line.value)
-            line.post_message(events.Paste("y" * 100_000))   # a paste over the cap keeps what fits
-            await pilot.pause()
-            return length, line.value
-
-    length, value = asyncio.run(run())
-    assert length == MAX_LINE and value == "x" * MAX_LINE
-    assert len(worked) <= MAX_LINE + 1   # no work for the 1000 keys past the cap
-    assert len(bells) == 1               # said once, not once a key
-
-
-# -- the server, in-process on 127.0.0.1 (its visitors are real processes) -------------------------------
-
-STUDY = """\
-title: Served bounds
-instructions: Alpha instructions for the first study.
-worlds:
-  - tutorial
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.asynccontextmanager
-async def served(command: str, argv: list[str], admit=None, **limits):
-    from tui_adventure.web.server import BrowserServer, Limits
-
-    server = BrowserServer(command, argv, "127.0.0.1", free_port(), Limits(**limits), admit)
-    runner = await server.start()
-    try:
-        yield server, f"http://127.0.0.1:{server.port}/"
-    finally:
-        await server.stop(runner)
-
-
-def study_server(folder: Path, **limits):
-    from tui_adventure.study.queue import is_sitting
-    from tui_adventure.study.spec import freeze_study
-
-    (folder / "study.yaml").write_text(STUDY)
-    (folder / "frozen").mkdir()
-    study, frozen = freeze_study(folder / "study.yaml", folder / "frozen")
-    records = folder / "rec"
-    return served("study", [f"--records={records}", f"--frozen={frozen}", "--", str(folder / "study.yaml")],
-                  partial(is_sitting, study, records), **limits)
-
-
-async def page(http, url: str, query: str = "") -> tuple[int, str | None]:
-    async with http.get(url + query) as answer:
-        found = re.search(r'new URL\("ws/([^/"]+)/', await answer.text())
-        return answer.status, found.group(1) if found else None
-
-
-async def open_session(http, url: str, ticket: str, columns: int = 100, rows: int = 30):
-    return await http.ws_connect(f"{url.replace('http', 'ws')}ws/{ticket}/800x600?width={columns}&height={rows}")
-
-
-async def screen_until(ws, words: str, timeout: float = 60) -> str:
-    """The terminal's text the app sent until ``words`` is in it (escape sequences dropped)."""
-    import aiohttp
-
-    seen = ""
-    deadline = time.monotonic() + timeout
-    while words not in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen):
-        message = await asyncio.wait_for(ws.receive(), max(0.1, deadline - time.monotonic()))
-        assert message.type == aiohttp.WSMsgType.BINARY, (message.type, message.data, message.extra)
-        seen += message.data.decode("utf-8", "replace")
-    return seen
-
-
-async def closed(ws, timeout: float = 60) -> str:
-    """The close reason the page would show, once the server closes the session."""
-    import aiohttp
-
-    deadline = time.monotonic() + timeout
-    while True:
-        message = await asyncio.wait_for(ws.receive(), max(0.1, deadline - time.monotonic()))
-        if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
-            return message.extra or ""
-
-
-def run(coroutine, timeout: float = 120):
-    return asyncio.run(asyncio.wait_for(coroutine, timeout))
+from adversarial.visitors import STUDY, closed, open_session, page, pong, run, screen_until, served, study_server
 
 
 @pytest.mark.slow   # visitor processes
@@ -294,121 +168,6 @@ def test_a_visitor_plays_the_study_as_the_server_read_it_at_its_start(tmp_path):
     assert "Alpha" in shown and "Beta" not in shown
 
 
-# -- the server as a process: what happens to it is the point -------------------------------------------
-class ServerProcess:
-    """``adventure study study.yaml --serve`` in ``folder`` on a free port of 127.0.0.1."""
-
-    def __init__(self, folder: Path, *options: str) -> None:
-        (folder / "study.yaml").write_text(STUDY)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.log = open(folder / "server.log", "w+")
-        self.proc = subprocess.Popen([sys.executable, "-m", "tui_adventure.cli", "study", "study.yaml", "--records",
-                                      "rec", "--serve", "--port", str(self.port), *options], cwd=folder,
-                                     stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while True:
-            assert self.proc.poll() is None and time.monotonic() < deadline, self.text()
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                break
-            time.sleep(0.1)
-
-    def text(self) -> str:
-        self.log.seek(0)
-        return self.log.read()
-
-    def children(self) -> set[int]:
-        """The processes this server started that are still alive (not zombies)."""
-        out = set()
-        for stat in Path("/proc").glob("[0-9]*/environ"):
-            with contextlib.suppress(OSError):
-                if f"ADVENTURE_SERVER_PID={self.proc.pid}\0".encode() in stat.read_bytes() and alive(int(stat.parent.name)):
-                    out.add(int(stat.parent.name))
-        return out
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        for pid in self.children():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        self.log.close()
-
-
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-@pytest.mark.slow   # visitor processes
-def test_kill_9_of_the_server_leaves_no_visitor_process(tmp_path):
-    import aiohttp
-
-    server = ServerProcess(tmp_path, "--spares", "2")
-    try:
-        async def visit():
-            async with aiohttp.ClientSession() as http:
-                _, ticket = await page(http, server.url, "?participant=p1")
-                ws = await open_session(http, server.url, ticket)
-                await screen_until(ws, "Alpha instructions")
-                deadline = time.monotonic() + 60
-                while len(server.children()) < 3:   # the visitor's and two spares
-                    assert time.monotonic() < deadline, server.children()
-                    await asyncio.sleep(0.2)
-                started = server.children()
-                server.proc.kill()
-                server.proc.wait(10)
-                return started
-
-        started = run(visit())
-        deadline = time.monotonic() + 10
-        while any(alive(pid) for pid in started) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [pid for pid in started if alive(pid)]
-    finally:
-        server.close()
-
-
-@pytest.mark.slow   # visitor processes
-def test_sigterm_ends_a_server_with_a_session_open_within_5_s_and_its_turns_are_kept(tmp_path):
-    import aiohttp
-
-    from tui_adventure.web.server import STOPPING
-
-    server = ServerProcess(tmp_path, "--spares", "1")
-    interactions = tmp_path / "rec" / "human-p1" / "tutorial" / "tutorial" / "instance_00000" / "interactions.json"
-    try:
-        async def visit():
-            async with aiohttp.ClientSession() as http:
-                _, ticket = await page(http, server.url, "?participant=p1")
-                ws = await open_session(http, server.url, ticket)
-                await screen_until(ws, "Press Enter")
-                await ws.send_json(["stdin", "\r"])
-                await screen_until(ws, "Turn 0")
-                await ws.send_json(["stdin", "look at the letter\r"])
-                await screen_until(ws, "Turn 1")
-                deadline = time.monotonic() + 30
-                while "look at the letter" not in (interactions.read_text() if interactions.exists() else ""):
-                    assert time.monotonic() < deadline
-                    await asyncio.sleep(0.1)
-                started = server.children()
-                server.proc.send_signal(signal.SIGTERM)
-                return started, await closed(ws, 10)
-
-        started, reason = run(visit())
-        server.proc.wait(timeout=5)   # raises when the server is still there 5 s on
-        assert server.proc.returncode == 0 and reason == STOPPING
-        assert not [pid for pid in started if alive(pid)]
-        turns = json.loads(interactions.read_text())
-        assert "look at the letter" in json.dumps(turns)
-        assert "Traceback" not in server.text()
-    finally:
-        server.close()
-
-
 def test_a_frozen_study_generates_nothing_again(tmp_path, monkeypatch):
     from tui_adventure import generate
     from tui_adventure.study.spec import freeze_study, thaw_study
@@ -420,26 +179,6 @@ def test_a_frozen_study_generates_nothing_again(tmp_path, monkeypatch):
     thawed = thaw_study(frozen)
     assert [e.label for e in thawed.worlds] == [e.label for e in study.worlds]
     assert [e.world.title for e in thawed.worlds] == [e.world.title for e in study.worlds]
-
-
-@pytest.mark.slow
-def test_the_page_says_why_its_session_ended_when_the_visitor_process_dies(tmp_path):
-    from browser import browser_page
-
-    from tui_adventure.web.server import CRASHED
-
-    server = ServerProcess(tmp_path, "--spares", "0")
-    try:
-        with browser_page() as page:
-            page.goto(server.url + "?participant=p1")
-            page.wait_for_selector("body.-first-byte", timeout=60_000)
-            (visitor,) = server.children()
-            os.kill(visitor, signal.SIGKILL)
-            page.wait_for_selector("body.-closed #ended", state="visible", timeout=20_000)
-            said = page.inner_text("#ended")
-        assert CRASHED in said and "Reload the page" in said
-    finally:
-        server.close()
 
 
 @pytest.mark.slow   # visitor processes
@@ -471,20 +210,6 @@ def test_two_megabytes_of_keystrokes_reach_the_app_only_up_to_the_input_bound(tm
         typed, dropped, seconds = run(scenario())
     assert typed <= INPUT_BURST + INPUT_RATE * (seconds + 1) and typed + dropped == 128 * 16_000
     assert len([r for r in caplog.records if "typed faster" in r.getMessage()]) == 1
-
-
-async def pong(ws):
-    """The session's answer to a ping (the messages drawn before it skipped), or why it ended instead."""
-    import aiohttp
-
-    await ws.send_json(["ping", "still here"])
-    while True:
-        message = await asyncio.wait_for(ws.receive(), 30)
-        if message.type == aiohttp.WSMsgType.TEXT:
-            await ws.close()
-            return json.loads(message.data)
-        if message.type != aiohttp.WSMsgType.BINARY:
-            return message.type, message.data, message.extra
 
 
 @pytest.mark.slow   # visitor processes
