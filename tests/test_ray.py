@@ -229,3 +229,24 @@ def test_a_run_refused_under_ray_by_another_kind_of_run_says_what_to_do_not_to_r
 def test_an_address_where_nothing_answers_is_one_line(in_tmp, ray_installed):
     out = adventure("run", "house", "--player", "oracle", "--ray", "127.0.0.1:1", timeout=60)
     assert out.returncode == 2 and "nothing answers" in out.stdout + out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.ray
+def test_an_address_where_something_else_answers_is_one_line_in_seconds(in_tmp, ray_installed):
+    """An HTTP server is no Ray cluster: said at once, where Ray itself would retry for minutes."""
+    import http.server
+    import threading
+
+    class Quiet(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args) -> None:   # this process's stderr is the CLI's under test
+            pass
+
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    try:
+        out = adventure("run", "house", "--player", "oracle", "--ray", f"127.0.0.1:{web.server_address[1]}")
+    finally:
+        web.shutdown()
+        web.server_close()
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "not a Ray cluster" in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr

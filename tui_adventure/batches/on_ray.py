@@ -137,7 +137,11 @@ def _merge_run(target: Path, data: bytes) -> None:
 
 
 def connect(address: str, cpus: int | None):
-    """Ray, started locally (``local``: ``cpus`` CPUs, all when None) or joined at ``address``."""
+    """Ray, started locally (``local``: ``cpus`` CPUs, all when None) or joined at ``address``.
+
+    An address checked here first fails in seconds with one line where Ray itself would retry for
+    minutes, printing its own log lines: nothing answers, or what answers does not speak gRPC (a Ray
+    cluster's GCS and its Ray Client server both do)."""
     import logging
 
     try:
@@ -146,8 +150,8 @@ def connect(address: str, cpus: int | None):
         raise RayUnavailable("--ray needs Ray: pip install 'tui-adventure[ray]'") from None
     unreachable = _unreachable(address)
     if unreachable:
-        raise RayUnavailable(f"--ray {address}: nothing answers there ({unreachable}); start the cluster"
-                             " (ray start --head) or give its address")
+        raise RayUnavailable(f"--ray {address}: {unreachable}; start the cluster (ray start --head) or give"
+                             " its address")
     try:
         if address == "local":
             # "local": always a new instance, never one RAY_ADDRESS or an earlier `ray start` names
@@ -156,22 +160,39 @@ def connect(address: str, cpus: int | None):
         else:
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, RuntimeError, ValueError) as exc:
+        if "ray[client]" in str(exc):
+            raise RayUnavailable(f"--ray {address}: joining by ray:// needs Ray Client: pip install 'ray[client]'"
+                                 " (or give the cluster's own HOST:PORT, 6379 by default)") from None
         raise RayUnavailable(f"--ray {address}: cannot reach a Ray cluster there ({exc})") from None
     return ray
 
 
+# what an HTTP/2 client sends first (RFC 9113 section 3.4): the preface, then a SETTINGS frame (here empty);
+# a gRPC server's first frame back is its own SETTINGS frame (type 4, the fourth byte of its header)
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+SETTINGS = 4
+
+
 def _unreachable(address: str) -> str | None:
-    """Why HOST:PORT (or ray://HOST:PORT) does not take a connection, or None: Ray itself retries
-    for minutes before it says so."""
+    """Why HOST:PORT (or ray://HOST:PORT) is no Ray cluster, or None: nothing takes the connection, or
+    what does is not a gRPC server. None as well for ``local``, ``auto`` and forms Ray resolves itself."""
     import socket
 
     host, sep, port = address.removeprefix("ray://").rpartition(":")
     if not sep or not port.isdigit() or address == "local":
         return None   # auto, or an address form Ray resolves itself
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+        conn = socket.create_connection((host.strip("[]"), int(port)), timeout=5)
     except OSError as exc:
-        return exc.strerror or str(exc)
+        return f"nothing answers there ({exc.strerror or exc})"
+    try:
+        with conn:
+            conn.sendall(HTTP2_PREFACE)
+            first = conn.recv(9)
+    except OSError:
+        first = b""
+    if len(first) < 4 or first[3] != SETTINGS:
+        return "what answers there is not a Ray cluster (it does not speak gRPC)"
     return None
 
 
