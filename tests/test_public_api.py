@@ -46,3 +46,4 @@ def test_the_documented_examples_run(capsys):
         exec(compile(block, "<docs example>", "exec"), {})
     out = capsys.readouterr().out
     assert "par 21" in out and "held(lamp)" in out
+    assert " object at 0x" not in out   # what the examples print reads as what it is (a State: its size)

@@ -155,6 +155,9 @@ class State:
             return len(self._facts)
         return len(self.known) + sum(1 if v else -1 for v in self.over.values())
 
+    def __repr__(self) -> str:
+        return f"State({len(self)} facts)"   # the facts themselves: sorted(state)
+
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
