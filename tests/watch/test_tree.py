@@ -27,6 +27,10 @@ def played(tmp_path_factory):
     return next(root.rglob("interactions.json")).parent
 
 
+# a tick's budget that reads every new episode: the default 0.1 s may stop after a few on a loaded machine
+EVERY = 60.0
+
+
 def put(played, root, run="oracle", game="mini", experiment="mini", n=0, ended=True):
     """A copy of the played episode at ``root/run/game/experiment/instance_n``; unfinished if not ``ended``."""
     target = root / run / game / experiment / f"instance_{n:05d}"
@@ -135,7 +139,7 @@ def test_damaged_files_mark_their_episode_and_the_rest_reads(played, tmp_path):
     (root / "oracle" / "notes.txt").write_text("stray")
 
     tree = RecordsTree(root)
-    tree.tick()
+    tree.tick(EVERY)
     eps = by_instance(tree)
     assert sorted(eps) == [f"instance_{n:05d}" for n in range(7)]
     assert eps["instance_00000"].status == SUCCESS
@@ -169,24 +173,24 @@ def test_ended_episodes_are_read_once_across_openings(played, tmp_path, monkeypa
         put(played, root, n=n, ended=n != 4)
     cache = SummaryCache(tmp_path / "cache.json")
     first = RecordsTree(root, cache)
-    first.tick()
+    first.tick(EVERY)
     cache.save()
     reads = []
     real = tree_module.read_json
     monkeypatch.setattr(tree_module, "read_json", lambda path, *a: reads.append(path.parent.name) or real(path, *a))
     second = RecordsTree(root, SummaryCache(tmp_path / "cache.json"))
-    second.tick()
+    second.tick(EVERY)
     assert reads == ["instance_00004"]                             # only the unfinished one
     assert [(e.status, e.turns, e.main_score) for e in by_instance(second).values()] == \
         [(e.status, e.turns, e.main_score) for e in by_instance(first).values()]
     (root / "oracle" / "mini" / "mini" / "instance_00002" / "completed.json").unlink()   # started again
     (root / "oracle" / "mini" / "mini" / "instance_00002" / "error.json").write_text('{"error": "X"}')
     third = RecordsTree(root, SummaryCache(tmp_path / "cache.json"))
-    third.tick()
+    third.tick(EVERY)
     assert by_instance(third)["instance_00002"].status == ERROR
     (tmp_path / "cache.json").write_text("[garbage")                # a damaged cache: read the files
     fourth = RecordsTree(root, SummaryCache(tmp_path / "cache.json"))
-    fourth.tick()
+    fourth.tick(EVERY)
     assert sorted(e.status for e in fourth.episodes.values()) == ["error", "running", "success", "success", "success"]
 
 
