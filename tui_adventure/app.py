@@ -88,6 +88,7 @@ class AdventureApp(App):
         else:
             from .screens.play import PlayScreen
 
+            assert self.session is not None, "an app with no study, watched root or replay plays a session"
             self.push_screen(PlayScreen(self.session, paused=self.start_paused, cursor_blink=self.cursor_blink))
 
     # -- a study: a pause, a world, a pause... ---------------------------------------------
@@ -170,7 +171,7 @@ class AdventureApp(App):
         return self._served or self.is_web
 
     def watch_theme(self, theme: str) -> None:
-        if self.is_mounted and not self.served:
+        if self.is_running and not self.served:   # not the theme set while the app starts
             self.config.save_theme(theme)
 
     def action_help(self) -> None:
@@ -251,7 +252,7 @@ class AdventureApp(App):
             return
 
         try:
-            player = make_player(spec, self.session.world, mode=self.mode)
+            player = make_player(spec, screen.session.world, mode=self.mode)
         except Exception as exc:
             self.notify(visible(f"{spec}: {exc}"), title="Cannot switch player", severity="error", markup=False)
             return

@@ -161,6 +161,8 @@ def study(args) -> int:
         # a served visitor plays the study as the server read it at its start (--frozen)
         loaded = thaw_study(args.frozen) if args.frozen else load_study(args.study)
         participant, visit = (check_participant(args.participant), {}) if not args.await_visitor else _visitor()
+        if participant is None:   # the server admits only a link that names one
+            raise ValueError("the visitor's link names no participant (?participant=ID)")
         run = StudyRun(loaded, participant, args.records, visit, check=args.check)
     except SourceErrors as exc:
         print(visible(str(exc)), file=sys.stderr)

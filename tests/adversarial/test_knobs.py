@@ -18,6 +18,7 @@ from tui_adventure.study.spec import MAX_WORLDS, load_study
     (["--flavour", "clembench", "--seed", "9" * 300], "--seed must be a whole number"),
     (["--par", "0.." + "9" * 5000], "--par"),
     (["--budget", "500k states"], "--budget 500k states: give seconds"),
+    (["--budget", "soon"], "--budget soon: give seconds"),
 ])
 def test_generate_refuses_a_seed_or_range_it_cannot_name(tmp_path, args, said):
     out = adventure("generate", "--out", str(tmp_path / "g"), *args)

@@ -44,9 +44,9 @@ def generate(args) -> int:
 
     try:
         seconds, states = parse_budget(args.budget) if args.budget is not None else (DEFAULT_SECONDS, None)
-    except ValueError as exc:
-        seconds, states = None, str(exc)
-    if states is not None:
+    except ValueError:
+        seconds, states = None, None
+    if seconds is None or states is not None:   # not a time, or a count of states (solve's other budget)
         print(visible(f"adventure generate: --budget {args.budget}: give seconds (60, 60s, 5m)"), file=sys.stderr)
         return 2
     knobs = Knobs(rooms=8 if args.rooms is None else args.rooms, objects=20 if args.objects is None else args.objects,
@@ -84,8 +84,8 @@ def export_trajectories(root: str, out: str | None) -> int:
         return 1
     if out is not None:
         check_output(out)   # a pipe, a device or a symlink: one line from main, before any work
-    buf = io.StringIO() if out is not None else sys.stdout
-    report = export(root, buf)
+    buf = io.StringIO()
+    report = export(root, buf if out is not None else sys.stdout)
     if out is not None:
         write_atomic(Path(out), buf.getvalue().encode("utf-8"))
     left = ", ".join(f"{n} {why}" for why, n in sorted(report.left_out.items()))

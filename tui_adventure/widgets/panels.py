@@ -197,4 +197,5 @@ class SidePanels(VerticalScroll):
     def watch_data(self, data: Panels | None) -> None:
         if data is not None:
             for panel in self.children:
-                panel.data = data
+                if isinstance(panel, (Panel, ScorePanel)):   # every child composed above is one
+                    panel.data = data

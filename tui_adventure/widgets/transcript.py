@@ -67,6 +67,7 @@ class Rows:
             if not stack:
                 yield _shown(line, self.style)
                 continue
+            assert row is not None   # only a run of table rows is stacked
             indent, term, _, meaning = row.groups()
             yield Padding(Text(term, style=self.style), (0, 0, 0, len(indent)))
             yield Padding(Text(meaning, style=self.style), (0, 0, 0, len(indent) + 4))
