@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TextIO
 
 from ..engine.snapshot import write_atomic
 from ..engine.sources import parse_json
@@ -254,7 +255,7 @@ class FolderLock:
     def __init__(self, directory: Path, what: str) -> None:
         self.directory = Path(directory)
         self.what = what
-        self.fh = None
+        self.fh: TextIO | None = None   # the lock file, open while held
 
     def acquire(self) -> "FolderLock":
         import fcntl
