@@ -19,11 +19,15 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..engine.snapshot import write_atomic
 from ..engine.sources import parse_json
 from ..zmachine.story import is_story_path
+
+if TYPE_CHECKING:
+    from ..engine.world import World
+    from ..zmachine.game import StorySource
 
 CLEM_VERSION = "3.7.2"
 SECRET_KEYS = {"api_key", "authorization", "Authorization", "x-api-key", "headers"}
@@ -302,7 +306,7 @@ class Recorded:
     rebuilds every state exactly (the engine is deterministic), so records need not store states."""
 
     directory: Path
-    world: object
+    world: World | StorySource | None   # None: read for its replies alone (read_episode's world=False)
     replies: list[str]
     player: str
 
