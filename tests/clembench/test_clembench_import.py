@@ -72,3 +72,17 @@ def test_script_speaks_upstream_ids_and_fail_types(imported):
     assert lines[0]["observation"].startswith("You are in a bedroom now.")
     assert lines[2]["fail"] == {"phase": "parsing", "type": "undefined_action_verb"}
     assert lines[3]["observation"].startswith("You are in a hallway now.")
+
+
+def test_header_of_an_instance_without_optimal_turns(tmp_path):
+    """An instance may leave out optimal_turns: the header gives no count, never "None turns"."""
+    from tui_adventure.instances.convert import import_instances
+
+    one = dict(instances()[("home_deliver_three_basic_easy", 0)])
+    del one["optimal_turns"]
+    source = tmp_path / "in" / "instances.json"
+    source.parent.mkdir()
+    source.write_text(json.dumps({"experiments": [{"name": "home_deliver_three_basic_easy", "game_instances": [one]}]}))
+    [path] = import_instances(source, tmp_path / "out")
+    [line] = [ln for ln in path.read_text().splitlines() if ln.startswith("# The instance's optimal_commands")]
+    assert line.startswith("# The instance's optimal_commands: take pillow; go hallway;"), line

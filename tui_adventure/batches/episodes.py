@@ -144,6 +144,7 @@ async def run_all(files: list[Path], spec: str, records: Path, jobs: int, progre
             if skipped:
                 summary.skipped += 1
             else:
+                assert episode is not None   # play_episode gives an episode whenever it skipped none
                 summary.played += 1
                 summary.succeeded += int(episode.outcome.success)
                 summary.context_full += int(episode.ended_by == "context_exhausted")

@@ -60,6 +60,7 @@ def world_of(source: tuple[str, str, str | None], max_turns: int | None):
     if kind == "name":
         world = open_world(where)
     else:
+        assert text is not None   # a "text" source carries its file's text (shipped)
         world = load_world_text(text, where, readers={"clembench": world_from_document})
     return dataclasses.replace(world, max_turns=max_turns) if max_turns is not None else world
 

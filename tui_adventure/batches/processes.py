@@ -53,6 +53,7 @@ def _worker(worker: int, files: list, spec: str, records: str, jobs: int, mode: 
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if lifeline is not None:
+        assert parent is not None   # the parent passes its pid with the lifeline (run_in_processes)
         die_with_parent(parent, lifeline)
 
     class Reporter:

@@ -20,6 +20,7 @@ imports it.
 from __future__ import annotations
 
 import asyncio
+from typing import Sequence
 
 from clemcore.clemgame import GameBenchmark, GameInstanceGenerator, Player
 from clemcore.clemgame.legacy.scorer import GameScorer
@@ -129,7 +130,7 @@ class AdventureInstanceGenerator(GameInstanceGenerator):
     """clemcore's way to (re)write ``in/instances.json``: ``generate(worlds=[WORLD, ...])`` with the
     same arguments ``adventure export clemgame`` takes."""
 
-    def on_generate(self, seed: int, worlds: list[str] = (), **kwargs) -> None:
+    def on_generate(self, seed: int, worlds: Sequence[str] = (), **kwargs) -> None:
         from ..catalog import open_world
 
         document, _ = instances_document([(w, open_world(w)) for w in worlds])

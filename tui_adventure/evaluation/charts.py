@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from typing import Sequence
 from html import escape
 
 HUMAN_COLOUR = "#1b7837"
@@ -72,7 +73,7 @@ def _x_axis(scale: Scale, y: float, top: float, caption: str) -> str:
     return "".join(parts)
 
 
-def interval_chart(rows: list[tuple[str, str, float, float | None, float | None]], caption: str,
+def interval_chart(rows: Sequence[tuple[str, str, float, float | None, float | None]], caption: str,
                    zero: bool = False, digits: int = 3) -> str:
     """A row per (label, colour, value, low, high): a dot at the value and a line across its interval
     (none when the interval is unknown); with ``zero``, a line at 0 (no difference)."""

@@ -120,7 +120,8 @@ def headline(rows, found: list[Paired], unfinished_people: int = 0) -> str:
         out.append(_notes(reasons))
         colour = colours(runs)
         lines = [(f"{p.model} (n={p.n})", colour[p.model], p.difference, p.low, p.high) for p in found
-                 if p.humans == HUMANS and p.experiment == ALL and p.metric == MAIN_SCORE and p.n]
+                 if p.humans == HUMANS and p.experiment == ALL and p.metric == MAIN_SCORE
+                 and p.difference is not None]   # None exactly when no instance is shared (n = 0)
         if lines:
             out.append("<h3>Main Score, model minus people (0: no difference)</h3>" + charts.interval_chart(
                 lines, "difference in Main Score (model \u2212 people)", zero=True))
@@ -135,8 +136,8 @@ def scatter(rows) -> str:
     points = []
     for model in sorted(r for r in runs if not is_human(r)):
         for instance, scores in sorted(runs[model].items()):
-            theirs = [number(runs[p][instance].get(MAIN_SCORE)) for p in people if instance in runs[p]]
-            theirs = [t for t in theirs if t is not None]
+            marks = [number(runs[p][instance].get(MAIN_SCORE)) for p in people if instance in runs[p]]
+            theirs = [t for t in marks if t is not None]
             mine = number(scores.get(MAIN_SCORE))
             if theirs and mine is not None:
                 points.append((model, colour[model], sum(theirs) / len(theirs), mine, "/".join(instance)))

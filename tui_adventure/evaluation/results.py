@@ -128,7 +128,7 @@ def _mean(values: list[float]) -> float:
 def table(rows) -> tuple[list[str], dict[str, list[float]]]:
     games = sorted({r[1] for r in rows})
     models = sorted({r[0] for r in rows})
-    header = [Ours("-, clemscore")]   # clem eval's own column name
+    header: list[str] = [Ours("-, clemscore")]   # clem eval's own column name
     for g in games:
         header += [f"{g}, % Played", f"{g}, Quality Score"]
     header += ["all, Average % Played", "all, Average Quality Score"]
@@ -192,7 +192,7 @@ def evaluate(root: str | Path, notes: list[str] | None = None) -> list[Path]:
                      f" (turns: {turns}); their scores are not the model's alone")
     header, data = table(rows)
     written = [write_csv(root / "results.csv", [""] + header, ([m] + v for m, v in data.items()))]
-    raw = []
+    raw: list[list] = []
     for model, game, experiment, episode, scores in rows:
         for metric, value in scores.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) or value is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, Callable, Sequence
 
 from ..catalog import open_world
 from ..engine.snapshot import check_output
@@ -13,7 +13,7 @@ from ..engine.yamlpos import SourceErrors
 from .pddl import Inexpressible, write_pddl
 
 
-def exported(out: str, write: Callable[[Path], list[Path]], refusal: Callable[[ValueError], str],
+def exported(out: str, write: Callable[[Path], Sequence[Path]], refusal: Callable[[ValueError], str],
              stdout: IO, stderr: IO) -> int:
     """``write(folder)`` run as every export runs it: ``--out`` must be a folder; a broken world is
     said as the loader says it, an export's own refusal (a ValueError) as ``refusal`` words it, the

@@ -124,6 +124,7 @@ def _tools(directory: Path, spec: dict) -> list[dict]:
         world = read_episode(directory).world
     except RecordsError:
         return [{"name": n} for n in spec.get("tools", [])]
+    assert world is not None   # read_episode reads a world unless asked for the replies alone
     planning = world.meta.get("variant") == "plan"
     # a game without our engine's actions (a story file) offered one tool in either tool mode: act(command)
     mode = spec["mode"] if getattr(world, "actions", None) is not None else "tool"

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..engine import metrics
-from ..engine.game import Game, StepResult
+from ..engine.game import Game
 from ..engine.text import MAX_COMMAND
 from ..engine.world import World
-from ..games import open_game
+from ..games import Step, open_game
 from ..players import ContextFull
 from .interpreter import Interpreter, ScoreKeeper
 
@@ -43,7 +43,7 @@ class Turn:
     reply: str
     command: str | None = None       # what the engine was given (None: the reply was refused)
     observation: str | None = None   # what the player reads next (None when the episode aborted)
-    result: StepResult | None = None
+    result: Step | None = None       # our engine's turns: an engine.game.StepResult
     invalid_format: str | None = None
     hallucinated_finish: bool = False
     plan: list[str] | None = None            # the plan this reply gave (planning variant)
@@ -113,7 +113,8 @@ class Episode:
         self.world = world
         self.voices = voices
         self.play = open_game(world)   # the game, through the one game interface
-        self.game: Game | None = self.play.engine   # our engine's game (None: another engine's)
+        engine = self.play.engine
+        self.game: Game | None = engine if isinstance(engine, Game) else None   # None: another engine's game
         self.clembench = world.is_clembench()
         self.strict = world.strict if strict is None else strict
         self.planning = world.meta.get("variant") == "plan"
@@ -156,7 +157,7 @@ class Episode:
         self.turns.append(turn)
         self.messages.append({"role": "assistant", "content": reply})
         command, problem = self.command_of(reply)
-        if problem is None and len(command) > MAX_COMMAND:   # never played, so never kept as a command
+        if command is not None and len(command) > MAX_COMMAND:   # never played, so never kept as a command
             command, problem = None, "command_too_long"
         if problem is not None:
             if problem == "command_tag_missing" and any(w in reply for w in HALLUCINATION_WORDS):
@@ -174,6 +175,7 @@ class Episode:
                 turn.plan = plan
                 self.plans.append(plan)
                 self._event(turn, "turn_plan", plan)
+        assert command is not None   # command_of gives a command whenever it finds no problem
         turn.command = command
         goals, observation, info, result = self.interpreter.process(command)
         turn.result = result

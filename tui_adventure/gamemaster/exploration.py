@@ -54,7 +54,7 @@ class Exploration:
             self.counted = world.ruleset.name.endswith("invlimit")   # the domain with itemcount
             self.entity_count = sum(1 for f in initial if f[0] == "type")
             self.room_count = sum(1 for f in initial if f[0] == "room")
-            self.located = ("at",)
+            self.located: tuple[str, ...] = ("at",)
         else:
             self.player = "player"
             self.counted = False

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..instances.feedback import fail_arg
 from ..engine.game import Game, StepResult
+from ..games import Step
 from .exploration import INVENTORY, Exploration
 
 
@@ -38,8 +39,8 @@ class Interpreter:
         if result.fail is None:
             ex.track(game.state, self._removed(before, game.state, result))
             self.goals = frozenset(g for g in self.world.goals if g.holds(game.state))
-            goals = [str(g) for g in self.world.goals if g in self.goals]
-            info = {"action_type": result.action, "exploration_info": ex.info(result.action)}
+            goals: list = [str(g) for g in self.world.goals if g in self.goals]   # lists after a failure
+            info: dict[str, object] = {"action_type": result.action, "exploration_info": ex.info(result.action)}
             if result.action == "done":
                 info["done_action"] = True
             return goals, result.observation, info, result
@@ -105,7 +106,7 @@ class Stopped:
     fail: dict | None = None
     done: bool = True
     lost: str | None = None
-    action: str = "done"
+    action: str | None = "done"
     goal_score: int = 0
     scene: list = field(default_factory=list)
 
@@ -120,7 +121,7 @@ class ScoreKeeper:
         self.play = play            # a games.interface.Playable
         self.goals: frozenset = frozenset()
 
-    def process(self, command: str) -> tuple[list, str, dict, object]:
+    def process(self, command: str) -> tuple[list, str, dict, Step]:
         """(no goals, the game's text, its score and moves, the step); ``done`` is not sent to the game:
         the player ends the episode there, as in our worlds."""
         if command.strip().lower() == "done":

@@ -23,6 +23,7 @@ def replay_states(world, replies: list[str]) -> list | None:
         if episode.ended:
             return None
         episode.submit(reply)
+        assert episode.game is not None   # replayed for progress: one of our worlds (scorer.WorldFinder), with states
         states.append(episode.game.state)
     return states
 

@@ -18,6 +18,7 @@ from ..engine.names import RULE as NAME_RULE, check_name, inside, is_safe_name
 from ..engine.rules import load_ruleset
 from ..engine.snapshot import write_atomic
 from ..engine.sources import parse_json, read_source
+from ..engine.styles.clembench import ClembenchStyle
 from ..engine.world import Entity, Goal, World
 from ..engine.yamlpos import SourceError, SourceErrors, pos_of
 from ..engine.text import plural
@@ -153,6 +154,7 @@ def document(inst: dict, experiment: str, names: dict) -> tuple[str, dict]:
     world = world_from_instance(inst, experiment, names)
     st = world.initial
     style = world.style
+    assert isinstance(style, ClembenchStyle)   # an instance's world plays an adventuregame ruleset
     name = world.name_of
     lines = [f"clembench adventuregame v2.1: {experiment}, instance {inst.get('game_id', 0)}"
              f" ({inst.get('variant', 'basic')} variant).",
@@ -164,7 +166,9 @@ def document(inst: dict, experiment: str, names: dict) -> tuple[str, dict]:
         exits = [name(e.target) for e in style.exits(st, room)]
         lines.append(f"{name(room)}: {', '.join(things) or 'nothing'}; exits to {', '.join(exits) or 'nowhere'}.")
     optimal = "; ".join(inst.get("optimal_commands", []))
-    lines.append(f"The instance's optimal_commands ({plural(inst.get('optimal_turns'), 'turn')}): {optimal}.")
+    turns = inst.get("optimal_turns")   # an instance without it says no count (not "None turns")
+    count = "" if turns is None else f" ({plural(turns, 'turn')})"
+    lines.append(f"The instance's optimal_commands{count}: {optimal}.")
     header = "\n".join(f"# {line}" for line in lines)
     doc = {
         "game": "adventuregame",

@@ -27,14 +27,16 @@ def fail_arg(world, state, result: StepResult):
     """Upstream's ``arg`` of a failed command, evaluated on the state it failed in."""
     if not world.is_clembench():
         return result.command
+    assert result.fail is not None   # the interpreter asks for the arg of a failed command only
+    kind = result.fail["type"]
     if result.action is None:
-        return _parse_arg(world, state, result)
-    if result.fail["type"] in ("domain_trait_type_mismatch", "domain_type_discrepancy"):
-        arg = _type_arg(world, state, result)
+        return _parse_arg(world, state, result.command, kind)
+    if kind in ("domain_trait_type_mismatch", "domain_type_discrepancy"):
+        arg = _type_arg(world, state, result.action, result.args)
         if arg is not None:
             return arg
     return {"failed_action_type": result.action,
-            "failed_precon_predicate": _failed_precondition(world, state, result)}
+            "failed_precon_predicate": _failed_precondition(world, state, result.action, result.args)}
 
 
 def _cleaned(command: str) -> str:
@@ -44,14 +46,14 @@ def _cleaned(command: str) -> str:
     return text.lower()
 
 
-def _parse_arg(world, state, result: StepResult):
+def _parse_arg(world, state, command: str, kind: str):
+    """The arg of a command that did not parse (``kind``: its failure's type)."""
     style = world.style
-    text = _cleaned(result.command)
+    text = _cleaned(command)
     # only clembench worlds get here (fail_arg), and their parser is upstream's grammar (ClemCommandParser)
     room = style.player_room(state)
     held = {style.type_of.get(x) for x in state.by2.get(("in", INVENTORY), ())}
-    got = world.parser.parser.parse(result.command, style.type_of.get(room, ""), held)
-    kind = result.fail["type"]
+    got = world.parser.parser.parse(command, style.type_of.get(room, ""), held)
     if kind == "lark_exception":
         return lark_message(world, text)
     if isinstance(got, ParseFailure) and got.fail_type == kind:
@@ -85,11 +87,11 @@ def _has_type(world, st, x: str, t: str) -> bool:
     return (t, x) in facts
 
 
-def _type_arg(world, st, result: StepResult) -> dict | None:
-    for param, t in _PARAMS.get(result.action, ()):
-        x = result.args.get(param)
+def _type_arg(world, st, action: str, args: dict) -> dict | None:
+    for param, t in _PARAMS.get(action, ()):
+        x = args.get(param)
         if x and not _has_type(world, st, x, t):
-            return {"failed_action_type": result.action, "failed_parameter": world.style.type_of.get(x, x)}
+            return {"failed_action_type": action, "failed_parameter": world.style.type_of.get(x, x)}
     return None
 
 
@@ -130,12 +132,12 @@ def _trace(node, atom) -> dict:
     return atom(node)
 
 
-def _failed_precondition(world, st, result: StepResult) -> dict:
+def _failed_precondition(world, st, action: str, args: dict) -> dict:
     """Upstream's feedback choice: the first failing top-level condition; inside an ``or`` the first
     failing atom of its first alternative."""
     room = world.style.player_room(st)
     env = {"p": PLAYER, "r": room, "c": room, "i": INVENTORY, "inventory": INVENTORY}
-    env.update({k: (v or None) for k, v in result.args.items() if isinstance(v, str) or v is None})
+    env.update({k: (v or None) for k, v in args.items() if isinstance(v, str) or v is None})
     facts = st.facts
     counted = world.ruleset.name.endswith("invlimit")
     idx = [-1]
@@ -151,7 +153,7 @@ def _failed_precondition(world, st, result: StepResult) -> dict:
         ok = True if None in args else (node[0], *args) in facts
         return {"predicate_tuple": [node[0], *args], "fulfilled": ok, "precon_idx": idx[0]}
 
-    top = [_trace(n, atom) for n in _preconditions(result.action, counted)]
+    top = [_trace(n, atom) for n in _preconditions(action, counted)]
     for item in top:
         if item["fulfilled"]:
             continue

@@ -19,10 +19,15 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from ..engine.snapshot import write_atomic
 from ..engine.sources import parse_json
 from ..zmachine.story import is_story_path
+
+if TYPE_CHECKING:
+    from ..engine.world import World
+    from ..zmachine.game import StorySource
 
 CLEM_VERSION = "3.7.2"
 SECRET_KEYS = {"api_key", "authorization", "Authorization", "x-api-key", "headers"}
@@ -254,7 +259,7 @@ class FolderLock:
     def __init__(self, directory: Path, what: str) -> None:
         self.directory = Path(directory)
         self.what = what
-        self.fh = None
+        self.fh: TextIO | None = None   # the lock file, open while held
 
     def acquire(self) -> "FolderLock":
         import fcntl
@@ -301,7 +306,7 @@ class Recorded:
     rebuilds every state exactly (the engine is deterministic), so records need not store states."""
 
     directory: Path
-    world: object
+    world: World | StorySource | None   # None: read for its replies alone (read_episode's world=False)
     replies: list[str]
     player: str
 

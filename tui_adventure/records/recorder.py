@@ -121,7 +121,9 @@ class Recorder:
             run = run_json(run_file)
         except RecordsError:
             run = {}
-        games = run.get("games") if isinstance(run.get("games"), dict) else {}
+        games = run.get("games")
+        if not isinstance(games, dict):
+            games = {}
         # Written at every episode's start, so only when they change, and not fsynced (milliseconds an
         # episode): until completed.json is written durably, a lost start only means playing it again.
         if self.game_name not in games:
@@ -438,7 +440,8 @@ class Recorder:
             "turns": self.turns,
             "adventure_info": adventure_info(self.world),
         }
-        files = [(self.dir / "interactions.json", self._listed(interactions, "turns", self._turn_texts))]
+        files: list[tuple[Path, bytes | None]] = [
+            (self.dir / "interactions.json", self._listed(interactions, "turns", self._turn_texts))]
         labels = [f"Player {k}" for k in range(1, len(self.order) + 1)] or ["Player 1"]
         for k, label in enumerate(labels):
             path = self.dir / f"{label.lower().replace(' ', '_')}.requests.json"

@@ -77,7 +77,9 @@ def read_back(recorder: Recorder, episode, on_turn=None) -> dict:
         if episode.ended:   # ended in play but its end never reached the disk: nothing to continue
             raise RecordsError(f"{recorder.dir}: its last turn ended the episode")
     calls = _calls(recorder.dir)
-    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    meta = data.get("meta")
+    if not isinstance(meta, dict):
+        meta = {}
     recorder.turns = turns
     recorder.calls = calls if len(calls) == len(turns) else [{"round": k, "call": {}} for k in range(len(turns))]
     recorder.call_players = [_from(turn) for turn in turns]
@@ -95,7 +97,9 @@ def read_back(recorder: Recorder, episode, on_turn=None) -> dict:
     paused = round((datetime.now() - last).total_seconds(), 3) if last is not None else None
     pause = {"after_round": len(turns), "paused_seconds": paused, "at": now()}
     recorder._pending_events.append(recorder._gm(RESUMED, pause))
-    before = meta.get("resumed") if isinstance(meta.get("resumed"), list) else []
+    before = meta.get("resumed")
+    if not isinstance(before, list):
+        before = []
     recorder.meta_extra.update({k: v for k, v in meta.items() if k in ("shown", "seconds")},
                                resumed=[*before, pause])
     recorder._last_turn_at = time.monotonic()

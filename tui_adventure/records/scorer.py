@@ -37,6 +37,7 @@ from typing import Callable
 from ..engine import metrics as m
 from ..engine.metrics import ProgressTracker
 from ..engine.snapshot import OutputRefused
+from ..engine.world import World
 from .files import RecordsError, is_player, read_json, world_pointer, write_json
 
 FAIL_TYPES = ["lark_exception", "malformed_command", "undefined_action_verb", "undefined_action",
@@ -235,7 +236,7 @@ def _progress(world, replies: list[str], tracker: ProgressTracker | None,
 
 
 # -- finding the world an episode was played in --------------------------------------
-WorldFinder = Callable[[Path, dict], object]
+WorldFinder = Callable[[Path, dict], "World | None"]
 
 
 def world_finder(clembench_instances: str | Path | None = None) -> WorldFinder:

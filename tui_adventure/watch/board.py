@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from ..engine.text import visible
+from .episodes import EpisodeInfo
 from .runs import alerts, run_rows, tally
 from .tree import RecordsTree
 from .view import EPISODE_COLUMNS, LIMIT, RUN_COLUMNS, Columns, episode_cells, parse_filter, run_cells, sort_key
@@ -36,20 +37,20 @@ class Picture:
 class Board:
     def __init__(self, tree: RecordsTree) -> None:
         self.tree = tree
-        self._settled_at = None      # the tree's settled_version the fields below were made at
-        self._settled: list = []
+        self._settled_at: int | None = None   # the tree's settled_version the fields below were made at
+        self._settled: list[EpisodeInfo] = []
         self._tally: dict = {}
         self._counts: Counter = Counter()
-        self._sorted_at = None       # (settled_version, filter, sort) of ``_sorted``
-        self._sorted: list = []
+        self._sorted_at: tuple[int, str, str] | None = None   # (settled_version, filter, sort) of ``_sorted``
+        self._sorted: list[EpisodeInfo] = []
         self.run_columns = Columns(RUN_COLUMNS)
         self.episode_columns = Columns(EPISODE_COLUMNS)
 
     def picture(self, filter_text: str, sort: str) -> Picture:
         tree = self.tree
         if self._settled_at != tree.settled_version:
-            live = tree.live
-            self._settled = [ep for path, ep in tree.episodes.items() if path not in live]
+            live_paths = tree.live
+            self._settled = [ep for path, ep in tree.episodes.items() if path not in live_paths]
             self._tally = tally(self._settled)
             self._counts = Counter(ep.status for ep in self._settled)
             self._settled_at = tree.settled_version
