@@ -16,7 +16,9 @@ from __future__ import annotations
 import copy
 import json
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -26,8 +28,12 @@ from ..engine.game import Game
 from ..engine.loading import MAX_TURNS_LIMIT
 from ..engine.metrics import ProgressTracker
 from ..engine.planning.admissible import Admissible
-from ..engine.world import World
+from ..engine.world import Goal, World
 from ..gamemaster.episode import Episode
+from ..gamemaster.interpreter import Interpreter
+
+if TYPE_CHECKING:   # imported where used: generate= is the only use of the generator
+    from ..generate import Knobs
 
 REWARDS = ("goal", "progress", "win")
 RULES = ("game", "clembench")
@@ -47,15 +53,17 @@ class EnvState:
     """Everything an episode depends on at one moment (immutable, so saving it costs nothing)."""
     world: World
     game: tuple           # Game.snapshot()
-    episode: object       # the clembench-rules Episode's snapshot (None under the game's rules)
+    episode: tuple | None   # the clembench-rules Episode's snapshot (None under the game's rules)
     ended: bool
-    rng: dict             # np_random's bit generator state: sampling after a restore repeats
+    rng: Mapping[str, Any]  # np_random's bit generator state: sampling after a restore repeats
 
 
 class AdventureEnv(gym.Env):
     """``gymnasium.make("tui_adventure/World-v0", world="house")``; see docs/agents.md."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    action_space: spaces.Text
+    observation_space: spaces.Text   # of the world's characters (_fit_space)
 
     def __init__(self, world: str | World | None = None, *, reward: str = "goal", rules: str = "game",
                  max_turns: int | None = None, infos: tuple[str, ...] | list[str] | None = None,
@@ -94,7 +102,7 @@ class AdventureEnv(gym.Env):
         self._texts_for: World | None = None
         self._first_for: World | None = None   # the world whose first observation _first_obs is
         self._generate = dict(generate) if generate is not None else None
-        self._knobs = None   # the generate= knobs, read once (the first world's making checks them)
+        self._knobs: Knobs | None = None   # the generate= knobs, read once (the first world's making checks them)
         # the world this env drew (generate=) and has handed out to no one (get_state, fork): it closes
         # it when it draws the next one, or at close(), so its memory comes back at once (World.close)
         self._made: World | None = None
@@ -111,6 +119,7 @@ class AdventureEnv(gym.Env):
         from ..generate import Knobs, generated_world
 
         if self._knobs is None:
+            assert self._generate is not None   # only an env made with generate= draws its worlds
             self._knobs = Knobs.of(self._generate)
         # built from its document, no YAML round trip; solved only when its max_turns (made from par) is
         # wanted: the par and progress infos ask the tracker, which solves the world itself when read
@@ -135,7 +144,8 @@ class AdventureEnv(gym.Env):
         self._last_obs = ""
         if self._texts_for is not world:   # a world's goals are fixed: their texts made once per world
             self._texts_for, self._goal_texts = world, [str(x) for x in world.goals]
-        self._achieved_for, self._achieved_texts = None, []
+        self._achieved_for: frozenset[Goal] | None = None
+        self._achieved_texts: list[str] = []
 
     @property
     def tracker(self) -> ProgressTracker:
@@ -184,7 +194,9 @@ class AdventureEnv(gym.Env):
         if self.episode is not None:
             turn = self.episode.submit(action)
             obs = turn.observation if turn.observation is not None else f"(aborted: {turn.invalid_format})"
-            self.game = self.episode.game
+            game = self.episode.game
+            assert game is not None   # the env plays our worlds only: the episode's game is our engine's
+            self.game = game
             won = self.episode.finished and not self.episode.aborted
             terminated = self.episode.ended and not self.episode.turn_limit_reached
             truncated = self.episode.turn_limit_reached
@@ -194,13 +206,13 @@ class AdventureEnv(gym.Env):
         else:
             # Game.play: the turn as step plays it, played again from the state's cache when known
             game = self.game
-            turn = game.play(action)
+            played = game.play(action)
             lost = game.lost
             won = game.finished and lost is None
-            terminated = won or lost is not None or turn.ended
+            terminated = won or lost is not None or played.ended
             truncated = not terminated and game.turn >= self.max_turns
-            goal_delta = turn.goal_score
-            text = turn.text
+            goal_delta = played.goal_score
+            text = played.text
         self._ended = terminated or truncated
         if self.reward_kind == "goal":
             reward = float(goal_delta)
@@ -239,7 +251,7 @@ class AdventureEnv(gym.Env):
         self._made = None   # the snapshot holds the world: it is no longer this env's alone to close
         g = self.game
         return EnvState(self.world, g.snapshot(),
-                        self.episode.interpreter.snapshot() if self.episode is not None else None,
+                        _interpreter(self.episode).snapshot() if self.episode is not None else None,
                         self._ended, copy.deepcopy(self.np_random.bit_generator.state))
 
     def set_state(self, state: EnvState) -> None:
@@ -247,8 +259,11 @@ class AdventureEnv(gym.Env):
             self._load(state.world)
         if self.episode is not None:
             self.episode = Episode(state.world, strict=True)
-            self.episode.interpreter.restore(state.episode)
-            self.game = self.episode.game
+            assert state.episode is not None   # a state of an env under the same (clembench) rules
+            _interpreter(self.episode).restore(state.episode)
+            game = self.episode.game
+            assert game is not None   # the env plays our worlds only: the episode's game is our engine's
+            self.game = game
         self.game.restore(state.game)
         self._ended = state.ended
         self.np_random.bit_generator.state = copy.deepcopy(state.rng)
@@ -332,6 +347,13 @@ class AdventureEnv(gym.Env):
                 self._fitted.clear()
             self._fitted[text] = fitted
         return fitted
+
+
+def _interpreter(episode: Episode) -> Interpreter:
+    """The clembench-rules episode's interpreter: our engine's, as the env plays our worlds only."""
+    interpreter = episode.interpreter
+    assert isinstance(interpreter, Interpreter)   # a story file's episode keeps score instead (ScoreKeeper)
+    return interpreter
 
 
 def _ours(named, source):

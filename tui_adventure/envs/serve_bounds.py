@@ -166,7 +166,7 @@ class ReapingH11(H11Protocol):
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
-        self._deadline = None
+        self._deadline: asyncio.TimerHandle | None = None
         self._arm()
 
     def on_response_complete(self) -> None:

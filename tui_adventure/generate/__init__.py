@@ -88,6 +88,7 @@ def _within(knobs: Knobs, seed: int, par, name, seconds: float | None, note):
         with budget.enforced():
             return _solved(knobs, seed, par, name, budget)
     except OutOfTime:
+        assert seconds is not None   # only a budget of some seconds runs out
         raise too_slow(seed, seconds, {"goals": (knobs.goals, 3), "objects": (knobs.objects, 20),
                                        "rooms": (knobs.rooms, 8)}, budget.tried) from None
 

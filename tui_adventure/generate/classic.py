@@ -203,7 +203,7 @@ def name_all(rng: random.Random, pool: tuple[str, ...] | list[str], n: int, adje
     while len(nouns) < n:
         nouns.append(free[rng.randrange(len(free))])
     taken.update(nouns)
-    out = []
+    out: list[tuple[str, list[str]]] = []
     counts: dict[str, int] = {}
     for noun in nouns:
         counts[noun] = counts.get(noun, 0) + 1
@@ -236,6 +236,11 @@ def _ids(names: list[str], taken: set[str]) -> list[str]:
 # -- the world ------------------------------------------------------------------------------
 def draft(knobs: Knobs, seed: int, attempt: int = 0) -> Draft:
     """One world of ``knobs`` (resolved) from ``seed``; the same arguments give the same document."""
+    # resolved knobs have every count filled in
+    doors_n, locked_n = knobs.doors, knobs.locked
+    containers_n, supports_n, distractors_n = knobs.containers, knobs.supports, knobs.distractors
+    assert (doors_n is not None and locked_n is not None and containers_n is not None
+            and supports_n is not None and distractors_n is not None), "draft takes Knobs.resolved()"
     rng = rng_for(knobs, seed, attempt)
     theme = THEMES[knobs.theme]
     links = layout(rng, knobs.rooms)
@@ -243,17 +248,17 @@ def draft(knobs: Knobs, seed: int, attempt: int = 0) -> Draft:
     rooms = name_all(rng, words(theme, "rooms", knobs.split), knobs.rooms, PLACES, taken)
     ids: set[str] = set()
     room_ids = _ids([n for n, _ in rooms], ids)
-    door_links = rng.sample(range(len(links)), knobs.doors)
-    locked_links = door_links[:knobs.locked]
-    doors = name_all(rng, theme.doors, knobs.doors, MATERIALS, set())
+    door_links = rng.sample(range(len(links)), doors_n)
+    locked_links = door_links[:locked_n]
+    doors = name_all(rng, theme.doors, doors_n, MATERIALS, set())
     door_ids = _ids([f"{n}" for n, _ in doors], ids)
     door_of = dict(zip(door_links, door_ids))
 
-    containers = name_all(rng, words(theme, "containers", knobs.split), knobs.containers, COLOURS, taken)
-    supports = name_all(rng, words(theme, "supports", knobs.split), knobs.supports, COLOURS, taken)
-    things = name_all(rng, words(theme, "things", knobs.split), knobs.goals + knobs.distractors, COLOURS,
+    containers = name_all(rng, words(theme, "containers", knobs.split), containers_n, COLOURS, taken)
+    supports = name_all(rng, words(theme, "supports", knobs.split), supports_n, COLOURS, taken)
+    things = name_all(rng, words(theme, "things", knobs.split), knobs.goals + distractors_n, COLOURS,
                       taken)
-    keys = name_all(rng, ["key"], knobs.locked, MATERIALS, set())
+    keys = name_all(rng, ["key"], locked_n, MATERIALS, set())
     container_ids = _ids([n for n, _ in containers], ids)
     support_ids = _ids([n for n, _ in supports], ids)
     thing_ids = _ids([n for n, _ in things], ids)
@@ -325,13 +330,13 @@ def draft(knobs: Knobs, seed: int, attempt: int = 0) -> Draft:
         ways[a].append((d, b, i))
         ways[b].append((OPPOSITE[d], a, i))
     for r, (ident, (name, _)) in enumerate(zip(room_ids, rooms)):
-        entry: dict = {} if ident == slug(name) and ident.replace("_", " ") == name else {"name": name}
-        entry["description"] = f"{_a(moods[rng.randrange(len(moods))])} {name}."
+        room_doc: dict = {} if ident == slug(name) and ident.replace("_", " ") == name else {"name": name}
+        room_doc["description"] = f"{_a(moods[rng.randrange(len(moods))])} {name}."
         exits: dict = {}
         for way, y, i in ways[r]:
             exits[way] = {"to": room_ids[y], "door": door_of[i]} if i in door_of else room_ids[y]
-        entry["exits"] = {d: exits[d] for d in DIRS if d in exits}
-        room_docs[ident] = entry
+        room_doc["exits"] = {d: exits[d] for d in DIRS if d in exits}
+        room_docs[ident] = room_doc
 
     title = f"{theme.name.title()} {seed}"
     doc = {"game": f"{knobs.theme}_{seed}", "title": title, "ruleset": "classic",

@@ -9,6 +9,7 @@ they live here once, over a world and a state.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cached_property
 
 from ..engine.parsers.patterns import SLOT
@@ -100,7 +101,7 @@ class Words:
                 names.add(world.name_of(target))
         return sorted(n for n in names if n)
 
-    def complete(self, text: str, st, extra: list[str] = ()) -> tuple[int, list[str]]:
+    def complete(self, text: str, st, extra: Sequence[str] = ()) -> tuple[int, list[str]]:
         """(where the word being completed starts, candidates): verbs (and ``extra`` words) first, then names."""
         stripped = text.lstrip()
         lead = len(text) - len(stripped)
@@ -158,7 +159,7 @@ class GameWords:
     def exits(st, room) -> list[tuple[str | None, str]]:
         return []
 
-    def complete(self, text: str, st=None, extra: list[str] = ()) -> tuple[int, list[str]]:
+    def complete(self, text: str, st=None, extra: Sequence[str] = ()) -> tuple[int, list[str]]:
         """(where the word being completed starts, candidates): the first word only."""
         stripped = text.lstrip().removeprefix(">").lstrip()
         if " " in stripped:

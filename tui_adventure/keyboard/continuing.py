@@ -34,7 +34,7 @@ class Continuing(Protocol):
     recorder: Recorder | None
     seconds_before: float
     continued: str
-    visited: set[str]
+    visited: set[str | None]   # room_id()s met (None: a story file that does not say where)
 
     @property
     def game(self) -> Game | None: ...
@@ -51,6 +51,7 @@ def continue_last(session: Continuing, options: dict) -> bool:
     rebuilt from its records; ``session.continued`` says what happened either way. A world with
     model-voiced characters cannot be replayed without asking its voices again: it starts afresh."""
     world = session.world
+    assert session.records is not None   # called only for a session that keeps records
     recorder = last_episode(session.records, world, session.record_name, options, skip=session.foreign)
     if recorder is None or not unfinished(recorder) or recorder.clash() or not recorder.lock():
         return False

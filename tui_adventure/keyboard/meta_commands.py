@@ -1,8 +1,8 @@
 """The meta-commands a person types beside game commands (undo, save, score...): none takes game time.
 
-One table, ``COMMANDS``, names each with its help line and its function; the
-session runs them (``Session.meta``) and both front ends show the result as
-a ``Feedback``. What blind play allows is decided here once: undo, restart,
+One table, ``COMMANDS``, names each with its help line and its function
+(``restore``, which awaits, is run apart); the session runs them
+(``Session.meta``) and both front ends show the result as a ``Feedback``. What blind play allows is decided here once: undo, restart,
 save and restore need ``Visibility.undo``, and ``score`` tells a blind player
 only what a model could count for itself.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable, Protocol
+from typing import Callable, Protocol
 
 from ..engine.snapshot import SaveError, list_saves, save_file_name, save_game
 from .figures import par_label
@@ -33,7 +33,9 @@ class Playing(Protocol):
     episode: Episode
     saves: Path
     show: Visibility
-    words: Words | GameWords
+
+    @property
+    def words(self) -> Words | GameWords: ...
 
     @property
     def game(self) -> Game | None: ...
@@ -200,6 +202,6 @@ async def run(session: Playing, word: str, arg: str = "") -> Feedback:
         return Feedback("error", str(exc))
 
 
-COMMANDS: dict[str, Callable[[Playing, str], Feedback | Awaitable[Feedback]]] = {
-    "undo": _undo, "restart": _restart, "save": _save, "restore": _restore, "saves": _saves,
+COMMANDS: dict[str, Callable[[Playing, str], Feedback]] = {   # restore awaits: run calls it apart
+    "undo": _undo, "restart": _restart, "save": _save, "saves": _saves,
     "help": _help, "score": _score, "quit": _quit}

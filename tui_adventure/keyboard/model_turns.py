@@ -27,16 +27,24 @@ class ModelTurn:
     figures: str                 # latency (with the re-asks), tokens, finish reason, notes
 
 
+def _answer(turn: Turn) -> Reply | None:
+    """The player's Reply the turn keeps, if any (``Turn.answer``, typed ``object``, holds one or None)."""
+    answer = turn.answer
+    assert answer is None or isinstance(answer, Reply)
+    return answer
+
+
 def is_model_turn(turn: Turn) -> bool:
     """Programs answer with no latency: their turns stay one bare command line, as before."""
-    return turn.answer is not None and turn.answer.latency is not None
+    answer = _answer(turn)
+    return answer is not None and answer.latency is not None
 
 
 def model_turn(turn: Turn) -> ModelTurn | None:
     """How to show ``turn``, or None when no model played it."""
-    if not is_model_turn(turn):
+    answer = _answer(turn)
+    if answer is None or not is_model_turn(turn):
         return None
-    answer: Reply = turn.answer
     written = _lines(_written(answer))
     calls = tuple(f"call {format_call(name, arguments)}" for name, arguments in answer.tool_calls)
     if turn.command is None:

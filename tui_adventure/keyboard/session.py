@@ -67,7 +67,7 @@ class Session:
         self.voices = Voices.for_world(world)   # model-voiced characters (ValueError at once when one cannot be)
         self._tracker = None
         self._search = threading.RLock()   # the planner's searches run in worker threads, one at a time
-        self.recorder = None
+        self.recorder: Recorder | None = None
         self.seconds_before = 0.0   # the time played in earlier sittings of a continued episode
         self.changed_by_turn = False   # the last thing done was a turn (not undo or restore): panels show its change
         self.continued = ""   # what the front end says first when the last unfinished episode was continued

@@ -81,7 +81,8 @@ class ModelPlayer:
 
     def run_facts(self, episode) -> dict:
         """How this run asks: what its records say of it, so runs that ask differently stay apart."""
-        facts = {"mode": self.mode, "tools": [t["name"] for t in self.tools(episode)], "tool_choice": None}
+        facts: dict[str, object] = {"mode": self.mode, "tools": [t["name"] for t in self.tools(episode)],
+                                    "tool_choice": None}
         if self.mode != "text":   # what is asked for, and what the calls use (the records update it: the
             #                       recorder sets it to each call's own form when that differs)
             asked = (self.spec.config or {}).get("tool_choice", "required")
@@ -183,7 +184,7 @@ class ModelPlayer:
                                        "function": {"name": c.name, "arguments": read_arguments(c.arguments)[1]}}
                                       for c in result.tool_calls]}
             self._said[len(episode.messages)] = _Said(reply, message, list(result.tool_calls))
-        notes = ()
+        notes: tuple[str, ...] = ()
         if result.options.get("learned") and not episode.turns:
             notes = (f"asked as learned on {result.options['learned']} (kept in the cache)",)
         return Reply(reply, call=call, tokens_in=result.tokens_in, tokens_out=result.tokens_out, latency=elapsed,

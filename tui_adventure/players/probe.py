@@ -35,6 +35,7 @@ ACT = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}
 CALL_ASK = "Call the act tool with the command 'look'."
 NAMED = {"type": "function", "function": {"name": "act"}}
+TOOL_CHOICES: dict[str, str | dict] = {"required": "required", "named": NAMED, "auto": "auto"}   # the player's order
 
 
 @dataclass
@@ -201,7 +202,7 @@ async def _tools(asker: _Asker, report: Report):
     """Each tool choice in the player's order; (the first that gave a tool call, whether it streams)."""
     user = [{"role": "user", "content": CALL_ASK}]
     answers = {}
-    for name, choice in (("required", "required"), ("named", NAMED), ("auto", "auto")):
+    for name, choice in TOOL_CHOICES.items():
         answers[name] = await asker.ask(user, tools=[ACT], tool_choice=choice)
     required = answers["required"]
     report.findings.append(Finding('tool_choice "required" accepted',
@@ -225,7 +226,7 @@ async def _tools(asker: _Asker, report: Report):
     if working is None:
         report.findings.append(Finding("streaming with tools", "not asked (no tool call to stream)", None))
         return None, None
-    choice = {"required": "required", "named": NAMED, "auto": "auto"}[working]
+    choice = TOOL_CHOICES[working]
     streamed = await asker.ask(user, stream=True, tools=[ACT], tool_choice=choice)
     ok = bool(streamed.get("calls"))
     answer = "yes" if ok else ("refused (" + streamed["refused"] + ")" if "refused" in streamed

@@ -19,7 +19,7 @@ class OraclePlayer:
     name = "oracle"
 
     def __init__(self) -> None:
-        self._planner = None
+        self._planner: Planner | None = None
         self._plan: list[str] = []
         self._expect = None
 
@@ -63,7 +63,7 @@ class RandomPlayer:
         self.seed = seed
         self.name = f"random-{seed}"
         self.rng = random.Random(seed)
-        self._planner = None
+        self._planner: Planner | None = None
 
     async def reply(self, episode, stream=None) -> Reply:
         game = episode.game

@@ -24,9 +24,8 @@ def recorded_reply(call) -> Reply | None:
     """The model's Reply for one recorded call (``calls[i]["call"]`` of a requests file), or None."""
     if not isinstance(call, dict):
         return None
-    raw = call.get("raw_response_obj")
-    raw = raw if isinstance(raw, dict) else {}
-    player = raw.get("clem_player") if isinstance(raw.get("clem_player"), dict) else {}
+    raw = _dict(call.get("raw_response_obj"))
+    player = _dict(raw.get("clem_player"))
     text = str(player.get("response", ""))
     if isinstance(raw.get("choices"), list):
         said, calls, finish, usage = _openai(raw)
@@ -58,13 +57,13 @@ def duration(text) -> float | None:
 
 def _openai(raw: dict):
     choice = raw["choices"][0] if raw["choices"] and isinstance(raw["choices"][0], dict) else {}
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    message = _dict(choice.get("message"))
     calls = []
     for c in message.get("tool_calls") or []:
         function = c.get("function") if isinstance(c, dict) else None
         if isinstance(function, dict):
             calls.append((str(function.get("name", "?")), _text(function.get("arguments", ""))))
-    usage = raw.get("usage") if isinstance(raw.get("usage"), dict) else {}
+    usage = _dict(raw.get("usage"))
     return str(message.get("content") or ""), calls, choice.get("finish_reason"), usage
 
 
@@ -72,8 +71,13 @@ def _anthropic(raw: dict):
     blocks = [b for b in raw["content"] if isinstance(b, dict)]
     said = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
     calls = [(str(b.get("name", "?")), _text(b.get("input", {}))) for b in blocks if b.get("type") == "tool_use"]
-    usage = raw.get("usage") if isinstance(raw.get("usage"), dict) else {}
+    usage = _dict(raw.get("usage"))
     return said, calls, raw.get("stop_reason"), usage
+
+
+def _dict(value) -> dict:
+    """``value`` if it is a dict, else an empty one (a record's part may be missing or malformed)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _text(arguments) -> str:

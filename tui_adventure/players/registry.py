@@ -101,7 +101,7 @@ def read_entries() -> list[tuple[dict, str]]:
     some other model of the same name); clemcore's packaged file is ours to skip.
     """
     packaged = clemcore_registry()
-    out = []
+    out: list[tuple[dict, str]] = []
     for path in registry_paths():
         if not path.exists():
             continue
@@ -164,7 +164,8 @@ def credentials(backend: str) -> dict:
     if not isinstance(entry, dict):
         raise ValueError(f'{path}: the entry for {backend} must be a mapping such as {{"api_key": "..."}},'
                          f" not a {type(entry).__name__}")
-    key = entry.get("api_key") if isinstance(entry.get("api_key"), str) and entry.get("api_key").strip() else None
+    key = entry.get("api_key")
+    key = key if isinstance(key, str) and key.strip() else None
     known = BACKENDS[backend]
     return {"api_key": key or os.environ.get(known.key_env, "") or None,
             "base_url": entry.get("base_url") or (os.environ.get(known.url_env, "") if known.url_env else "") or None,

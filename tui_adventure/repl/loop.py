@@ -168,10 +168,12 @@ class Repl(Printer):
             return
         self.say(feedback.text)
         turn = feedback.turn
-        p = self.session.panels() if turn is not None and turn.goal_score else None
-        if p is not None and p.scored is not None:   # a game with a score of its own (not in blind play)
+        if turn is None or not turn.goal_score:
+            return
+        p = self.session.panels()
+        if p.scored is not None:   # a game with a score of its own (not in blind play)
             self.say(f"[score {turn.goal_score:+d}: {p.scored[0]} of {p.scored[1] or '?'}]", "note")
-        elif p is not None and p.goals_achieved is not None:   # not in blind play
+        elif p.goals_achieved is not None:   # not in blind play
             self.say(f"[goal {turn.goal_score:+d}: {p.goals_achieved}/{plural(p.goal_count, 'goal')}]", "note")
 
     def intro(self) -> None:

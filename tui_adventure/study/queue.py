@@ -96,7 +96,7 @@ def not_theirs(study: Study, records: str | Path, participant: str) -> str | Non
     if not others:
         return None
     whose = "an `adventure play` session's (its second session is also named human-2, -3...)" if None in others \
-        else f"another study's ({sorted(others)[0]})"
+        else f"another study's ({sorted(o for o in others if o is not None)[0]})"
     return (f"{folder} holds {whose} episodes, not this study's: give this study its own --records folder"
             " (or the participant another ID)")
 
@@ -316,10 +316,11 @@ class StudyRun:
         entry = stage.entry
         # a participant's lines and saves are theirs alone: no history file another participant's up-arrow
         # reads, saves in their own folder
-        own = {"history": History(None), "saves": inside(self.records, ".studies", f"{self.study.key}.saves",
-                                                         self.participant)}
+        history = History(None)
+        saves = inside(self.records, ".studies", f"{self.study.key}.saves", self.participant)
         if stage.practice:
-            return Session(entry.world, records=None, show=self.study.show, time_limit=entry.time_limit, **own)
+            return Session(entry.world, records=None, show=self.study.show, time_limit=entry.time_limit,
+                           history=history, saves=saves)
         mark_study(inside(self.records, self.run_name), self.study.key, self.study.title)
         attempt = self._set_aside(stage)
         meta = {"study": {"id": self.study.key, "title": self.study.title, "participant": self.participant,
@@ -332,7 +333,7 @@ class StudyRun:
         if self.visit.get("browser"):
             meta["browser"] = self.visit["browser"]
         return Session(entry.world, records=self.records, name=self.run_name, show=self.study.show,
-                       time_limit=entry.time_limit, meta=meta, **own)
+                       time_limit=entry.time_limit, meta=meta, history=history, saves=saves)
 
     def _set_aside(self, stage: Stage) -> int:
         """Rename an unfinished attempt's files out of the way; the number of this attempt (1 for the first)."""

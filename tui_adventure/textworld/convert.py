@@ -34,6 +34,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -303,7 +304,7 @@ def _convert(game: dict, name: str) -> Converted:
             raise ValueError(f"its win conditions use {', '.join(left_out)}, which the classic ruleset has no"
                              " counterpart for; games of tw-make custom convert (see docs/textworld.md)")
         raise ValueError("no quest with a win condition: there is nothing to win")
-    world = {"game": name, "title": f"TextWorld {name} (converted)", "ruleset": "classic"}
+    world: dict[str, Any] = {"game": name, "title": f"TextWorld {name} (converted)", "ruleset": "classic"}
     intro = game.get("objective")
     if isinstance(intro, str) and intro.strip():
         world["intro"] = re.sub(r"\s+", " ", intro).strip()
@@ -356,8 +357,7 @@ def _goal(game: dict, ids: dict, warnings: list[str]) -> tuple[list[str], list[s
     walkthrough = metadata.get("walkthrough") if isinstance(metadata, dict) else None
     if isinstance(walkthrough, list) and walkthrough:   # the whole game's, when tw-make wrote one
         commands = [str(c) for c in walkthrough]
-    seen: set[str] = set()
-    return [g for g in goal if not (g in seen or seen.add(g))], commands
+    return list(dict.fromkeys(goal)), commands   # each fact once, in the order first met
 
 
 def _goal_facts(pred: str, args: list[str], ids: dict, warnings: list[str]) -> list[str]:

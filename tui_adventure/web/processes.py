@@ -93,11 +93,12 @@ class Spares:
 
     async def _start(self) -> asyncio.subprocess.Process:
         """A process in its own process group (ended as a whole), told the server's pid so that it dies with
-        the server (``web.visitor.bound``)."""
+        the server (``web.visitor.bound``). The group is that of a session of its own (setsid): Python
+        3.10, which we support, has no ``process_group=`` (3.11's)."""
         pipe = asyncio.subprocess.PIPE
         env = {**ENVIRONMENT, "ADVENTURE_SERVER_PID": str(os.getpid())}
         process = await asyncio.create_subprocess_exec(*self.argv, stdin=pipe, stdout=pipe, stderr=pipe, env=env,
-                                                       process_group=0)
+                                                       start_new_session=True)
         self.untaken[process.pid] = process
         return process
 
@@ -137,6 +138,9 @@ class VisitorProcess:
 
     def __init__(self, process: asyncio.subprocess.Process, websocket: web.WebSocketResponse) -> None:
         self.process, self.websocket = process, websocket
+        stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
+        assert stdin is not None and stdout is not None and stderr is not None   # started with pipes (Spares._start)
+        self.stdin, self.stdout, self.stderr_pipe = stdin, stdout, stderr
         self.exited = False              # the app said it ended (the "exit" meta): a normal end
         self.started = asyncio.Event()   # the app's driver is running (its first line, "__GANGLION__")
         self.answered = time.monotonic()
@@ -146,13 +150,13 @@ class VisitorProcess:
         self._budget, self._since = float(INPUT_BURST), time.monotonic()
 
     async def greet(self, line: bytes) -> None:
-        self.process.stdin.write(line)
-        await self.process.stdin.drain()
+        self.stdin.write(line)
+        await self.stdin.drain()
 
     async def _send(self, kind: bytes, payload: bytes) -> bool:
         try:
-            self.process.stdin.write(kind + len(payload).to_bytes(4, "big") + payload)
-            await self.process.stdin.drain()
+            self.stdin.write(kind + len(payload).to_bytes(4, "big") + payload)
+            await self.stdin.drain()
         except (ConnectionError, RuntimeError, OSError):
             return False
         return True
@@ -177,7 +181,7 @@ class VisitorProcess:
 
     async def output(self) -> None:
         """The app's screen to the browser until the process closes its output."""
-        stdout = self.process.stdout
+        stdout = self.stdout
         drain = asyncio.ensure_future(self._read_stderr())
         try:
             for _ in range(10):   # a line or two of the process's own before the driver's first packet
@@ -214,7 +218,7 @@ class VisitorProcess:
                                                                    "new_tab": bool(meta.get("new_tab"))}]))
 
     async def _read_stderr(self) -> None:
-        while chunk := await self.process.stderr.read(4096):
+        while chunk := await self.stderr_pipe.read(4096):
             self.stderr += chunk
             del self.stderr[:-MAX_STDERR]
 
@@ -237,7 +241,7 @@ class VisitorProcess:
         if self.process.returncode is None:
             await self.send_meta({"type": "quit"})
             with contextlib.suppress(OSError):
-                self.process.stdin.close()
+                self.stdin.close()
         await end_process(self.process, grace)
 
     def last_error(self) -> str:

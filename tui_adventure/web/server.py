@@ -171,7 +171,7 @@ class BrowserServer:
         within ``STOP_SECONDS``."""
         for session in self.sessions:
             session.stopping.set()
-        ending = [asyncio.ensure_future(s.finished.wait()) for s in self.sessions]
+        ending: list[asyncio.Future] = [asyncio.ensure_future(s.finished.wait()) for s in self.sessions]
         ending.append(asyncio.ensure_future(self.spares.close(wait=0.5)))
         await asyncio.wait(ending, timeout=STOP_SECONDS - 1.0)
         await runner.cleanup()
@@ -195,7 +195,8 @@ class BrowserServer:
     # -- the page ----------------------------------------------------------------------------------
     async def handle_index(self, request: web.Request) -> web.Response:
         self._expire()
-        participant, platform = None, {}
+        participant: str | None = None
+        platform: dict = {}
         if self.admit is not None:
             try:
                 participant, platform = from_link({k: request.query.getall(k) for k in set(request.query)})
@@ -302,8 +303,9 @@ class BrowserServer:
                      asyncio.ensure_future(session.stopping.wait()): STOPPING}
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             first = next(iter(done))
-            if first.exception() is not None:
-                raise first.exception()
+            error = first.exception()
+            if error is not None:
+                raise error
             why = tasks[first] or first.result()
             if why == CRASHED and (visitor.exited or websocket.closed):
                 why = ENDED if visitor.exited else ""   # the app quit, or the browser left first

@@ -77,8 +77,10 @@ def bounded(base: type, max_body: int = MAX_BODY) -> type:
     request bounded: its timeout (the read timeout the SDK sets on each request) is a deadline for
     the whole request, and at most ``max_body`` bytes of its body are read."""
     http = _library(base)
+    read_timeout: type = http.ReadTimeout          # the library's classes, known only once it is imported
+    byte_stream: type = http.AsyncByteStream
 
-    class Slow(TooSlow, http.ReadTimeout):
+    class Slow(TooSlow, read_timeout):
         pass
 
     def too_slow(seconds: float | None) -> Slow:
@@ -93,7 +95,7 @@ def bounded(base: type, max_body: int = MAX_BODY) -> type:
             raise too_slow(seconds)
         return left
 
-    class Body(http.AsyncByteStream):
+    class Body(byte_stream):
         """The body of ``response``, decoded, read chunk by chunk until the deadline or the cap."""
 
         def __init__(self, response, deadline: float | None, seconds: float | None) -> None:

@@ -25,6 +25,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 CACHE_DAYS = 7
 KEPT = ("tool_choice", "stream_tools", "system")   # the facts the cache file holds
@@ -32,7 +33,7 @@ MAX_ID = 256                   # characters of a model id kept (real ones are a 
 CACHE_LIMIT = 1024 * 1024      # bytes: a cache file larger than this is not read (and is written afresh)
 
 
-def keepable(model) -> bool:
+def keepable(model) -> TypeGuard[str]:
     """Whether a model id may be kept, shown and asked for: text of at most ``MAX_ID`` printable
     characters. A server's id is a stranger's text, headed for a terminal and a cache every run reads."""
     return isinstance(model, str) and 0 < len(model) <= MAX_ID and model.isprintable()
@@ -132,7 +133,8 @@ def _read() -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _fresh(entry) -> bool:
+def _fresh(entry) -> TypeGuard[dict]:
+    """Whether ``entry`` is a cache entry (a dict) learned recently enough to trust."""
     return (isinstance(entry, dict) and isinstance(entry.get("at"), (int, float))
             and time.time() - entry["at"] <= CACHE_DAYS * 86400)
 

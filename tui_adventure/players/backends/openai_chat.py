@@ -149,6 +149,7 @@ async def _ask_with_system(spec, facts, messages, tools, choice, stream, probe: 
     if unknown and (result.tokens_estimated or result.tokens_in is None):
         facts.unchecked = True   # no usage to tell by (a stream): asked as is until an answer says
     elif unknown:
+        assert result.tokens_in is not None   # an answer without a count took the branch above
         facts.system = not system_dropped(messages, tools, result.tokens_in)
         facts.remember()
         if not facts.system:   # the template dropped it without a word: the model never saw the prompt
