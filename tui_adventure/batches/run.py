@@ -42,11 +42,7 @@ def shared_local_server(player, jobs: int) -> str | None:
     """
     if jobs <= 1 or not isinstance(player, ModelBacked):
         return None
-    from ..players.registry import ModelSpec   # loaded already: a model player was made from one
-
-    spec = player.spec
-    assert isinstance(spec, ModelSpec)   # typed object in ModelBacked; every model player's is a ModelSpec
-    url = spec.base_url or ""
+    url = player.spec.base_url or ""
     if urlparse(url).hostname not in ("127.0.0.1", "localhost", "::1", "0.0.0.0"):
         return None
     return (f"warning: {jobs} jobs share one local server ({url}): each turn waits for the others, and its"

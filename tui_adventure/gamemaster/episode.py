@@ -32,6 +32,7 @@ from ..engine.text import MAX_COMMAND
 from ..engine.world import World
 from ..games import Step, open_game
 from ..players import ContextFull
+from ..players.reply import Reply
 from .interpreter import Interpreter, ScoreKeeper
 
 HALLUCINATION_WORDS = ("complete", "finish", "done", "successfully")
@@ -49,7 +50,7 @@ class Turn:
     plan: list[str] | None = None            # the plan this reply gave (planning variant)
     plan_results: list[list] | None = None   # the current plan simulated: [goals, text, info] per command
     events: list[tuple[str, object]] = field(default_factory=list)   # (type, content), in order
-    answer: object = None                    # the player's players.Reply (request record, usage), if any
+    answer: Reply | None = None              # the player's Reply (request record, usage), if any
     actor: str | None = None                 # a world of several players: whose turn this was (its id)
 
     @property

@@ -28,10 +28,8 @@ class ModelTurn:
 
 
 def _answer(turn: Turn) -> Reply | None:
-    """The player's Reply the turn keeps, if any (``Turn.answer``, typed ``object``, holds one or None)."""
-    answer = turn.answer
-    assert answer is None or isinstance(answer, Reply)
-    return answer
+    """The player's Reply the turn keeps, if any."""
+    return turn.answer
 
 
 def is_model_turn(turn: Turn) -> bool:

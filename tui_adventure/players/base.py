@@ -11,9 +11,12 @@ and ``factory.py``, which imports the players, sits above them all.
 
 from __future__ import annotations
 
-from typing import Callable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 
 from .reply import Reply
+
+if TYPE_CHECKING:   # the registry imports the backends: not at run time here
+    from .registry import ModelSpec
 
 
 @runtime_checkable
@@ -32,7 +35,7 @@ class ModelBacked(Protocol):
     name: str
     backend: str
     gen_args: dict
-    spec: object    # its registry.ModelSpec (model id, server, key, config)
+    spec: ModelSpec   # model id, server, key, config
 
     def run_facts(self, episode) -> dict: ...
 
