@@ -16,6 +16,7 @@ from .instances.convert import load_world_file as load_world
 from .engine.world import World
 from .engine.yamlpos import SourceError, SourceErrors, did_you_mean
 from .engine.text import plural
+from .zmachine.game import StorySource
 from .zmachine.story import is_story_path
 
 NATIVE = Path(__file__).resolve().parent / "data" / "worlds"
@@ -31,19 +32,28 @@ def is_story(arg: str | Path) -> bool:
     return is_story_path(arg)
 
 
-def open_world(arg: str | Path, max_turns: int | None = None) -> World:
+def open_world(arg: str | Path, max_turns: int | None = None) -> World | StorySource:
     """The World an argument names, or for a story file its ``zmachine.game.StorySource`` (checked, and
     Jericho there); ``SourceErrors`` (printable as ``file: message``) if none. ``max_turns``: a story
     file's turn limit (our worlds state their own)."""
-    text = str(arg)
-    path = Path(text)
-    if is_story_path(text):
+    if is_story_path(str(arg)):
         from .zmachine.game import open_story
 
-        story = open_story(path)
+        story = open_story(Path(str(arg)))
         if max_turns is not None:
             story.max_turns = max_turns
         return story
+    return our_world(arg)
+
+
+def our_world(arg: str | Path) -> World:
+    """The World an argument names, for what only our engine does (check, solve, export): as
+    ``open_world``, but a story file is refused with ``SourceErrors`` of one line."""
+    text = str(arg)
+    path = Path(text)
+    if is_story_path(text):
+        raise SourceErrors([SourceError(text, None, "a Z-machine story file, not one of our worlds: only our"
+                                                    " worlds (YAML files, packaged names) can be used here")])
     if path.exists() or path.suffix in (".yaml", ".yml") or "/" in text and not packaged.is_name(text):
         return load_world(path)
     if packaged.is_name(text):

@@ -86,6 +86,23 @@ def test_commands_that_need_our_engine_refuse_a_story_file_in_one_line(tmp_path,
     assert not (tmp_path / "o").exists()
 
 
+def test_export_called_in_process_refuses_a_story_file_in_one_line(tmp_path):
+    """Below the command line's own refusal: ``export.cli.export`` opens our world (``catalog.our_world``),
+    which names a story file in one line, before any interpreter is asked for."""
+    import io
+
+    from tui_adventure.catalog import our_world
+    from tui_adventure.engine.yamlpos import SourceErrors
+    from tui_adventure.export.cli import export
+
+    out, err = io.StringIO(), io.StringIO()
+    assert export(str(STORIES / "lighthouse.z5"), str(tmp_path / "o"), out, err) == 1
+    assert len(err.getvalue().strip().splitlines()) == 1 and "story file" in err.getvalue()
+    assert not (tmp_path / "o").exists() and out.getvalue() == ""
+    with pytest.raises(SourceErrors, match="story file"):
+        our_world(STORIES / "tower.z3")
+
+
 def test_a_broken_story_file_is_one_line(tmp_path):
     bad = tmp_path / "bad.z5"
     bad.write_bytes(b"\x05" + b"\x00" * 10)

@@ -12,7 +12,7 @@ import sys
 import time
 from typing import IO, Iterable
 
-from ..catalog import is_story, open_world as load_world
+from ..catalog import is_story, open_world as load_world, our_world
 from ..games import open_game
 from ..engine.planning import Planner, PlannerLimit
 from ..engine.text import plural, visible
@@ -31,7 +31,7 @@ def check(paths: list[str], out: IO | None = None, err: IO | None = None) -> int
             bad = not _check_story(path, out) or bad
             continue
         try:
-            world = load_world(path)
+            world = our_world(path)
         except SourceErrors as exc:
             for e in exc.errors:
                 print(visible(str(e)), file=out)

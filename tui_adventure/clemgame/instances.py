@@ -16,6 +16,7 @@ from ..records.recorder import instance_of
 from ..engine.names import check_name
 from ..engine.text import plural
 from ..engine.world import World
+from ..zmachine.game import StorySource
 from ..gamemaster.voices import voiced
 
 
@@ -23,20 +24,22 @@ class NotAnInstance(ValueError):
     """A world that cannot be a clemgame instance; the message is one line that says why."""
 
 
-def refusal(world: World) -> str | None:
+def refusal(world: World | StorySource) -> str | None:
     """Why ``world`` cannot be played under clemcore's runner, or None."""
+    if not isinstance(world, World):   # a story file has no characters of ours
+        return None
     for character in voiced(world):
         return (f"its character {world.name_of(character.id)!r} speaks through a model (voice: {character.voice}),"
                 " and clemcore's runner gives a game no model but its players' (play it with adventure run)")
     return None
 
 
-def seats(world: World) -> tuple[str, ...]:
+def seats(world: World | StorySource) -> tuple[str, ...]:
     """The world's players in turn order (empty: one player)."""
     return tuple(world.scene.spec.players) if world.scene is not None else ()
 
 
-def reference(world: World) -> str:
+def reference(world: World | StorySource) -> str:
     packaged = world.meta.get("packaged")
     if packaged:
         return packaged
@@ -44,7 +47,7 @@ def reference(world: World) -> str:
     return str(path.resolve())
 
 
-def instances_document(worlds: list[tuple[str, World]]) -> tuple[dict, tuple[str, ...]]:
+def instances_document(worlds: list[tuple[str, World | StorySource]]) -> tuple[dict, tuple[str, ...]]:
     """clemcore's ``{"experiments": [...]}`` for ``worlds`` (each with the argument that named it), and
     the seats every instance has (one game has one number of players: clemgame.json's ``players``).
 
@@ -76,8 +79,8 @@ def instances_document(worlds: list[tuple[str, World]]) -> tuple[dict, tuple[str
     return {"experiments": list(experiments.values())}, (first[1] if first else ())
 
 
-def world_of(instance: dict) -> World:
-    """The world an exported instance names (``SourceErrors`` when it is gone or broken)."""
+def world_of(instance: dict) -> World | StorySource:
+    """The world (or story file) an exported instance names (``SourceErrors`` when it is gone or broken)."""
     where = instance.get("world") if isinstance(instance, dict) else None
     if not isinstance(where, str) or not where:
         raise NotAnInstance("the instance names no world (its 'world' key): write the game with"

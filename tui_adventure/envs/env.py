@@ -31,6 +31,7 @@ from ..engine.planning.admissible import Admissible
 from ..engine.world import Goal, World
 from ..gamemaster.episode import Episode
 from ..gamemaster.interpreter import Interpreter
+from ..zmachine.game import StorySource
 
 if TYPE_CHECKING:   # imported where used: generate= is the only use of the generator
     from ..generate import Knobs
@@ -65,7 +66,7 @@ class AdventureEnv(gym.Env):
     action_space: spaces.Text
     observation_space: spaces.Text   # of the world's characters (_fit_space)
 
-    def __init__(self, world: str | World | None = None, *, reward: str = "goal", rules: str = "game",
+    def __init__(self, world: str | World | StorySource | None = None, *, reward: str = "goal", rules: str = "game",
                  max_turns: int | None = None, infos: tuple[str, ...] | list[str] | None = None,
                  generate: dict | None = None, render_mode: str | None = None) -> None:
         if (world is None) == (generate is None):

@@ -50,6 +50,7 @@ from pydantic import Field
 from ..catalog import native_worlds, open_world
 from ..instances import packaged
 from ..engine.world import World
+from ..zmachine.game import StorySource
 from ..engine.yamlpos import SourceErrors
 from .env import ACTION_CHARS, INFOS, REWARDS, RULES, AdventureEnv
 from .serve_bounds import MAX_MESSAGE_BYTES, Bounds, QuietLog, ReapingH11
@@ -106,7 +107,7 @@ class ServeConfig:
     infos: tuple[str, ...] = CHEAP_INFOS      # what observations carry unless a reset asks for less
     native: dict[str, Path] = field(default_factory=native_worlds)
 
-    def open(self, name: str | None) -> tuple[str, World]:
+    def open(self, name: str | None) -> tuple[str, World | StorySource]:
         """The world a reset names: loaded afresh for the session that asked (see the module's note)."""
         if name is None or name == self.world:
             return self.world, open_world(self.world)

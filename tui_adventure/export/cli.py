@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import IO, Callable, Sequence
 
-from ..catalog import open_world
+from ..catalog import our_world
 from ..engine.snapshot import check_output
 from ..engine.text import visible
 from ..engine.yamlpos import SourceErrors
@@ -44,4 +44,4 @@ def export(world_arg: str, out: str, stdout: IO | None = None, stderr: IO | None
             return f"{world_arg}: cannot be written as PDDL: {exc}"
         raise exc
 
-    return exported(out, lambda where: write_pddl(open_world(world_arg), where), refusal, stdout, stderr)
+    return exported(out, lambda where: write_pddl(our_world(world_arg), where), refusal, stdout, stderr)

@@ -33,6 +33,7 @@ from ..engine.world import World
 from ..games import Step, open_game
 from ..players import ContextFull
 from ..players.reply import Reply
+from ..zmachine.game import StorySource
 from .interpreter import Interpreter, ScoreKeeper
 
 HALLUCINATION_WORDS = ("complete", "finish", "done", "successfully")
@@ -106,7 +107,7 @@ class Episode:
     one account of the turn.
     """
 
-    def __init__(self, world: World, *, par: int | None = None, strict: bool | None = None,
+    def __init__(self, world: World | StorySource, *, par: int | None = None, strict: bool | None = None,
                  listener: Callable[[str, object], None] | None = None, voices=None) -> None:
         """``world``: one of our worlds or a story file's ``zmachine.game.StorySource`` (a source:
         ``games.open_game``). ``voices``: the world's model-voiced characters (``voices.Voices``),

@@ -19,6 +19,7 @@ from ..records.resume import last_episode, read_back, unfinished
 from ..engine.game import Game
 from ..engine.text import plural
 from ..engine.world import World
+from ..zmachine.game import StorySource
 from ..gamemaster.episode import Episode
 from ..gamemaster.voices import Voices
 
@@ -26,7 +27,7 @@ from ..gamemaster.voices import Voices
 class Continuing(Protocol):
     """What continuing reads and sets of a person's session (``keyboard.session.Session`` is the one)."""
 
-    world: World
+    world: World | StorySource
     records: Path | None
     record_name: str
     voices: Voices | None

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..engine.text import MAX_COMMAND
 from ..engine.world import World
+from ..zmachine.game import StorySource
 
 
 def state_dir() -> Path:
@@ -18,7 +19,7 @@ def state_dir() -> Path:
     return Path(base) / "tui-adventure"
 
 
-def world_key(world: World) -> str:
+def world_key(world: World | StorySource) -> str:
     """A file name that tells worlds apart (game, clembench experiment and id, file stem): one history
     and one saves folder per world, so a save or an up-arrow never crosses into another world."""
     stem = Path(str(world.path or world.game)).stem or "world"
@@ -47,7 +48,7 @@ class History:
         self.lines = self.lines[-self.LIMIT:]
 
     @classmethod
-    def for_world(cls, world: World) -> "History":
+    def for_world(cls, world: World | StorySource) -> "History":
         return cls(state_dir() / "history" / f"{world_key(world)}.txt")
 
     def add(self, line: str) -> None:

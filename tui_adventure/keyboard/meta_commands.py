@@ -19,6 +19,7 @@ from ..gamemaster.episode import Turn
 from ..engine.text import plural
 from ..engine.game import Game
 from ..engine.world import World
+from ..zmachine.game import StorySource
 from ..gamemaster.episode import Episode
 from ..zmachine.saves import list_story_saves, save_story
 from .completion import GameWords, Words
@@ -29,7 +30,7 @@ from .panel_data import metrics_so_far
 class Playing(Protocol):
     """What a meta-command reads and calls of the session it runs in (``keyboard.session.Session`` is the one)."""
 
-    world: World
+    world: World | StorySource
     episode: Episode
     saves: Path
     show: Visibility
@@ -94,9 +95,10 @@ def _restart(session: Playing, arg: str) -> Feedback:
 
 def saves_of(session: Playing) -> list:
     """This world's saves in the session's folder (a story file's: the saves of its Z-code)."""
-    if session.game is None:
-        return list_story_saves(session.world, session.saves)
-    return list_saves(session.saves, session.world)
+    world = session.world
+    if not isinstance(world, World):
+        return list_story_saves(world, session.saves)
+    return list_saves(session.saves, world)
 
 
 def _save(session: Playing, arg: str) -> Feedback:

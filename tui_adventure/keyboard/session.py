@@ -33,6 +33,7 @@ from .history import History, world_key
 from ..engine.snapshot import load_save
 from ..zmachine.saves import load_story
 from ..engine.world import World
+from ..zmachine.game import StorySource
 from ..gamemaster.episode import Episode, Turn, play_turn
 from ..players import Reply, recorder_options
 from ..players.base import as_reply
@@ -42,10 +43,11 @@ PROGRESS_SECONDS = 3.0   # the longest one progress search may run (in a worker)
 
 
 class Session:
-    def __init__(self, world: World, player=None, *, records: str | Path | None = "records", name: str | None = None,
+    def __init__(self, world: World | StorySource, player=None, *, records: str | Path | None = "records", name: str | None = None,
                  saves: str | Path = "saves", history: History | None = None, show: Visibility = RESEARCHER,
                  time_limit: float | None = None, meta: dict | None = None, resume: bool = False) -> None:
-        """``records=None`` plays without writing records (a replay being stepped through); ``show``
+        """``world``: one of our worlds or a story file's source (what ``catalog.open_world`` gives).
+        ``records=None`` plays without writing records (a replay being stepped through); ``show``
         is what the person may see beyond a model's prompt; ``time_limit`` is seconds per episode
         (a study's); ``meta`` goes into the records' meta as it is (a study's facts); ``resume``: a
         person's own run whose last episode of this world is unfinished continues it (``play``,
@@ -125,8 +127,9 @@ class Session:
 
     def room_id(self) -> str | None:
         """Where the player is: our world's room id, or the location a story file shows."""
-        if self.game is not None:
-            return self.world.style.player_room(self.game.state)
+        world = self.world
+        if isinstance(world, World):   # our engine plays it: self.game is its game
+            return world.style.player_room(self.game.state)
         return self.playable.location()
 
     def begin(self) -> None:
@@ -328,8 +331,9 @@ class Session:
 
     async def restore(self, name: str) -> None:
         """Replay the save's commands through a fresh episode (checked first: a bad save changes nothing)."""
-        commands = (load_save(name, self.world, self.saves).commands if self.game is not None
-                    else load_story(self.world, name, self.saves))   # a story file's save: its commands
+        world = self.world
+        commands = (load_save(name, world, self.saves).commands if isinstance(world, World)
+                    else load_story(world, name, self.saves))   # a story file's save: its commands
         self.restart("restore")
         for command in commands:
             if self.episode.ended:
@@ -337,9 +341,10 @@ class Session:
             await play_turn(self.episode, _Line(as_reply(self.episode, command), "restored"), self.recorder)
     def look(self) -> str:
         """The room as the player reads it (a story file: where it says the player is)."""
-        if self.game is None:
+        world = self.world
+        if not isinstance(world, World):
             return self.playable.location()
-        return self.world.style.room_description(self.game.state)
+        return world.style.room_description(self.game.state)
 
     # -- words: what can be typed here (completion.py) ----------------------------
     def first_text(self) -> str:
@@ -349,10 +354,11 @@ class Session:
 
     def example_commands(self) -> str:
         """Two commands that are valid here, for help texts (clembench has no look and no compass)."""
-        if self.world.is_clembench():
-            room = self.world.style.player_room(self.game.state)
-            exits = [self.world.name_of(t) for _, t in self.exits(self.game.state, room)]
-            return f"\"examine {self.world.name_of(room)}\" or \"go {exits[0] if exits else 'kitchen'}\""
+        world = self.world
+        if isinstance(world, World) and world.is_clembench():   # a story file is never a clembench instance
+            room = world.style.player_room(self.game.state)
+            exits = [world.name_of(t) for _, t in self.exits(self.game.state, room)]
+            return f"\"examine {world.name_of(room)}\" or \"go {exits[0] if exits else 'kitchen'}\""
         return "\"take the key\" or \"go north\""
 
     def main_verbs(self) -> list[str]:
@@ -460,9 +466,11 @@ class Session:
 
     def whose_turn(self) -> str:
         """Who plays, and in a world of several players whose turn it is (hot-seat: the panels are theirs)."""
-        scene = self.world.scene
-        active = scene.active(self.game.state) if scene is not None else None
-        return self.player.name if active is None else f"{self.player.name}: {self.world.name_of(active)}'s turn"
+        world = self.world
+        if not isinstance(world, World) or world.scene is None:   # one player (a story file has no scene)
+            return self.player.name
+        active = world.scene.active(self.game.state)
+        return self.player.name if active is None else f"{self.player.name}: {world.name_of(active)}'s turn"
 
     def panels(self, progress: bool = False) -> Panels:
         """What the panels show now (``progress``: with the planner's figures, off the UI thread)."""

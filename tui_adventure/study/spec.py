@@ -18,6 +18,7 @@ from ..catalog import expand, open_world
 from ..engine.loading import load_world_text
 from ..engine.sources import read_source
 from ..engine.world import World
+from ..zmachine.game import StorySource
 from ..engine.yamlpos import PosDict, SourceError, SourceErrors, did_you_mean, key_pos_of, load_yaml, pos_of
 from ..keyboard.figures import Visibility
 
@@ -41,7 +42,7 @@ class Entry:
     """One world of the queue, loaded: ``label`` is how the researcher named it (for messages)."""
 
     label: str
-    world: World
+    world: World | StorySource   # a story file's source too: a study may hold story files
     time_limit: float | None = None
 
 

@@ -134,7 +134,7 @@ class StorySource:
     goals: list = field(default_factory=list)
     meta: dict = field(default_factory=dict)
     strict: bool = False
-    scene: object = None
+    scene: None = None                  # a story file has no scene of ours (World.scene's place)
     intro: str = ""
 
     def __post_init__(self) -> None:
