@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
+from ..engine.world import World
 from ..keyboard.session import Session
 from ..engine.text import plural, visible
 
@@ -33,8 +34,9 @@ class DebugScreen(Screen[str | None]):
         Binding("alt+right,ctrl+pagedown,ctrl+n", "tab(1)", "Next tab", id="debug.next-tab"),
         Binding("alt+left,ctrl+pageup,ctrl+b", "tab(-1)", "Previous tab", id="debug.previous-tab"),
         Binding("slash", "filter", "Filter", id="debug.filter"),
-    ] + [Binding(str(i), f"show_tab('{tab}')", tab[4:].title(), show=False, id=f"debug.{tab}")
-         for i, tab in enumerate(TABS, 1)]
+        *(Binding(str(i), f"show_tab('{tab}')", tab[4:].title(), show=False, id=f"debug.{tab}")
+          for i, tab in enumerate(TABS, 1)),
+    ]
 
     def __init__(self, session: Session, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -63,19 +65,19 @@ class DebugScreen(Screen[str | None]):
     def on_mount(self) -> None:
         self.sub_title = "debug: enter on a command plays it; enter on a turn goes back to it"
         s = self.session
-        game = s.game
-        if game is None:   # a game without our engine (a story file): what the one game interface has
+        world, game = s.world, s.game
+        if not isinstance(world, World):   # a game without our engine (a story file): what the one game interface has
             self.mount_game(s.playable)
         else:
             self.all_facts = game.facts()
             self.show_facts("")
             from ..engine.planning import Planner
 
-            planner = Planner(s.world)
+            planner = Planner(world)
             self.query_one("#commands", OptionList).add_options(
                 [Option(Text(c), id=c) for c in planner.admissible_commands(game.state)])
             goals = []
-            for g in s.world.goals:
+            for g in world.goals:
                 goals.append(f"{'[x]' if g in game.achieved else '[ ]'} {g}")
             self.query_one("#goal-facts", Static).update(Text("\n".join(goals) or "(no goals)"))
         events = []
@@ -88,9 +90,9 @@ class DebugScreen(Screen[str | None]):
         turns += [Option(Text(visible(f"{t.index}: {t.command if t.command is not None else t.reply}")), id=str(t.index))
                   for t in s.episode.turns]
         self.query_one("#turns", OptionList).add_options(turns)
-        if game is not None:
-            self.search_plan()
-            self.compare_moves()
+        if isinstance(world, World):   # our engine's game: the planner's tabs
+            self.search_plan(world)
+            self.compare_moves(world)
         self.query_one("#fact-filter", Input).focus()   # typing goes somewhere at once
 
     def mount_game(self, play) -> None:
@@ -142,11 +144,11 @@ class DebugScreen(Screen[str | None]):
             self.show_facts(event.value)
 
     @work(thread=True, exclusive=True)
-    def search_plan(self) -> None:
+    def search_plan(self, world: World) -> None:
         from ..engine.planning import Planner, PlannerLimit
 
         try:
-            plan = Planner(self.session.world, max_nodes=200_000).solve(self.session.game.state)
+            plan = Planner(world, max_nodes=200_000).solve(self.session.game.state)
         except PlannerLimit:
             text = "the planner gave up (too many states)"
         else:
@@ -160,15 +162,15 @@ class DebugScreen(Screen[str | None]):
         self.app.call_from_thread(self.query_one("#plan", Static).update, Text(text))
 
     @work(thread=True, exclusive=True, group="moves")
-    def compare_moves(self) -> None:
+    def compare_moves(self, world: World) -> None:
         """Beside each turn of the Turns tab, the move the exact planner would have made from the state
         before it: where a model (or a person) first left the optimal path."""
         from ..engine.game import Game
         from ..engine.planning import Planner, PlannerLimit
 
         s = self.session
-        planner = Planner(s.world, max_nodes=50_000, max_seconds=1.0)
-        game, scratch = Game(s.world), Game(s.world)
+        planner = Planner(world, max_nodes=50_000, max_seconds=1.0)
+        game, scratch = Game(world), Game(world)
 
         def after(command: str):       # what a move does, so "west" and "go west" count as the same move
             scratch.set_state(game.state)
@@ -213,6 +215,7 @@ class DebugScreen(Screen[str | None]):
         if event.option_list.id == "commands":
             self.dismiss(event.option.id)
         elif event.option_list.id == "turns":
+            assert event.option.id is not None   # every turn's option has its number for id (on_mount)
             target = int(event.option.id)
             back = len(self.session.episode.turns) - target
             if back > 0:

@@ -135,7 +135,7 @@ class PlayScreen(Screen):
     # -- panels -------------------------------------------------------------------
     def refresh_panels(self) -> None:
         data = self.session.panels()
-        extra = {}
+        extra: dict[str, str | int] = {}
         if self.session.episode.ended:   # whoever played: the episode is over, and this is what is left to type
             extra["state"] = "episode over"
             extra["type"] = ("Enter: go on" if self.on_end is not None else
@@ -145,8 +145,9 @@ class PlayScreen(Screen):
             if self.tokens is not None:
                 tokens_in, tokens_out = self.tokens
                 if self.tokens_estimated:   # some counts are ours, not the server's: they must not read as measured
-                    tokens_in, tokens_out = f"≈{tokens_in}", f"≈{tokens_out}"
-                extra["tokens in"], extra["tokens out"] = tokens_in, tokens_out
+                    extra["tokens in"], extra["tokens out"] = f"≈{tokens_in}", f"≈{tokens_out}"
+                else:
+                    extra["tokens in"], extra["tokens out"] = tokens_in, tokens_out
             if self.latency is not None:
                 extra["latency"] = f"{self.latency:.2f} s"
         data.extra = extra

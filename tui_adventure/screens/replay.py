@@ -27,12 +27,16 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..records.files import VIEW_LIMIT, RecordsError, read_episode, read_json, replies_of
+from ..engine.world import World
 from ..engine.text import visible
+from ..gamemaster.episode import Turn
+from ..keyboard.figures import Panels
 from ..keyboard.model_turns import is_model_turn, model_turn
 from ..players.recorded import recorded_reply
 from ..keyboard.session import Session
 from ..widgets.panels import FiguresLine, SidePanels
 from ..widgets.transcript import Transcript
+from ..zmachine.game import StorySource
 
 FOLLOW_EVERY = 0.5   # seconds between looks at a followed episode's files
 ENDS = ("completed.json", "error.json")
@@ -40,9 +44,9 @@ ENDS = ("completed.json", "error.json")
 
 @dataclasses.dataclass
 class Frame:
-    entries: int           # how many of the screen's transcript entries this turn shows
-    panels: object         # the panels' data after this turn
-    turn: object = None    # the turn as drawn (its answer read back from the records), None at the start
+    entries: int              # how many of the screen's transcript entries this turn shows
+    panels: Panels            # the panels' data after this turn
+    turn: Turn | None = None  # the turn as drawn (its answer read back from the records), None at the start
 
 
 class ReplayScreen(Screen):
@@ -57,16 +61,21 @@ class ReplayScreen(Screen):
         Binding("escape", "close", "Back", id="replay.close", show=False),
     ]
 
-    def __init__(self, directory: Path, world=None, follow: bool = False, **kwargs) -> None:
-        """``follow``: the episode is being written; new turns are added as they land, and the screen
+    def __init__(self, directory: Path, world: World | StorySource | None = None, follow: bool = False,
+                 **kwargs) -> None:
+        """``world``: where the episode was played, when the caller knows better than its records (None: as
+        they say). ``follow``: the episode is being written; new turns are added as they land, and the screen
         stays on the newest one unless a person stepped back. An episode that already ended opens as
         a replay at its latest turn."""
         super().__init__(**kwargs)
         self.directory = Path(directory)
         self.recorded = read_episode(directory, world, VIEW_LIMIT)   # a larger episode: RecordsError, one line
+        assert self.recorded.world is not None   # read_episode leaves it None only when asked for the replies alone
+        self.world: World | StorySource = self.recorded.world
         self.follow = follow and not any((self.directory / name).exists() for name in ENDS)
         self.at_latest = follow   # where a followed episode opens, running or ended
-        self.entries: list[tuple[str, object, str]] = []   # (kind, text, who) in the transcript's order
+        # (kind, text, who) in the transcript's order; a model's words ("said") are a tuple of lines
+        self.entries: list[tuple[str, str | tuple[str, ...], str]] = []
         self.frames: list[Frame] = []
         self.replies: list[str] = []
         self.calls: dict[int, dict] = {}   # the requests files' calls, by round
@@ -89,7 +98,7 @@ class ReplayScreen(Screen):
 
     async def on_mount(self) -> None:
         rec = self.recorded
-        self.title = visible(f"{'following' if self.follow else 'replay'}: {rec.world.title}")
+        self.title = visible(f"{'following' if self.follow else 'replay'}: {self.world.title}")
         self.sub_title = visible(f"{rec.player} · {rec.directory.parent.name}/{rec.directory.name}")
         try:
             self.calls = _calls(self.directory) if self.follow or _has_requests(self.directory) else {}
@@ -103,12 +112,12 @@ class ReplayScreen(Screen):
             self.set_interval(FOLLOW_EVERY, self._look)
 
     def _start(self) -> None:
-        world = self.recorded.world
+        world = self.world
         if self.session is not None:   # started again: the last play-through's game let go (an interpreter)
             self.session.close()
-        self.session = Session(world, records=None)
-        self.entries = [("note", world.title, ""), ("obs", self.session.playable.first_observation(), "")]
-        self.frames = [Frame(len(self.entries), self._panels(self.session))]
+        self.session = session = Session(world, records=None)
+        self.entries = [("note", world.title, ""), ("obs", session.playable.first_observation(), "")]
+        self.frames = [Frame(len(self.entries), self._panels(session))]
         self.replies = []
         self.drawn = 0
         self.refresh_bindings()
@@ -116,6 +125,7 @@ class ReplayScreen(Screen):
     async def _extend(self, replies: list[str]) -> None:
         """Play the replies not played yet, a frame each."""
         session = self.session
+        assert session is not None   # made by _start, which on_mount calls before any reply is played
         for reply in replies[len(self.replies):]:
             self.replies.append(reply)
             if session.episode.ended:
@@ -137,7 +147,7 @@ class ReplayScreen(Screen):
             self.frames.append(Frame(len(self.entries), self._panels(session), turn))
         self.refresh_bindings()
 
-    def _panels(self, session: Session):
+    def _panels(self, session: Session) -> Panels:
         data = session.panels(progress=True)   # par and progress as they were after this turn (cached searches)
         data.player = self.recorded.player
         return data
@@ -150,10 +160,10 @@ class ReplayScreen(Screen):
             t.clear()
             self.drawn = 0
         for kind, text, who in self.entries[self.drawn:frame.entries]:
-            if kind == "cmd":
-                t.command(text, who=who)
-            elif kind == "said":
+            if isinstance(text, tuple):   # "said": a model's words beside its command, a line each
                 t.said(text)
+            elif kind == "cmd":
+                t.command(text, who=who)
             elif kind == "fig":
                 t.figures(text)
             else:
@@ -188,7 +198,8 @@ class ReplayScreen(Screen):
             calls = _calls(self.directory)
         except RecordsError:   # the turns still come; what the model wrote and cost is not shown
             calls = self.calls
-        self.app.call_from_thread(self._landed, key, replies, calls)
+        # call_from_thread takes a coroutine function too (it awaits it); mypy infers its T | Awaitable[T] as Never
+        self.app.call_from_thread(self._landed, key, replies, calls)  # type: ignore[arg-type]  # mypy: Never, see above
 
     def _unreadable(self, problem: str) -> None:
         self._reading = False
@@ -205,7 +216,7 @@ class ReplayScreen(Screen):
         await self._extend(replies)
         if any(key[1:]):   # completed.json or error.json: the replay it now is
             self.follow = False
-            self.title = visible(f"replay: {self.recorded.world.title}")
+            self.title = visible(f"replay: {self.world.title}")
             self.notify("The episode ended: this is now its replay", timeout=4, markup=False)
         self.show(len(self.frames) - 1 if newest else self.at)
 
@@ -246,7 +257,7 @@ class ReplayScreen(Screen):
         """The debug screen on the episode as it stood at this frame (facts, plan, events, moves)."""
         from .debug import DebugScreen
 
-        session = Session(self.recorded.world, records=None)
+        session = Session(self.world, records=None)
         for reply in self.replies[:self.at]:
             if session.episode.ended:
                 break

@@ -29,6 +29,7 @@ class RequestScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         answer = self.turn.answer
+        assert answer is not None   # opened for a model's turn alone (model_turns.is_model_turn): it kept its Reply
         messages = request_messages(answer)
         body = VerticalScroll(id="request-body")
         body.border_title = f"The messages sent for turn {self.turn.index}"   # a turn does not say which model
