@@ -53,6 +53,15 @@ class Goals(Protocol):
         ...
 
 
+class GameSource(Protocol):
+    """A source that makes its own games (a story file's ``zmachine.game.StorySource``); our ``World``s are
+    played by our engine instead (``games.open_game``)."""
+
+    def new_game(self) -> Playable:
+        """A new play-through."""
+        ...
+
+
 class Playable(Protocol):
     """One play-through of a game: commands in, observations out, and what the panels show.
 
