@@ -16,7 +16,7 @@ from .instances.convert import load_world_file as load_world
 from .engine.world import World
 from .engine.yamlpos import SourceError, SourceErrors, did_you_mean
 from .engine.text import plural
-from .zmachine.game import StorySource
+from .zmachine.game import StorySource, open_story
 from .zmachine.story import is_story_path
 
 NATIVE = Path(__file__).resolve().parent / "data" / "worlds"
@@ -37,8 +37,6 @@ def open_world(arg: str | Path, max_turns: int | None = None) -> World | StorySo
     Jericho there); ``SourceErrors`` (printable as ``file: message``) if none. ``max_turns``: a story
     file's turn limit (our worlds state their own)."""
     if is_story_path(str(arg)):
-        from .zmachine.game import open_story
-
         story = open_story(Path(str(arg)))
         if max_turns is not None:
             story.max_turns = max_turns
