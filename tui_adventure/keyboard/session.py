@@ -46,12 +46,11 @@ class Session:
     def __init__(self, world: World | StorySource, player=None, *, records: str | Path | None = "records", name: str | None = None,
                  saves: str | Path = "saves", history: History | None = None, show: Visibility = RESEARCHER,
                  time_limit: float | None = None, meta: dict | None = None, resume: bool = False) -> None:
-        """``world``: one of our worlds or a story file's source (what ``catalog.open_world`` gives).
-        ``records=None`` plays without writing records (a replay being stepped through); ``show``
-        is what the person may see beyond a model's prompt; ``time_limit`` is seconds per episode
-        (a study's); ``meta`` goes into the records' meta as it is (a study's facts); ``resume``: a
-        person's own run whose last episode of this world is unfinished continues it (``play``,
-        ``repl``; ``--new`` turns it off)."""
+        """``world``: one of our worlds or a story file's source (what ``catalog.open_world`` gives);
+        ``records=None`` plays without writing records (a replay being stepped through); ``show`` is what
+        the person may see beyond a model's prompt; ``time_limit`` is seconds per episode (a study's);
+        ``meta`` goes into the records' meta as it is (a study's facts); ``resume``: a person's own run
+        whose last episode of this world is unfinished continues it (``play``, ``repl``; ``--new``: off)."""
         from ..players.human import HumanPlayer
 
         self.world = world
@@ -127,10 +126,8 @@ class Session:
 
     def room_id(self) -> str | None:
         """Where the player is: our world's room id, or the location a story file shows."""
-        world = self.world
-        if isinstance(world, World):   # our engine plays it: self.game is its game
-            return world.style.player_room(self.game.state)
-        return self.playable.location()
+        world = self.world   # our engine's world: self.game is its game
+        return world.style.player_room(self.game.state) if isinstance(world, World) else self.playable.location()
 
     def begin(self) -> None:
         """The episode's clocks and the rooms seen so far start now."""
@@ -342,9 +339,7 @@ class Session:
     def look(self) -> str:
         """The room as the player reads it (a story file: where it says the player is)."""
         world = self.world
-        if not isinstance(world, World):
-            return self.playable.location()
-        return world.style.room_description(self.game.state)
+        return world.style.room_description(self.game.state) if isinstance(world, World) else self.playable.location()
 
     # -- words: what can be typed here (completion.py) ----------------------------
     def first_text(self) -> str:
