@@ -198,8 +198,8 @@ class ReplayScreen(Screen):
             calls = _calls(self.directory)
         except RecordsError:   # the turns still come; what the model wrote and cost is not shown
             calls = self.calls
-        # call_from_thread takes a coroutine function too (it awaits it); mypy infers its T | Awaitable[T] as Never
-        self.app.call_from_thread(self._landed, key, replies, calls)  # type: ignore[arg-type]  # mypy: Never, see above
+        # call_from_thread awaits a coroutine function too; for one returning None mypy infers Never
+        self.app.call_from_thread(self._landed, key, replies, calls)  # type: ignore[arg-type]
 
     def _unreadable(self, problem: str) -> None:
         self._reading = False
